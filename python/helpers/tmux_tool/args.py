@@ -1,0 +1,112 @@
+"""Action arguments: declared once, checked and coerced in one place.
+
+The same declarations drive the command line (``--ARG VALUE``), the MCP
+tool schemas and the documentation checks, so the three front ends and the
+docs cannot disagree about what an action takes.  Values may arrive as text
+(command line, an LLM's JSON) and are coerced to their declared type with a
+sentence-long error when that is impossible.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MAX_TIMEOUT = 3600.0
+MAX_TEXT = 1 << 20  # 1 MiB of text to type or run
+
+
+class BadArgs(ValueError):
+    """The arguments cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One named argument of an action."""
+
+    name: str
+    kind: str  # "str" | "int" | "float" | "bool" | "list"
+    help: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+
+    def coerce(self, action: str, value: Any) -> Any:
+        """Return ``value`` as this argument's type, or raise :class:`BadArgs`."""
+        where = f"argument {self.name!r} of {action}"
+        if value is None:
+            if self.required:
+                raise BadArgs(f"{where} is required: {self.help}")
+            return self.default
+        if self.kind == "str":
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise BadArgs(f"{where} must be text, not {type(value).__name__}")
+            text = str(value)
+            if len(text) > MAX_TEXT:
+                raise BadArgs(f"{where} is {len(text)} characters; the limit is {MAX_TEXT}")
+            if self.choices and text not in self.choices:
+                raise BadArgs(f"{where} must be one of {', '.join(self.choices)}, not {text!r}")
+            return text
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("true", "yes", "1", "on"):
+                return True
+            if text in ("false", "no", "0", "off"):
+                return False
+            raise BadArgs(f"{where} must be true or false, not {value!r}")
+        if self.kind in ("int", "float"):
+            return self._number(where, value)
+        if self.kind == "list":
+            return self._list(where, value)
+        raise BadArgs(f"{where} has an unknown kind {self.kind!r}")
+
+    def _number(self, where: str, value: Any) -> float | int:
+        if isinstance(value, bool):
+            raise BadArgs(f"{where} must be a number, not {value!r}")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise BadArgs(f"{where} must be a number, not {str(value)[:40]!r}") from None
+        if not math.isfinite(number):
+            raise BadArgs(f"{where} must be a finite number, not {value!r}")
+        if number < 0:
+            raise BadArgs(f"{where} must not be negative ({value!r})")
+        if self.name == "timeout" and number > MAX_TIMEOUT:
+            raise BadArgs(f"{where} is {number:g}s; the longest allowed is {MAX_TIMEOUT:g}s - "
+                          "wait again instead")
+        if self.kind == "int":
+            if number != int(number) or number > 1_000_000:
+                raise BadArgs(f"{where} must be a whole number up to 1000000, not {value!r}")
+            return int(number)
+        return number
+
+    def _list(self, where: str, value: Any) -> list[str]:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    raise BadArgs(f"{where} is not a valid JSON list: {text[:60]!r}") from None
+            else:
+                value = text.split()
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise BadArgs(f"{where} must be a list of names or names separated by spaces")
+        if len(value) > 1000:
+            raise BadArgs(f"{where} has {len(value)} items; the limit is 1000")
+        return list(value)
+
+
+def bind(action: str, declared: tuple[Arg, ...], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Check ``given`` against ``declared``; return every declared name with a value."""
+    known = {a.name for a in declared}
+    unknown = [k for k in given if k not in known]
+    if unknown:
+        takes = ", ".join(a.name for a in declared) or "no arguments"
+        raise BadArgs(f"{action} does not take {', '.join(repr(u) for u in unknown)}; it takes: {takes}")
+    return {a.name: a.coerce(action, given.get(a.name)) for a in declared}

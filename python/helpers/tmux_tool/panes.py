@@ -1,0 +1,101 @@
+"""Looking at a pane: one tmux process for the picture and the facts about it.
+
+A snapshot needs the screen text (with SGR, for style) and what tmux knows
+about the pane: cursor, alternate screen, copy mode, the foreground program,
+whether the pane is dead, and the human's recent activity.  Asking for all of
+it in one chained command keeps a look to a single process (a few ms).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import screen
+from .screen.snapshot import Snapshot
+from .tmux import Tmux
+
+_FIELDS = (
+    "cursor_x", "cursor_y", "alternate_on", "pane_in_mode", "pane_dead", "pane_width",
+    "pane_height", "session_attached", "client_activity", "window_activity",
+    "pane_current_command", "pane_pid", "history_size", "session_activity",
+    "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent",
+)
+_FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class PaneFacts:
+    """What tmux reports about a pane besides its text."""
+
+    cursor: tuple[int, int]
+    alternate: bool
+    in_mode: bool
+    dead: bool
+    width: int
+    height: int
+    attached: int
+    client_activity: int
+    window_activity: int
+    command: str
+    pid: int
+    history_size: int = 0
+    session_activity: int = 0
+    path: str = ""
+    learned_prompt: str = ""
+    sent: str = ""
+
+    @property
+    def abs_cursor_line(self) -> int:
+        """The cursor row counted from the top of history (grows as output scrolls)."""
+        return self.history_size + self.cursor[1]
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        return 0
+
+
+def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
+    """Capture the visible screen of ``target`` and the facts about its pane."""
+    out = tmux.chain(
+        ["display-message", "-p", "-t", target, _FORMAT],
+        ["capture-pane", "-p", "-e", "-t", target],
+    )
+    head, _, body = out.partition("\n")
+    v = head.split("\x1f")
+    v += [""] * (len(_FIELDS) - len(v))
+    facts = PaneFacts(
+        cursor=(_int(v[0]), _int(v[1])),
+        alternate=v[2] == "1",
+        in_mode=v[3] not in ("", "0"),
+        dead=v[4] == "1",
+        width=_int(v[5]),
+        height=_int(v[6]),
+        attached=_int(v[7]),
+        client_activity=_int(v[8]),
+        window_activity=_int(v[9]),
+        command=v[10],
+        pid=_int(v[11]),
+        history_size=_int(v[12]),
+        session_activity=_int(v[13]),
+        path=v[14],
+        learned_prompt=v[15],
+        sent=v[16],
+    )
+    body = body.removesuffix("\n")
+    snap = screen.snapshot_from_capture(
+        body, width=facts.width, height=facts.height, cursor=facts.cursor,
+        alternate=facts.alternate, program=facts.command or None,
+    )
+    return snap, facts
+
+
+def scrollback(tmux: Tmux, target: str, lines: int) -> list[str]:
+    """The last ``lines`` rendered lines of history plus screen, cleaned."""
+    out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", f"-{max(1, lines)}", "-t", target)
+    rows = screen.clean_scrollback(out)
+    while rows and not rows[-1].strip():
+        rows.pop()
+    return rows[-lines:]

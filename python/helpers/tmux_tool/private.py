@@ -1,0 +1,218 @@
+"""The private tmux server: the agent's own shells, with exact completion.
+
+Everything the agent owns lives on a server of its own (socket
+``TMUX_TOOL_PRIVATE_SOCKET``, started with our config so a user's
+``~/.tmux.conf`` never applies).  Every private session is a bash started with
+our rcfile (see :mod:`markers`), its raw output logged by ``pipe-pane`` to a
+file readable only by this user, and its prompt signalling a ``wait-for``
+channel - so completion is an event, not a guess.  What a session is for
+(scratch shell or a started program) is kept in tmux user options and a small
+JSON file, because every call may come from a new process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shlex
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import markers
+from .config import Config, private_path
+from .tmux import NoServer, NoTarget, Tmux, TmuxError
+
+SERVER_CONF = """\
+# tmux config of the tmux_tool private server (generated; do not edit)
+set -g default-terminal "tmux-256color"
+set -g history-limit 50000
+set -g remain-on-exit on
+set -g status off
+set -g escape-time 10
+set -g set-clipboard off
+set -g allow-rename off
+set -g focus-events off
+set -g bell-action none
+"""
+
+READY_TIMEOUT = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Shell:
+    """What the tool knows about one private session."""
+
+    name: str
+    nonce: str
+    channel: str
+    log: str
+    program: str | None = None
+    created: float = 0.0
+
+    @property
+    def log_path(self) -> Path:
+        return Path(self.log)
+
+    @property
+    def channel_file(self) -> Path:
+        """Names the ``wait-for`` channel the shell's next prompt signals."""
+        return self.log_path.with_name("channel")
+
+    def arm(self, channel: str) -> None:
+        """Make the shell's next prompt (or exit) signal ``channel``."""
+        self.channel_file.write_text(channel + "\n")
+
+
+class ShellNotReady(TmuxError):
+    """The shell of a new session did not show its prompt in time."""
+
+
+class PrivateServer:
+    """The agent's tmux server and the bookkeeping of its sessions."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.dir = private_path(cfg.private_dir)
+        conf = self.dir / "tmux.conf"
+        if not conf.exists() or conf.read_text() != SERVER_CONF:
+            conf.write_text(SERVER_CONF)
+        rc = self.dir / "bashrc"
+        text = markers.rcfile()
+        if not rc.exists() or rc.read_text() != text:
+            rc.write_text(text)
+        self.rcfile = rc
+        self.tmux = Tmux(cfg.private_socket, config_file=str(conf))
+
+    # --- bookkeeping -------------------------------------------------------
+    def session_dir(self, name: str) -> Path:
+        return self.dir / "sessions" / name
+
+    def shell(self, name: str) -> Shell | None:
+        """The recorded facts of session ``name`` (None if never created here)."""
+        try:
+            data = json.loads((self.session_dir(name) / "shell.json").read_text())
+            return Shell(**data)
+        except (FileNotFoundError, ValueError, TypeError):
+            return None
+
+    def exists(self, name: str) -> bool:
+        return self.tmux.has_session(name)
+
+    # --- lifecycle ---------------------------------------------------------
+    def create(
+        self,
+        name: str,
+        *,
+        cwd: str | None = None,
+        program: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Shell:
+        """Start session ``name`` with a private shell and wait for its prompt."""
+        sdir = self.session_dir(name)
+        if sdir.exists():
+            shutil.rmtree(sdir, ignore_errors=True)
+        private_path(sdir)
+        nonce = secrets.token_hex(8)
+        shell = Shell(
+            name=name,
+            nonce=nonce,
+            channel=f"tt-{name}-{nonce}",
+            log=str(sdir / "pane.log"),
+            program=program,
+            created=time.time(),
+        )
+        (sdir / "shell.json").write_text(json.dumps(asdict(shell)))
+        shell.arm(shell.channel)
+        start_dir = cwd or os.getcwd()
+        new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height),
+               "-c", start_dir]
+        for key, value in {"TT_NONCE": nonce, "TT_DIR": str(sdir), **(env or {})}.items():
+            new += ["-e", f"{key}={value}"]
+        new += self._shell_argv()
+        self.tmux.chain(
+            new,
+            # window-size must be set per window: tmux 3.3a crashes when a config file
+            # sets it globally before the first detached session exists.
+            ["set-option", "-w", "-t", f"={name}:", "window-size", "manual"],
+            ["set-option", "-t", f"={name}:", "@tt_program", program or "bash"],
+            ["set-option", "-t", f"={name}:", "@tt_created", str(int(shell.created))],
+            ["pipe-pane", "-o", "-t", f"={name}:", f"cat >> {shlex.quote(shell.log)}"],
+        )
+        self._await_prompt(shell)
+        return shell
+
+    def respawn(self, shell: Shell, cwd: str | None) -> None:
+        """Give a session whose shell exited a fresh shell (same log, same markers)."""
+        shell.arm(shell.channel)
+        argv = ["respawn-pane", "-k", "-t", f"={shell.name}:"]
+        if cwd and os.path.isdir(cwd):
+            argv += ["-c", cwd]
+        # Without "-o": respawning leaves the old pipe half-open, and "-o" would
+        # refuse to replace it.
+        self.tmux.chain(
+            argv + self._shell_argv(),
+            ["pipe-pane", "-t", f"={shell.name}:", f"cat >> {shlex.quote(shell.log)}"],
+        )
+        self._await_prompt(shell)
+
+    def kill(self, name: str) -> bool:
+        """End session ``name`` and forget it; False if it did not exist."""
+        existed = True
+        try:
+            self.tmux.cmd("kill-session", "-t", f"={name}")
+        except (NoServer, NoTarget):
+            existed = False
+        shutil.rmtree(self.session_dir(name), ignore_errors=True)
+        return existed
+
+    def names(self) -> list[str]:
+        """Names of the live sessions on the private server."""
+        try:
+            out = self.tmux.cmd("list-sessions", "-F", "#{session_name}")
+        except NoServer:
+            return []
+        return [n for n in out.splitlines() if n]
+
+    # --- internals ---------------------------------------------------------
+    def _shell_argv(self) -> list[str]:
+        return [shutil.which("bash") or "/bin/bash", "--noprofile", "--rcfile", str(self.rcfile), "-i"]
+
+    def _await_prompt(self, shell: Shell) -> None:
+        """Wait for the first prompt: the shell is ready for input.
+
+        An event (the prompt's ``wait-for`` signal on the channel armed before
+        the shell started), never a fixed sleep.
+        """
+        if not self.tmux.wait_for(shell.channel, READY_TIMEOUT) or not settle_log(
+            shell, lambda m: m is not None and m.kind == "E"
+        ):
+            raise ShellNotReady(
+                f"the shell of session {shell.name!r} did not show its prompt within "
+                f"{READY_TIMEOUT:g}s; look at it with read, or kill it and try again"
+            )
+
+
+def settle_log(shell: Shell, done: Callable[[markers.Mark | None], bool], budget: float = 0.2) -> bool:
+    """After a prompt signal, give the pipe a moment to deliver the marker bytes.
+
+    tmux may process the ``wait-for -S`` before it has copied the marker from
+    the pane to the ``pipe-pane`` process; the gap is well under a millisecond
+    normally.  A short, bounded poll with growing steps closes it.
+    """
+    step, waited = 0.0005, 0.0
+    while waited < budget:
+        if done(markers.last_mark(shell.log_path, shell.nonce)):
+            return True
+        time.sleep(step)
+        waited += step
+        step = min(step * 2, 0.02)
+    return done(markers.last_mark(shell.log_path, shell.nonce))
+
+
+def quote_argv(argv: Sequence[str]) -> str:
+    """A command line for a shell prompt, every word quoted (never interpolated)."""
+    return shlex.join(list(argv))

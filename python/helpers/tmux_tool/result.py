@@ -1,0 +1,91 @@
+"""The one result shape every action returns, and its two renderings.
+
+The JSON form is the contract (DESIGN.md): ``ok``, ``action``, ``session``,
+``status``, ``exit_code``, ``output``, ``screen``, ``error``, ``hint`` always
+present, more fields welcome.  The text form is exactly what the agent reads
+in Agent Zero and what a human sees on the command line, so it leads with the
+facts that decide the next step (status, exit code) and ends with the hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES = ("ready", "busy", "blocked", "error", "unknown")
+
+
+@dataclass(slots=True)
+class Result:
+    """The outcome of one action."""
+
+    action: str
+    ok: bool = True
+    session: str | None = None
+    status: str = "unknown"
+    exit_code: int | None = None
+    output: str = ""
+    screen: str | None = None
+    error: str | None = None
+    hint: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the contract (extra fields after the fixed ones)."""
+        data: dict[str, Any] = {
+            "ok": self.ok,
+            "action": self.action,
+            "session": self.session,
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "output": self.output,
+            "screen": self.screen,
+            "error": self.error,
+            "hint": self.hint,
+        }
+        for key, value in self.extra.items():
+            data.setdefault(key, value)
+        return data
+
+    def to_text(self) -> str:
+        """The human/agent rendering: a header line, then output, screen, hint."""
+        head = [f"status: {self.status}"]
+        if self.exit_code is not None:
+            head.append(f"exit code: {self.exit_code}")
+        if self.session:
+            head.append(f"session: {self.session}")
+        for key in ("program", "cwd", "evidence"):
+            value = self.extra.get(key)
+            if value:
+                head.append(f"{key}: {value}")
+        parts = [("ok" if self.ok else "FAILED") + " · " + " · ".join(head)]
+        if self.error:
+            parts.append(f"error: {self.error}")
+        question = self.extra.get("question")
+        if question:
+            options = self.extra.get("options") or []
+            parts.append(f"question: {question}" + (f" (options: {', '.join(options)})" if options else ""))
+        sessions = self.extra.get("sessions")
+        if sessions:
+            parts.append("\n".join(_session_row(s) for s in sessions))
+        if self.output:
+            parts.append(self.output)
+        if self.screen is not None and not self.output:
+            parts.append("--- screen ---\n" + self.screen + "\n--- end of screen ---")
+        if self.extra.get("output_file"):
+            parts.append(f"full output saved to {self.extra['output_file']}")
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+
+def _session_row(s: dict[str, Any]) -> str:
+    bits = [s.get("session", "?"), s.get("server", ""), s.get("program") or "-", s.get("status", "?")]
+    return "  ".join(str(b) for b in bits)
+
+
+def failure(action: str, error: str, *, session: str | None = None, hint: str | None = None,
+            status: str = "error", **extra: Any) -> Result:
+    """A failed action: ``ok: false`` with a sentence saying what to do."""
+    return Result(action=action, ok=False, session=session, status=status, error=error,
+                  hint=hint, extra=dict(extra))

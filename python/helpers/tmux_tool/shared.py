@@ -1,0 +1,346 @@
+"""The human's terminal: reading it, judging it, and typing into it politely.
+
+Rules this module enforces (DESIGN.md, seed 004):
+
+* no markers, ever: completion is judged from the screen and tmux's facts -
+  the shell is the pane's foreground process again, its own prompt (learned
+  from the screen when idle, not a generic ``[$#>]``) is back at the cursor
+  line below where our input was echoed, and the screen holds still;
+* the session is never created or destroyed here;
+* text the human typed is never erased, typed into or submitted: we type only
+  at an empty prompt, clear only our own leftovers, and otherwise wait and
+  finally report what the human has on the line;
+* we never type while the human is active (a key in the last moments, screen
+  changes we did not cause, copy mode); the last check and the paste run in
+  one tmux command (``if-shell -F``), so no keystroke can slip between them;
+* every injection is rate-limited and written to an audit trail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import wcwidth
+
+from . import keyboard, panes, programs, screen
+from .config import private_path
+from .context import Context, Target
+from .panes import PaneFacts
+from .result import Result, failure
+from .screen.snapshot import Snapshot
+from .state import State
+from .tmux import NoServer, NoTarget, Tmux
+
+SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
+# A prompt-looking end of the cursor line, only used to learn the real prompt.
+_GENERIC_PROMPT = re.compile(r"[$#%>❯➜»λ]\s?$")
+QUIET = 0.5  # the screen must hold still this long before we type
+KEY_GAP = 2  # no human key for this many seconds (tmux counts activity in seconds)
+MIN_GAP = 0.25  # between two injections
+POLL = 0.05
+READY_STABLE = 0.3
+
+
+def missing(cfg_session: str, socket: str) -> str:
+    return (f"the shared session {cfg_session!r} (tmux socket {socket!r}) is not running; "
+            "start it with apps/shared-terminal/start.sh")
+
+
+# --- the prompt -----------------------------------------------------------
+def template(prompt: str, cwd: str) -> str:
+    """A regex for a learned prompt that survives ``cd`` and clocks.
+
+    The directory shown in the prompt (full, ``~``-abbreviated or basename)
+    becomes a wildcard and digit runs become ``\\d+``; everything else must
+    match literally, so ``$ `` inside output never passes for ``user@host:~$ ``.
+    """
+    home = os.path.expanduser("~")
+    forms = [cwd]
+    if cwd.startswith(home):
+        forms.append("~" + cwd[len(home):])
+    forms.append(os.path.basename(cwd.rstrip("/")) or "/")
+    for form in sorted({f for f in forms if f}, key=len, reverse=True):
+        i = prompt.find(form)
+        if i >= 0 and (len(form) > 1 or form in "~/"):
+            return _literal(prompt[:i]) + ".*?" + _literal(prompt[i + len(form):])
+    return _literal(prompt)
+
+
+def _literal(text: str) -> str:
+    return "".join(r"\d+" if part.isdigit() else re.escape(part) for part in re.split(r"(\d+)", text) if part)
+
+
+def _cells_to_index(line: str, cells: int) -> int:
+    """The string index at cell column ``cells`` (wide characters take two)."""
+    col = 0
+    for i, ch in enumerate(line):
+        if col >= cells:
+            return i
+        col += max(0, wcwidth.wcwidth(ch))
+    return len(line)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptLine:
+    """The cursor line split into the shell's prompt and what follows it."""
+
+    found: bool
+    prompt: str = ""
+    typed: str = ""
+
+
+def split_prompt(snap: Snapshot, learned: str) -> PromptLine:
+    """Find the shell's prompt at the start of the cursor line."""
+    line = snap.cursor_line
+    cut = _cells_to_index(line, snap.cursor[0])
+    if learned:
+        try:
+            m = re.match(learned, line)
+        except re.error:
+            m = None
+        if m:
+            return PromptLine(True, line[: m.end()], line[m.end():].strip())
+        return PromptLine(False)
+    head = line[:cut].ljust(cut) if cut >= len(line) else line[:cut]
+    if _GENERIC_PROMPT.search(head) and not line[cut:].strip():
+        return PromptLine(True, head, "")
+    return PromptLine(False)
+
+
+# --- state -----------------------------------------------------------------
+def sent_record(facts: PaneFacts) -> dict:
+    """What this tool last typed into the pane (kept in a tmux user option)."""
+    try:
+        data = json.loads(facts.sent) if facts.sent else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def state(ctx: Context, target: Target) -> State:
+    """Judge the shared session from one look."""
+    try:
+        snap, facts = panes.look(target.tmux, target.pane)
+    except (NoServer, NoTarget):
+        return State("error", missing(target.name, target.tmux.socket))
+    if facts.in_mode:
+        return State("blocked", "the pane is in copy mode: the human is scrolling", facts.command,
+                     snap, facts, question="wait until the human leaves copy mode",
+                     options=("wait",))
+    if facts.dead:
+        return State("error", "the shared pane's shell has exited", facts.command, snap, facts)
+    if facts.command not in SHELLS:
+        verdict = programs.detect(snap, program=facts.command)
+        return State(verdict.status, verdict.evidence, verdict.program or facts.command, snap, facts,
+                     question=verdict.question, options=tuple(verdict.options))
+    line = split_prompt(snap, facts.learned_prompt)
+    if not line.found:
+        if facts.learned_prompt and split_prompt(snap, "").found:
+            line = split_prompt(snap, "")  # the prompt changed shape (new PS1): judge generically
+        else:
+            verdict = programs.detect(snap, program=facts.command)
+            if verdict.status == "blocked":
+                return State("blocked", verdict.evidence, facts.command, snap, facts,
+                             question=verdict.question, options=tuple(verdict.options))
+            return State("busy", "the shell is in the foreground but its prompt is not at the "
+                         "cursor (a builtin is running or it is reading input)", facts.command, snap, facts)
+    sent = sent_record(facts)
+    if line.typed:
+        ours = sent.get("text") and not sent.get("submitted") and line.typed == sent["text"].strip()
+        if ours:
+            return State("ready", "our own unsent text is at the prompt", facts.command, snap, facts,
+                         extra={"leftover": True})
+        return State("busy", f"the human is typing at the prompt: {line.typed!r}", facts.command,
+                     snap, facts, extra={"human_text": line.typed})
+    if (sent.get("submitted") and facts.history_size >= int(sent.get("history", 0))
+            and facts.abs_cursor_line <= int(sent.get("line", -1))):
+        return State("busy", "our command was submitted and its prompt has not come back yet",
+                         facts.command, snap, facts)
+    return State("ready", f"the shell's prompt {line.prompt.strip()!r} is at the cursor line",
+                 facts.command, snap, facts, extra={"prompt": line.prompt})
+
+
+def learn_prompt(tmux: Tmux, target: str, snap: Snapshot, facts: PaneFacts) -> None:
+    """Remember the real prompt once the shell is idle at a prompt-looking line."""
+    line = split_prompt(snap, "")
+    if facts.command in SHELLS and line.found and not line.typed:
+        pattern = template(line.prompt, facts.path or os.getcwd())
+        if pattern != facts.learned_prompt:
+            tmux.cmd("set-option", "-t", target, "@tmux_tool_prompt", pattern)
+
+
+# --- typing ----------------------------------------------------------------
+def _audit(dir_: Path, entry: dict) -> None:
+    path = private_path(dir_) / "audit.log"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def _last_injection(dir_: Path) -> float:
+    try:
+        return (dir_ / "audit.log").stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
+def send(ctx: Context, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str = "send",
+         keys: tuple[str, ...] = ()) -> Result:
+    """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
+    tmux: Tmux = target.tmux
+    deadline = time.monotonic() + timeout
+    last_digest, since, reason, human_text = None, time.monotonic(), "", ""
+    while True:
+        st = state(ctx, target)
+        if st.facts is None:
+            return failure(action, st.evidence, session=target.name)
+        snap, facts = st.snap, st.facts
+        now = time.monotonic()
+        if snap.digest != last_digest:
+            last_digest, since = snap.digest, now
+        human_text = st.extra.get("human_text", "")
+        if st.status == "ready" and facts.command in SHELLS and not st.extra.get("leftover"):
+            learn_prompt(tmux, target.pane, snap, facts)
+        reason = _hold_reason(st, facts, now - since, force, keys)
+        if reason is None and st.extra.get("leftover"):
+            keyboard.press(tmux, target.pane, ["C-u"])  # only our own unsent text
+            _set_sent(tmux, target, {"text": "", "submitted": True})
+            last_digest = None
+            continue
+        if reason is None:
+            wait_gap = MIN_GAP - (time.time() - _last_injection(ctx.cfg.shared_dir))
+            if wait_gap > 0:
+                time.sleep(min(wait_gap, MIN_GAP))
+                continue
+            if _inject(tmux, target, facts, text, enter, keys):
+                break
+            reason = "the human pressed a key at the last moment"
+            last_digest = None
+        if now >= deadline:
+            if human_text:
+                return failure(action, f"the human has typed {human_text!r} at the prompt and has not "
+                               "finished; nothing was typed", session=target.name, status="busy",
+                               hint="wait and try again, or ask the human; their text is never erased")
+            return failure(action, f"nothing was typed: {reason}", session=target.name,
+                           status=st.status, hint="wait a moment and try again, or check with status")
+        time.sleep(POLL)
+    _audit(ctx.cfg.shared_dir, {"time": time.time(), "action": action, "session": target.name,
+                                "text": text, "keys": list(keys), "enter": enter})
+    after = _post(tmux, target, facts, text, enter, keys)
+    return _finish(ctx, target, after, text, enter, keys, timeout=max(0.0, deadline - time.monotonic()),
+                   action=action)
+
+
+def _hold_reason(st: State, facts: PaneFacts, still_for: float, force: bool,
+                 keys: tuple[str, ...]) -> str | None:
+    """Why we must not type now (None = go)."""
+    if facts.in_mode:
+        return "the human is scrolling in copy mode"
+    if force:
+        return None
+    if time.time() - facts.session_activity < KEY_GAP:
+        return "the human pressed a key in the last moments"
+    if still_for < QUIET:
+        return "the screen is still changing"
+    if st.extra.get("human_text"):
+        return f"the human has typed {st.extra['human_text']!r} at the prompt"
+    if st.extra.get("leftover"):
+        return None
+    if keys:
+        return None if st.status in ("ready", "blocked") else f"the session is {st.status}: {st.evidence}"
+    if st.status != "ready":
+        return f"the session is {st.status}: {st.evidence}"
+    return None
+
+
+def _inject(tmux: Tmux, target: Target, facts: PaneFacts, text: str, enter: bool,
+            keys: tuple[str, ...]) -> bool:
+    """Paste/press only if nothing changed since we looked - atomically, inside tmux."""
+    pane = target.pane
+    buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
+    seen = f"{facts.session_activity}/{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
+    cond = "#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "}"
+    actions = []
+    if text:
+        actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
+    if keys:
+        actions.append(f"send-keys -t {pane} " + " ".join(keys))
+    if enter:
+        actions.append(f"send-keys -t {pane} Enter")
+    steps: list[list[str]] = []
+    if text:
+        steps.append(["load-buffer", "-b", buf, "-"])
+    refused = f"delete-buffer -b {buf} ; display-message -p tt-refused" if text else "display-message -p tt-refused"
+    steps.append(["if-shell", "-F", "-t", pane, cond, " ; ".join(actions), refused])
+    out = tmux.chain(*steps, input=text.encode("utf-8", "surrogateescape") if text else None)
+    return "tt-refused" not in out
+
+
+def _set_sent(tmux: Tmux, target: Target, record: dict) -> None:
+    tmux.cmd("set-option", "-t", target.pane, "@tmux_tool_sent", json.dumps(record))
+
+
+def _post(tmux: Tmux, target: Target, before: PaneFacts, text: str, enter: bool,
+          keys: tuple[str, ...]) -> dict:
+    record = {"text": text, "submitted": enter or bool(keys), "line": before.abs_cursor_line,
+              "history": before.history_size, "prompt_cells": before.cursor[0], "at": time.time()}
+    _set_sent(tmux, target, record)
+    return record
+
+
+def _finish(ctx: Context, target: Target, record: dict, text: str, enter: bool, keys: tuple[str, ...], *,
+            timeout: float, action: str) -> Result:
+    """After typing: wait (if asked) for the prompt to come back; return the output."""
+    if not enter or timeout <= 0:
+        st = state(ctx, target)
+        return Result(action=action, session=target.name, status=st.status,
+                      screen=st.snap.text if st.snap else None,
+                      hint=None if enter else "the text is at the prompt, not submitted; press Enter "
+                      "with keys when ready", extra={"evidence": st.evidence, "program": st.program})
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while True:
+        st = state(ctx, target)
+        now = time.monotonic()
+        digest = st.snap.digest if st.snap else None
+        if digest != last:
+            last, since = digest, now
+        if st.status in ("ready", "blocked", "error") and now - since >= READY_STABLE:
+            break
+        if now >= deadline:
+            break
+        time.sleep(POLL)
+    output = _output_since(target.tmux, target.pane, record, st.facts, text) if st.facts else ""
+    done = st.status in ("ready", "blocked", "error")
+    return Result(
+        action=action, session=target.name, status=st.status, output=output,
+        screen=st.snap.text if st.snap else None,
+        hint=None if done else "still running; wait for it with wait, or read the screen",
+        extra={"evidence": st.evidence, "program": st.program},
+    )
+
+
+def _output_since(tmux: Tmux, pane: str, record: dict, facts: PaneFacts, text: str) -> str:
+    """The rows printed below our echoed input, up to (not including) the cursor row."""
+    if facts.history_size < int(record.get("history", 0)):
+        return ""  # the history was cleared: the rows are gone
+    width = max(1, facts.width)
+    prompt_cells = int(record.get("prompt_cells", 0))
+    echo_rows = 0
+    for i, part in enumerate(text.split("\n")):
+        cells = wcwidth.wcswidth(part)
+        cells = len(part) if cells < 0 else cells
+        echo_rows += 1 + max(0, (cells + (prompt_cells if i == 0 else 2) - 1) // width)
+    first = int(record.get("line", 0)) + echo_rows - facts.history_size
+    last = facts.cursor[1] - 1
+    if last < first:
+        return ""
+    out = tmux.cmd("capture-pane", "-p", "-e", "-S", str(first), "-E", str(last), "-t", pane)
+    rows = screen.clean_scrollback(out)
+    while rows and not rows[-1].strip():
+        rows.pop()
+    return "\n".join(rows)

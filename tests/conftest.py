@@ -1,0 +1,114 @@
+"""Shared test fixtures: every test talks to its own tmux servers.
+
+The tool reads its sockets and state directory from the environment, so a
+test only has to point those variables at names nobody else uses.  Servers
+are ended by their socket name at teardown - never by process name.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
+
+
+def kill_server(socket: str) -> None:
+    """End the tmux server on ``socket`` if it runs (our own socket only)."""
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_defaults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Never let a test touch the real `agent`/`shared` servers or state."""
+    old = {k: os.environ.get(k) for k in ("TMUX_TOOL_PRIVATE_SOCKET", "TMUX_TOOL_SHARED_SOCKET",
+                                          "TMUX_TOOL_STATE_DIR", "TMUX")}
+    private, shared = unique("tt-test"), unique("tt-test-shared")
+    os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = private
+    os.environ["TMUX_TOOL_SHARED_SOCKET"] = shared
+    os.environ["TMUX_TOOL_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
+    os.environ.pop("TMUX", None)
+    yield
+    kill_server(private)
+    kill_server(shared)
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture
+def private_socket(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
+    """A private tmux server of this test's own (fresh state directory too)."""
+    socket = unique("tt-priv")
+    monkeypatch.setenv("TMUX_TOOL_PRIVATE_SOCKET", socket)
+    monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(tmp_path / "state"))
+    yield socket
+    kill_server(socket)
+
+
+@dataclass
+class SharedTerminal:
+    """A stand-in for the human's terminal: our shared config, a real bash."""
+
+    socket: str
+    session: str
+    home: Path
+
+    def tmux(self, *args: str, input: bytes | None = None) -> str:
+        proc = subprocess.run(["tmux", "-L", self.socket, *args], input=input, capture_output=True,
+                              timeout=10, check=True)
+        return proc.stdout.decode()
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", f"={self.session}:")
+
+    def type(self, text: str) -> None:
+        """Keys as a human would type them (literal, through the terminal)."""
+        self.tmux("send-keys", "-l", "-t", f"={self.session}:", text)
+
+    def press(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", f"={self.session}:", *keys)
+
+
+@pytest.fixture
+def shared_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[SharedTerminal]:
+    """The shared session as start.sh creates it, on a socket of this test.
+
+    bash runs with a fixed, realistic prompt (``user@host:~/dir$ ``) from a
+    throwaway HOME so the user's own rc files never change the test.
+    """
+    socket, session = unique("tt-shared"), "shared"
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("PS1='tester@box:\\w\\$ '\nHISTFILE=/dev/null\n")
+    monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", socket)
+    monkeypatch.setenv("TMUX_TOOL_SHARED_SESSION", session)
+    monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(tmp_path / "state"))
+    bash = shutil.which("bash") or "/bin/bash"
+    subprocess.run(
+        ["tmux", "-L", socket, "-f", str(SHARED_CONF), "new-session", "-d", "-s", session, "-x", "120",
+         "-y", "40", "-c", str(home), "-e", f"HOME={home}", bash, "--noprofile", "--rcfile",
+         str(home / ".bashrc"), "-i"],
+        check=True, timeout=10,
+    )
+    term = SharedTerminal(socket, session, home)
+    yield term
+    kill_server(socket)

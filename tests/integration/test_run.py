@@ -1,0 +1,161 @@
+"""``run`` in private scratch sessions, on a real tmux server and real bash."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import libtmux
+import pytest
+
+from python.tools.tmux_tool import call
+
+
+def run(command: str, **kw: object) -> dict:
+    return call("run", command=command, **kw)
+
+
+def test_output_is_exactly_the_commands_output(private_socket: str) -> None:
+    res = run("echo hello; echo world")
+    assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 0
+    assert res["output"] == "hello\nworld"
+    assert "\x1b" not in res["output"] and "7771" not in res["output"]
+
+
+def test_exit_codes_and_subshell_exit(private_socket: str) -> None:
+    assert run("(exit 3)")["exit_code"] == 3
+    assert run("false")["exit_code"] == 1
+    res = run("(exit 7); echo after")
+    assert res["exit_code"] == 0 and res["output"] == "after"
+
+
+def test_multiline_and_heredoc(private_socket: str) -> None:
+    res = run("x=1\nif [ $x = 1 ]; then\n  echo one\nfi\ncat <<'EOF'\n$HOME stays literal\n  indented\nEOF")
+    assert res["exit_code"] == 0
+    assert res["output"] == "one\n$HOME stays literal\n  indented"
+
+
+def test_quotes_substitution_and_trailing_semicolon(private_socket: str) -> None:
+    res = run("""echo "a;b" 'c d' $(echo sub) "$((6*7))";""")
+    assert res["output"] == "a;b c d sub 42"
+    assert run("echo done;")["output"] == "done"
+    assert run(";")["status"] == "ready"  # a lone ';' is a bash syntax error, not a tmux separator
+
+
+def test_unicode_and_no_final_newline(private_socket: str) -> None:
+    assert run("echo 'ünïcödé ✓ 日本語 🙂'")["output"] == "ünïcödé ✓ 日本語 🙂"
+    assert run("printf 'no newline at the end'")["output"] == "no newline at the end"
+
+
+def test_command_longer_than_send_keys_limit(private_socket: str) -> None:
+    payload = "x" * 40_000
+    res = run(f"s='{payload}'; echo ${{#s}}")
+    assert res["exit_code"] == 0 and res["output"] == "40000"
+
+
+def test_set_euo_pipefail_does_not_break_completion(private_socket: str) -> None:
+    assert run("set -euo pipefail")["exit_code"] == 0
+    failed = run("false")
+    assert failed["status"] == "ready" and failed["exit_code"] == 1
+    assert "fresh shell" in (failed["hint"] or "")
+    again = run("echo $NOT_SET_ANYWHERE")  # a new shell, without set -u
+    assert again["exit_code"] == 0
+    assert run("set -u; echo $NOT_SET_ANYWHERE")["exit_code"] != 0
+    assert run("echo recovered")["output"] == "recovered"
+
+
+def test_cwd_is_reported_and_kept(private_socket: str, tmp_path: Path) -> None:
+    res = run(f"cd {tmp_path}")
+    assert res["cwd"] == str(tmp_path)
+    assert run("pwd")["output"] == str(tmp_path)
+
+
+def test_pager_and_history_expansion_are_off(private_socket: str, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for i in range(60):
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", "commit",
+                        "-q", "--allow-empty", "-m", f"commit number {i}"], check=True)
+    res = run(f"git -C {repo} log --oneline", timeout=10)
+    assert res["status"] == "ready" and res["output"].count("commit number") == 60
+    assert run('echo "!!" "!$"')["output"] == "!! !$"
+
+
+def test_timeout_leaves_command_running_and_refuses_a_second(private_socket: str) -> None:
+    busy = run("echo started; sleep 2; echo finished", timeout=0.5)
+    assert busy["ok"] and busy["status"] == "busy" and busy["exit_code"] is None
+    assert busy["output"] == "started"
+    refused = run("echo other")
+    assert not refused["ok"] and refused["status"] == "busy"
+    assert "sleep 2" in refused["error"] and "wait" in refused["hint"]
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["exit_code"] == 0
+    assert done["output"] == "started\nfinished"
+    assert run("echo other")["output"] == "other"
+
+
+def test_command_reading_stdin_can_be_answered(private_socket: str) -> None:
+    busy = run("read -r name; echo \"hello $name\"", timeout=0.5)
+    assert busy["status"] == "busy"
+    call("send", session="scratch", text="world", timeout=0)
+    done = call("wait", session="scratch", timeout=5)
+    assert done["exit_code"] == 0 and done["output"].splitlines()[-1] == "hello world"
+
+
+def test_interrupt_stops_a_running_command(private_socket: str) -> None:
+    assert run("sleep 30", timeout=0.2)["status"] == "busy"
+    res = call("interrupt", session="scratch", timeout=5)
+    assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 130
+
+
+def test_long_output_is_capped_and_saved(private_socket: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMUX_TOOL_OUTPUT_CAP", "5000")
+    res = run("seq 1 20000", timeout=20)
+    assert res["exit_code"] == 0
+    assert len(res["output"]) <= 5000 + 200
+    assert res["output"].startswith("1\n2\n") and res["output"].endswith("19999\n20000")
+    assert "cut; full output in" in res["output"]
+    saved = Path(res["output_file"]).read_text().split()
+    assert saved == [str(i) for i in range(1, 20001)]
+
+
+def test_progress_bar_renders_as_its_final_state(private_socket: str) -> None:
+    res = run(r"for i in 10 50 100; do printf '\rprogress %3d%%' $i; done; echo")
+    assert res["output"] == "progress 100%"
+
+
+def test_sessions_are_separate_and_named(private_socket: str) -> None:
+    run("cd /tmp", session="one")
+    run("cd /", session="two")
+    assert run("pwd", session="one")["output"] == "/tmp"
+    assert run("pwd", session="two")["output"] == "/"
+    names = {s["session"] for s in call("list")["sessions"]}
+    assert {"one", "two"} <= names
+
+
+def test_no_paste_buffers_or_sessions_leak(private_socket: str) -> None:
+    for i in range(20):
+        run(f"echo {i}")
+    server = libtmux.Server(socket_name=private_socket)
+    assert server.cmd("list-buffers").stdout == []
+    assert [s.session_name for s in server.sessions] == ["scratch"]
+    assert call("kill", session="scratch")["ok"]
+    assert not server.is_alive() or server.sessions == []
+
+
+@pytest.mark.parametrize("name", ["a.b", "a:b", "$x", "%1", "-x", "has space", "ünï", "x" * 65, "a;b", ""])
+def test_bad_session_names_are_refused(private_socket: str, name: str) -> None:
+    res = run("echo hi", session=name)
+    assert not res["ok"] and res["status"] == "unknown"
+    assert "session name" in res["error"]
+
+
+def test_empty_command_and_control_characters_are_refused(private_socket: str) -> None:
+    assert not run("   ")["ok"]
+    res = run("echo \x1b[31m")
+    assert not res["ok"] and "ESC" in res["error"]
+
+
+def test_run_refuses_the_shared_session(private_socket: str) -> None:
+    res = run("ls", session="shared")
+    assert not res["ok"] and "private" in res["error"]
