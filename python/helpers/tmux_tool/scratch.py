@@ -118,7 +118,7 @@ def run(
         ["send-keys", "-t", f"={name}:", "Enter"],
         input=command.encode("utf-8", "surrogateescape"),
     )
-    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice)
+    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice, recheck=False)
 
 
 def _end_after(data: bytes, nonce: str, base: int) -> tuple[Mark | None, Mark | None]:
@@ -141,6 +141,7 @@ def collect(
     *,
     action: str,
     on_slice: Callable[[], Result | None] | None = None,
+    recheck: bool = True,
 ) -> Result:
     """Wait up to ``timeout`` for the run to end, then shape its result.
 
@@ -154,29 +155,39 @@ def collect(
         return _end_after(markers.read_from(log, rec.offset), shell.nonce, rec.offset)[1]
 
     # The run's own channel is signalled exactly when its prompt (or the
-    # shell's exit) comes back; between slices, check that the pane lives.
-    end = None
-    while end is None:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
+    # shell's exit) comes back.  One waiter stays registered for the whole
+    # wait; every quiet second the log and the pane are checked as well.
+    end = ended() if recheck else None
+    waiter = srv.tmux.waiter(rec.channel) if end is None else None
+    try:
+        while end is None and waiter is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                end = ended()
+                break
+            signalled = waiter.wait(min(remaining, SLICE))
+            if signalled:
+                settle_log(shell, lambda _m: ended() is not None, budget=0.5)
             end = ended()
-            break
-        try:
-            signalled = srv.tmux.wait_for(rec.channel, min(remaining, SLICE))
-        except NoServer:
-            return failure(action, "the private tmux server stopped while the command ran",
-                           session=shell.name,
-                           hint="run the command again; a new server and shell start by themselves")
-        if signalled:
-            settle_log(shell, lambda _m: ended() is not None, budget=0.5)
-        end = ended()
-        if end is None and not signalled:
+            if end is not None:
+                break
+            if signalled:  # a stray signal: listen again
+                waiter.close()
+                waiter = srv.tmux.waiter(rec.channel)
+                continue
             if not srv.exists(shell.name):
                 return failure(action, f"session {shell.name!r} was closed while the command ran",
                                session=shell.name, hint="run the command again in a new session")
             early = on_slice() if on_slice else None
             if early is not None:
                 return early
+    except NoServer:
+        return failure(action, "the private tmux server stopped while the command ran",
+                       session=shell.name,
+                       hint="run the command again; a new server and shell start by themselves")
+    finally:
+        if waiter is not None:
+            waiter.close()
     if end is not None:
         shell.arm(shell.channel)
         if not rec.collected:

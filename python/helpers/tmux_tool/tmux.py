@@ -132,27 +132,56 @@ class Tmux:
             return False
         return True
 
-    def wait_for(self, channel: str, timeout: float) -> bool:
-        """Block until ``wait-for -S channel`` fires or ``timeout`` passes.
+    def waiter(self, channel: str) -> Waiter:
+        """Start waiting on ``channel`` now; see :class:`Waiter`."""
+        return Waiter(self._argv(), channel)
 
-        tmux remembers a signal sent while nobody waited, so a signal can never
-        be lost between sending a command and starting to wait.  Returns True
-        when signalled, False on timeout; raises :class:`NoServer` if the
-        server went away meanwhile.  The waiting client is our own child
-        process and is ended by its PID on timeout.
-        """
-        proc = subprocess.Popen(
-            [*self._argv(), "wait-for", channel],
+    def wait_for(self, channel: str, timeout: float) -> bool:
+        """Block until ``wait-for -S channel`` fires (True) or ``timeout`` passes (False)."""
+        w = self.waiter(channel)
+        try:
+            return w.wait(timeout)
+        finally:
+            w.close()
+
+
+class Waiter:
+    """A ``tmux wait-for CHANNEL`` client that stays registered across checks.
+
+    tmux remembers a signal sent while nobody waited, so a signal is never
+    lost between sending a command and starting to wait.  Keeping one client
+    registered for the whole wait (instead of one per slice) also means a
+    signal can never arrive in the instant a timed-out client is being ended.
+    The client is our own child process and is ended by its PID.
+    """
+
+    def __init__(self, argv: list[str], channel: str) -> None:
+        self.channel = channel
+        self.proc = subprocess.Popen(
+            [*argv, "wait-for", channel],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
+
+    def wait(self, timeout: float) -> bool:
+        """True once signalled; False if ``timeout`` passed first (still waiting).
+
+        Raises :class:`NoServer` if the server went away meanwhile.
+        """
         try:
-            _, err = proc.communicate(timeout=max(0.0, timeout))
+            self.proc.wait(timeout=max(0.0, timeout))
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
             return False
-        if proc.returncode != 0:
+        err = self.proc.stderr.read() if self.proc.stderr else b""
+        if self.proc.returncode != 0:
             raise _classify(err.decode("utf-8", "replace") or "server exited", "wait-for")
         return True
+
+    def close(self) -> None:
+        """Stop waiting (ends our own client process if it still runs)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stderr:
+            self.proc.stderr.close()
