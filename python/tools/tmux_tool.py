@@ -33,10 +33,12 @@ def _library() -> Any:
     path (no package) the library is loaded by path under a private name.
     """
     if __package__ and __package__.endswith("tools"):
+        dotted = __package__[: -len("tools")] + "helpers.tmux_tool"
         try:
-            return importlib.import_module(__package__[: -len("tools")] + "helpers.tmux_tool")
-        except ImportError:
-            pass
+            return importlib.import_module(dotted)
+        except ModuleNotFoundError as exc:
+            if not exc.name or not dotted.startswith(exc.name):
+                raise  # the library is there but something it needs is missing: say so
     name = "tmux_tool_library"
     if name in sys.modules:
         return sys.modules[name]

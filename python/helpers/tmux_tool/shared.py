@@ -39,11 +39,16 @@ from .tmux import NoServer, NoTarget, Tmux
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
 # A prompt-looking end of the cursor line, only used to learn the real prompt.
 _GENERIC_PROMPT = re.compile(r"[$#%>❯➜»λ]\s?$")
-QUIET = 0.5  # the screen must hold still this long before we type
-KEY_GAP = 2  # no human key for this many seconds (tmux counts activity in seconds)
-MIN_GAP = 0.25  # between two injections
-POLL = 0.05
-READY_STABLE = 0.3
+_FIRST_PROMPT_END = re.compile(r"[$#%>❯➜»λ] ")
+QUIET = 0.5  # a screen change we did not cause must be this old before we type
+KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
+MIN_GAP = 0.1  # between two injections
+READY_STABLE = 0.08  # the prompt must hold still this long to count as "done"
+
+
+def poll_step(elapsed: float) -> float:
+    """Look often right after typing (most commands end fast), then back off."""
+    return 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
 
 
 def missing(cfg_session: str, socket: str) -> str:
@@ -109,6 +114,10 @@ def split_prompt(snap: Snapshot, learned: str) -> PromptLine:
     head = line[:cut].ljust(cut) if cut >= len(line) else line[:cut]
     if _GENERIC_PROMPT.search(head) and not line[cut:].strip():
         return PromptLine(True, head, "")
+    # Nothing learned yet and text after a prompt-looking mark: assume it is typed
+    # text, so that a human's half-typed line is never mistaken for an empty prompt.
+    if m := _FIRST_PROMPT_END.search(line):
+        return PromptLine(True, line[: m.end()], line[m.end():].strip())
     return PromptLine(False)
 
 
@@ -149,6 +158,8 @@ def state(ctx: Context, target: Target) -> State:
                              question=verdict.question, options=tuple(verdict.options))
             return State("busy", "the shell is in the foreground but its prompt is not at the "
                          "cursor (a builtin is running or it is reading input)", facts.command, snap, facts)
+    if not line.typed and not _matches(facts.learned_prompt, snap.cursor_line):
+        learn_prompt(target.tmux, target.pane, snap, facts)
     sent = sent_record(facts)
     if line.typed:
         ours = sent.get("text") and not sent.get("submitted") and line.typed == sent["text"].strip()
@@ -165,6 +176,13 @@ def state(ctx: Context, target: Target) -> State:
                  facts.command, snap, facts, extra={"prompt": line.prompt})
 
 
+def _matches(pattern: str, line: str) -> bool:
+    try:
+        return bool(pattern) and re.match(pattern, line) is not None
+    except re.error:
+        return False
+
+
 def learn_prompt(tmux: Tmux, target: str, snap: Snapshot, facts: PaneFacts) -> None:
     """Remember the real prompt once the shell is idle at a prompt-looking line."""
     line = split_prompt(snap, "")
@@ -172,6 +190,35 @@ def learn_prompt(tmux: Tmux, target: str, snap: Snapshot, facts: PaneFacts) -> N
         pattern = template(line.prompt, facts.path or os.getcwd())
         if pattern != facts.learned_prompt:
             tmux.cmd("set-option", "-t", target, "@tmux_tool_prompt", pattern)
+
+
+# --- what we last saw --------------------------------------------------------
+def _seen_file(ctx: Context) -> Path:
+    return private_path(ctx.cfg.shared_dir) / "seen.json"
+
+
+def note_screen(ctx: Context, digest: str, *, ours: bool = False) -> float:
+    """Remember when this screen first appeared; return how long it has been up.
+
+    A screen our own action produced counts as old at once: only changes we
+    did not cause make us wait for quiet.
+    """
+    path = _seen_file(ctx)
+    now = time.time()
+    try:
+        seen = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        seen = {}
+    if ours:
+        seen = {"digest": digest, "since": 0.0}
+    elif seen.get("digest") != digest:
+        seen = {"digest": digest, "since": now}
+    else:
+        return now - float(seen.get("since", now))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(seen))
+    tmp.replace(path)
+    return now - float(seen["since"])
 
 
 # --- typing ----------------------------------------------------------------
@@ -192,24 +239,20 @@ def send(ctx: Context, target: Target, text: str, *, enter: bool, timeout: float
          keys: tuple[str, ...] = ()) -> Result:
     """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
     tmux: Tmux = target.tmux
-    deadline = time.monotonic() + timeout
-    last_digest, since, reason, human_text = None, time.monotonic(), "", ""
+    started = time.monotonic()
+    deadline = started + timeout
+    reason, human_text = "", ""
     while True:
         st = state(ctx, target)
-        if st.facts is None:
+        if st.facts is None or st.snap is None:
             return failure(action, st.evidence, session=target.name)
         snap, facts = st.snap, st.facts
-        now = time.monotonic()
-        if snap.digest != last_digest:
-            last_digest, since = snap.digest, now
+        still_for = note_screen(ctx, snap.digest)
         human_text = st.extra.get("human_text", "")
-        if st.status == "ready" and facts.command in SHELLS and not st.extra.get("leftover"):
-            learn_prompt(tmux, target.pane, snap, facts)
-        reason = _hold_reason(st, facts, now - since, force, keys)
-        if reason is None and st.extra.get("leftover"):
+        reason = _hold_reason(st, facts, still_for, force, keys)
+        if reason is None and st.extra.get("leftover") and (text or enter):
             keyboard.press(tmux, target.pane, ["C-u"])  # only our own unsent text
-            _set_sent(tmux, target, {"text": "", "submitted": True})
-            last_digest = None
+            _set_sent(tmux, target, {"text": "", "submitted": False})
             continue
         if reason is None:
             wait_gap = MIN_GAP - (time.time() - _last_injection(ctx.cfg.shared_dir))
@@ -219,15 +262,14 @@ def send(ctx: Context, target: Target, text: str, *, enter: bool, timeout: float
             if _inject(tmux, target, facts, text, enter, keys):
                 break
             reason = "the human pressed a key at the last moment"
-            last_digest = None
-        if now >= deadline:
+        if time.monotonic() >= deadline:
             if human_text:
                 return failure(action, f"the human has typed {human_text!r} at the prompt and has not "
                                "finished; nothing was typed", session=target.name, status="busy",
                                hint="wait and try again, or ask the human; their text is never erased")
             return failure(action, f"nothing was typed: {reason}", session=target.name,
                            status=st.status, hint="wait a moment and try again, or check with status")
-        time.sleep(POLL)
+        time.sleep(0.05)
     _audit(ctx.cfg.shared_dir, {"time": time.time(), "action": action, "session": target.name,
                                 "text": text, "keys": list(keys), "enter": enter})
     after = _post(tmux, target, facts, text, enter, keys)
@@ -244,8 +286,10 @@ def _hold_reason(st: State, facts: PaneFacts, still_for: float, force: bool,
         return None
     if time.time() - facts.session_activity < KEY_GAP:
         return "the human pressed a key in the last moments"
-    if still_for < QUIET:
-        return "the screen is still changing"
+    sent_at = float(sent_record(facts).get("at", 0))
+    no_key_since_ours = sent_at > 0 and facts.session_activity < int(sent_at)
+    if still_for < QUIET and not no_key_since_ours:
+        return "the screen changed a moment ago and we did not cause it"
     if st.extra.get("human_text"):
         return f"the human has typed {st.extra['human_text']!r} at the prompt"
     if st.extra.get("leftover"):
@@ -286,7 +330,12 @@ def _set_sent(tmux: Tmux, target: Target, record: dict) -> None:
 
 def _post(tmux: Tmux, target: Target, before: PaneFacts, text: str, enter: bool,
           keys: tuple[str, ...]) -> dict:
-    record = {"text": text, "submitted": enter or bool(keys), "line": before.abs_cursor_line,
+    """Record what we typed: our own unsent text may later be cleared by us."""
+    ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
+    if keys and not text:
+        prior = sent_record(before)
+        text = "" if "C-u" in keys or ends_line else str(prior.get("text", ""))
+    record = {"text": text, "submitted": ends_line, "line": before.abs_cursor_line,
               "history": before.history_size, "prompt_cells": before.cursor[0], "at": time.time()}
     _set_sent(tmux, target, record)
     return record
@@ -295,33 +344,33 @@ def _post(tmux: Tmux, target: Target, before: PaneFacts, text: str, enter: bool,
 def _finish(ctx: Context, target: Target, record: dict, text: str, enter: bool, keys: tuple[str, ...], *,
             timeout: float, action: str) -> Result:
     """After typing: wait (if asked) for the prompt to come back; return the output."""
-    if not enter or timeout <= 0:
-        st = state(ctx, target)
-        return Result(action=action, session=target.name, status=st.status,
-                      screen=st.snap.text if st.snap else None,
-                      hint=None if enter else "the text is at the prompt, not submitted; press Enter "
-                      "with keys when ready", extra={"evidence": st.evidence, "program": st.program})
-    deadline = time.monotonic() + timeout
-    last, since = None, time.monotonic()
+    started = time.monotonic()
+    deadline = started + timeout
+    last, since = None, started
     while True:
         st = state(ctx, target)
         now = time.monotonic()
         digest = st.snap.digest if st.snap else None
         if digest != last:
             last, since = digest, now
-        if st.status in ("ready", "blocked", "error") and now - since >= READY_STABLE:
+        settled = st.status in ("ready", "blocked", "error") and now - since >= READY_STABLE
+        if settled or now >= deadline or not record["submitted"]:
             break
-        if now >= deadline:
-            break
-        time.sleep(POLL)
-    output = _output_since(target.tmux, target.pane, record, st.facts, text) if st.facts else ""
+        time.sleep(poll_step(now - started))
+    if st.snap is not None:
+        note_screen(ctx, st.snap.digest, ours=True)
+    output = ""
+    if record["submitted"] and text and st.facts:
+        output = _output_since(target.tmux, target.pane, record, st.facts, text)
     done = st.status in ("ready", "blocked", "error")
-    return Result(
-        action=action, session=target.name, status=st.status, output=output,
-        screen=st.snap.text if st.snap else None,
-        hint=None if done else "still running; wait for it with wait, or read the screen",
-        extra={"evidence": st.evidence, "program": st.program},
-    )
+    hint = None
+    if text and not record["submitted"]:
+        hint = "the text is at the prompt, not submitted; press Enter with keys when ready"
+    elif not done:
+        hint = "still running; wait for it with wait, read the screen, or interrupt it"
+    return Result(action=action, session=target.name, status=st.status, output=output,
+                  screen=st.snap.text if st.snap else None, hint=hint,
+                  extra={"evidence": st.evidence, "program": st.program})
 
 
 def _output_since(tmux: Tmux, pane: str, record: dict, facts: PaneFacts, text: str) -> str:

@@ -1,0 +1,106 @@
+"""The web server's routes: page, health check, static files, terminal socket.
+
+Every handler inherits `Guarded`, so no route can forget the access check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+
+from tmux_terminals import TmuxTermSocket
+from tornado.web import HTTPError, RequestHandler, StaticFileHandler
+from web_access import AccessPolicy
+
+HAS_SESSION_TIMEOUT = 3.0
+
+
+@dataclass(frozen=True)
+class SharedSession:
+    """Which tmux session this server shows."""
+
+    socket: str
+    session: str
+
+
+class Guarded(RequestHandler):
+    """Runs the access policy before any handler method."""
+
+    def prepare(self) -> None:
+        policy: AccessPolicy = self.settings["access"]
+        verdict = policy.check(self.request)
+        if verdict.status != 200:
+            if verdict.status == 401:
+                self.set_header("WWW-Authenticate", 'Bearer realm="shared terminal"')
+            raise HTTPError(verdict.status)
+        if verdict.remember and not isinstance(self, TmuxTermSocket):
+            self.set_cookie(
+                policy.cookie_name,
+                policy.token or "",
+                httponly=True,
+                samesite="Strict",
+                secure=self.request.protocol == "https",
+            )
+
+    def set_default_headers(self) -> None:
+        # The page must not be framed by another site (clickjacking a shell).
+        self.set_header("X-Frame-Options", "DENY")
+        self.set_header("Content-Security-Policy", "frame-ancestors 'none'")
+        self.set_header("Referrer-Policy", "no-referrer")
+
+
+class PageHandler(Guarded):
+    """The terminal page."""
+
+    def get(self) -> None:
+        shared: SharedSession = self.settings["shared"]
+        self.set_header("Cache-Control", "no-store")
+        self.render("index.html", socket=shared.socket, session=shared.session)
+
+
+class HealthHandler(Guarded):
+    """`/healthz`: the web server is up; says whether the tmux session is."""
+
+    async def get(self) -> None:
+        shared: SharedSession = self.settings["shared"]
+        self.set_header("Cache-Control", "no-store")
+        self.write(
+            {
+                "ok": True,
+                "pid": os.getpid(),
+                "socket": shared.socket,
+                "session": shared.session,
+                "session_alive": await session_alive(shared),
+                "terminals": len(self.settings["term_manager"].ptys_by_fd),
+            }
+        )
+
+
+class GuardedStatic(Guarded, StaticFileHandler):
+    """Our JS/CSS and the xterm.js files from node_modules."""
+
+
+class TerminalSocket(Guarded, TmuxTermSocket):
+    """The WebSocket that carries one tab's keystrokes and screen."""
+
+
+async def session_alive(shared: SharedSession) -> bool:
+    """`tmux has-session`, bounded so a wedged tmux cannot hang the check."""
+    proc = await asyncio.create_subprocess_exec(
+        "tmux",
+        "-L",
+        shared.socket,
+        "has-session",
+        "-t",
+        f"={shared.session}",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        return await asyncio.wait_for(proc.wait(), HAS_SESSION_TIMEOUT) == 0
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        return False

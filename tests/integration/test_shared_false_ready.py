@@ -1,0 +1,95 @@
+"""False-ready suite: the shared session is never called ready before it is.
+
+Each command writes a timestamp file just before it ends; the shell's prompt
+can only come after that.  ``status`` is polled meanwhile: a ``ready`` before
+the timestamp is a premature ready, and no ``ready`` within 1 s after it is a
+missed one.  Both must never happen.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from python.tools.tmux_tool import call
+
+from ..conftest import SharedTerminal
+
+FAKE_PROMPT = ("import sys, time; sys.stdout.write('tester@box:/tmp# '); sys.stdout.flush(); "
+               "time.sleep(3)")
+SPINNER = ("import sys, time\n"
+           "for i in range(30):\n"
+           "    sys.stdout.write('\\r' + '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'[i % 10] + ' working'); sys.stdout.flush(); time.sleep(0.07)\n"
+           "print()")
+
+SCENARIOS = {
+    "silent-1s": "sleep 1",
+    "silent-3s": "sleep 3",
+    "silent-10s": "sleep 10",
+    "prompt-like-lines": "printf '$ \\n> \\n>>> \\ntester@box:~$ \\n'; sleep 2",
+    "prompt-like-cat": "cat {prompts}; sleep 1.5",
+    "carriage-return-progress": "for i in $(seq 1 20); do printf '\\rprogress %3d%%' $((i*5)); sleep 0.08; done; echo",
+    "spinner": "python3 -c {spinner}",
+    "fake-prompt-then-pause": "python3 -c {fake}",
+    "scrolls-past-screen": "seq 1 300; sleep 1",
+}
+
+
+def observe_until(done: Path, extra: float = 1.5, limit: float = 30.0) -> tuple[float, list[tuple[float, str]]]:
+    """Poll status until ``extra`` seconds after the command's end; return (end, samples)."""
+    samples: list[tuple[float, str]] = []
+    start = time.time()
+    end = None
+    while time.time() - start < limit:
+        samples.append((time.time(), call("status")["status"]))
+        if end is None and done.exists() and done.read_text().strip():
+            end = float(done.read_text())
+        if end is not None and time.time() > end + extra:
+            break
+        time.sleep(0.04)
+    assert end is not None, "the command never finished"
+    return end, samples
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_no_premature_and_no_missed_ready(shared_terminal: SharedTerminal, tmp_path: Path, name: str) -> None:
+    import shlex
+
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("user@host:~$ \n$ ls\n>>> 1+1\n> \ntester@box:/tmp# \n")
+    done = tmp_path / "done"
+    command = SCENARIOS[name].format(prompts=prompts, spinner=shlex.quote(SPINNER), fake=shlex.quote(FAKE_PROMPT))
+    assert call("send", text="true", timeout=5)["status"] == "ready"  # learn the prompt
+    sent = call("send", text=f"{command}; date +%s.%N > {done}", timeout=0)
+    assert sent["ok"], sent
+    end, samples = observe_until(done)
+    premature = [(round(t - end, 3), s) for t, s in samples if t < end and s == "ready"]
+    assert not premature, f"ready before the command ended: {premature}"
+    after = [t for t, s in samples if t >= end and s == "ready"]
+    assert after and after[0] - end <= 1.0, f"no ready within 1 s of the end: {samples[-5:]}"
+
+
+def test_pager_is_blocked_until_dismissed(shared_terminal: SharedTerminal) -> None:
+    call("send", text="true", timeout=5)
+    call("send", text="seq 1 300 | less", timeout=0)
+    res = call("wait", timeout=5)
+    assert res["status"] == "blocked" and res["program"] == "less", res
+    for _ in range(10):
+        assert call("status")["status"] == "blocked"
+        time.sleep(0.05)
+    shared_terminal.press("q")
+    assert call("wait", timeout=5)["status"] == "ready"
+
+
+def test_editor_is_reported_as_the_editor_not_the_shell(shared_terminal: SharedTerminal, tmp_path: Path) -> None:
+    call("send", text="true", timeout=5)
+    call("send", text=f"vim -u NONE -N {tmp_path / 'notes.txt'}", timeout=0)
+    res = call("wait", timeout=10)
+    assert res["program"] == "vim" and res["status"] == "ready", res
+    shared_terminal.press("Escape")
+    shared_terminal.type(":q!")
+    shared_terminal.press("Enter")
+    res = call("wait", timeout=5)
+    assert res["status"] == "ready" and res["program"] == "bash", res

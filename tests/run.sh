@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The test command (README): installs what the tests need, then runs pytest.
+#
+# On a fresh Debian machine this brings tmux, the virtualenv, the web
+# terminal's packages (apps/shared-terminal/setup.sh), the real programs the
+# tests drive (vim, less, sqlite3, zsh, man, top/watch, Chromium for the
+# browser test) and the AI CLIs from npm (tests/e2e/clis).  Every step is
+# skipped when already in place.  Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+apps/shared-terminal/setup.sh
+
+need=()
+for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh man:man-db watch:procps chromium:chromium; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
+done
+if ((${#need[@]})); then
+    echo "tests/run.sh: installing ${need[*]}" >&2
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+clis=tests/e2e/clis
+if [[ -f $clis/package-lock.json ]]; then
+    stamp=$clis/node_modules/.installed-from.sha256
+    wanted=$(cat "$clis/package.json" "$clis/package-lock.json" | sha256sum | cut -d' ' -f1)
+    if [[ ! -f $stamp || $(<"$stamp") != "$wanted" ]]; then
+        echo "tests/run.sh: installing the AI CLIs (npm ci in $clis)" >&2
+        (cd "$clis" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+        printf '%s\n' "$wanted" >"$stamp"
+    fi
+fi
+
+export LANG="${LANG:-C.UTF-8}"
+exec .venv/bin/python -m pytest -q "$@"
