@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import config, keyboard, markers, names, observe, panes, scratch, shared
+from . import config, keyboard, markers, masking, names, observe, panes, scratch, shared
 from .args import Arg, BadArgs, bind
 from .context import Context, Target
 from .result import Result, failure
@@ -362,6 +362,17 @@ def register(action: Action) -> None:
     ACTIONS[action.name] = action
 
 
+def _masked(result: Result) -> Result:
+    """Hide secrets in everything the agent will read."""
+    result.output = masking.mask(result.output) or ""
+    result.screen = masking.mask(result.screen)
+    result.error = masking.mask(result.error)
+    for key in ("command", "evidence", "question"):
+        if isinstance(result.extra.get(key), str):
+            result.extra[key] = masking.mask(result.extra[key])
+    return result
+
+
 def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     """Run one action by name; every failure becomes ``ok: false`` with a sentence."""
     args = dict(args or {})
@@ -373,7 +384,7 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     session = args.get("session") if isinstance(args.get("session"), str) else None
     try:
         bound = bind(name, spec.args, args)
-        return spec.handler(Context(config.load()), **bound)
+        return _masked(spec.handler(Context(config.load()), **bound))
     except (BadArgs, names.BadName, keyboard.BadKeys) as exc:
         return failure(name, str(exc), session=session, status="unknown")
     except NoServer as exc:

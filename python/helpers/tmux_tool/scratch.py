@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import markers, screen
+from . import markers, masking, screen
 from .config import private_path
 from .markers import Mark
 from .private import PrivateServer, Shell, settle_log
@@ -28,7 +29,7 @@ from .tmux import NoServer, NoTarget
 
 SLICE = 1.0  # longest single wait-for; between slices the log and pane are re-checked
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands
-RENDER_LIMIT = 1 << 20  # raw bytes rendered through the emulator, head and tail each
+RENDER_LIMIT = 256 << 10  # raw bytes rendered through the emulator, head and tail each
 KEEP_OUTPUTS = 20
 
 
@@ -223,7 +224,10 @@ def render_output(srv: PrivateServer, name: str, run_id: str, raw: bytes) -> tup
     text is saved by the cheap cleaner.
     """
     width = srv.cfg.width
-    if len(raw) <= 2 * RENDER_LIMIT:
+    plain = _plain(raw)
+    if plain is not None:
+        text = full = plain
+    elif len(raw) <= 2 * RENDER_LIMIT:
         text = screen.render_transcript(raw, width)
         full = text
     else:
@@ -237,9 +241,25 @@ def render_output(srv: PrivateServer, name: str, run_id: str, raw: bytes) -> tup
         return text, {}
     out_dir = private_path(srv.dir / "outputs")
     path = out_dir / f"{name}-{run_id}.txt"
-    path.write_text(full, encoding="utf-8", errors="replace")
+    path.write_text(masking.mask(full) or "", encoding="utf-8", errors="replace")
     _prune(out_dir, name)
     return cap_text(text, cap, str(path)), {"output_file": str(path), "output_chars": len(full)}
+
+
+_NOT_PLAIN = re.compile(rb"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]|\r(?!\n)")
+
+
+def _plain(raw: bytes) -> str | None:
+    """The text of output that needs no terminal emulation, else None.
+
+    Most command output is lines of plain text; emulating it costs seconds per
+    megabyte for nothing.  Anything with an escape sequence, a bare carriage
+    return, a backspace or another control byte goes through the emulator.
+    """
+    if _NOT_PLAIN.search(raw):
+        return None
+    text = raw.decode("utf-8", "replace").replace("\r\n", "\n")
+    return "\n".join(line.rstrip() for line in text.rstrip().split("\n")) if text.strip() else ""
 
 
 def cap_text(text: str, cap: int, where: str) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import wcwidth
 
-from . import keyboard, panes, programs, screen
+from . import keyboard, masking, panes, programs, screen
 from .config import private_path
 from .context import Context, Target
 from .panes import PaneFacts
@@ -225,6 +225,7 @@ def note_screen(ctx: Context, digest: str, *, ours: bool = False) -> float:
 def _audit(dir_: Path, entry: dict) -> None:
     path = private_path(dir_) / "audit.log"
     with open(path, "a", encoding="utf-8") as fh:
+        entry = {k: masking.mask(v) if isinstance(v, str) else v for k, v in entry.items()}
         fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
