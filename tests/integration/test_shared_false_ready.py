@@ -43,7 +43,8 @@ def observe_until(done: Path, extra: float = 1.5, limit: float = 30.0) -> tuple[
     start = time.time()
     end = None
     while time.time() - start < limit:
-        samples.append((time.time(), call("status")["status"]))
+        status = call("status")["status"]
+        samples.append((time.time(), status))  # stamped when the judgement was made (its last look)
         if end is None and done.exists() and done.read_text().strip():
             end = float(done.read_text())
         if end is not None and time.time() > end + extra:

@@ -105,7 +105,7 @@ def test_ctrl_c_only_for_our_own_command(shared_terminal: SharedTerminal) -> Non
     deadline = time.monotonic() + 5
     while call("status")["status"] != "ready" and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert call("send", text="sleep 30", timeout=0.5)["status"] == "busy"
+    assert call("send", text="sleep 30", timeout=2)["status"] == "busy"
     res = call("interrupt", timeout=5)
     assert res["ok"] and res["status"] == "ready", res
 

@@ -179,7 +179,7 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
         return failure("read", shared.missing(target.name, target.tmux.socket), session=target.name)
     if (missing := _require_private(ctx, target, "read")) is not None:
         return missing
-    st = observe.state_of(ctx, target)
+    st = observe.state_of(ctx, target, settle=True)
     if st.snap is None or st.facts is None:
         return failure("read", st.evidence, session=target.name)
     text = "\n".join(panes.scrollback(target.tmux, target.pane, lines)) if lines else st.snap.text
@@ -194,7 +194,7 @@ def do_status(ctx: Context, session: str | None) -> Result:
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if (missing := _require_private(ctx, target, "status")) is not None:
         return missing
-    st = observe.state_of(ctx, target)
+    st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
         return failure("status", st.evidence, session=target.name)
     return _state_result("status", target, st)

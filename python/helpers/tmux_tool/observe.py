@@ -19,18 +19,29 @@ from .context import Context, Target
 from .panes import PaneFacts
 from .scratch import load_record
 from .screen.snapshot import Snapshot
-from .state import State
+from .state import READY_STABLE, State
 
 POLL = 0.05  # seconds between looks while waiting on a screen
-READY_STABLE = 0.3  # a screen-judged "ready" must hold this long
 DEFAULT_STABLE = 1.0
 
 
-def state_of(ctx: Context, target: Target) -> State:
-    """Look at ``target`` once and decide its status."""
-    if target.shared:
-        return shared.state(ctx, target)
-    return _private_state(ctx, target)
+def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
+    """Look at ``target`` and decide its status.
+
+    With ``settle``, a ``ready`` judged from the look of the screen (not from
+    markers) is confirmed by a second look a moment later: between two
+    commands of a list, a shell can sit for some milliseconds beside output
+    that looks like its prompt.  ``wait`` has its own stability window and
+    looks once per step.
+    """
+    st = shared.state(ctx, target) if target.shared else _private_state(ctx, target)
+    if settle and st.status == "ready" and not st.exact and st.snap is not None:
+        time.sleep(READY_STABLE)
+        again = shared.state(ctx, target) if target.shared else _private_state(ctx, target)
+        if again.status != "ready" or again.snap is None or again.snap.digest != st.snap.digest:
+            again.status, again.evidence = "busy", f"the screen is still changing ({again.evidence})"
+        return again
+    return st
 
 
 def _private_state(ctx: Context, target: Target) -> State:
@@ -61,8 +72,11 @@ def _private_state(ctx: Context, target: Target) -> State:
         return State("busy", f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
-        return State("error", f"{program} exited to the shell (exit code {mark.exit_code})",
-                     program, snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
+        # DESIGN: a started program that ended with an error or a crash is "error";
+        # a clean exit leaves the shell's own state.  The exit code is exact.
+        status = "error" if mark.exit_code else "ready"
+        return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
+                     "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
     return _from_verdict(programs.detect(snap, program=program), snap, facts)
 
 

@@ -33,7 +33,7 @@ from .context import Context, Target
 from .panes import PaneFacts
 from .result import Result, failure
 from .screen.snapshot import Snapshot
-from .state import State
+from .state import READY_STABLE, State
 from .tmux import NoServer, NoTarget, Tmux
 
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
@@ -43,7 +43,6 @@ _FIRST_PROMPT_END = re.compile(r"[$#%>❯➜»λ] ")
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
 MIN_GAP = 0.1  # between two injections
-READY_STABLE = 0.08  # the prompt must hold still this long to count as "done"
 
 
 def poll_step(elapsed: float) -> float:
@@ -104,11 +103,14 @@ def split_prompt(snap: Snapshot, learned: str) -> PromptLine:
     line = snap.cursor_line
     cut = _cells_to_index(line, snap.cursor[0])
     if learned:
+        # The last occurrence counts: output without a final newline (a program's
+        # fake prompt, say) can sit on the same row to the left of the real prompt.
         try:
-            m = re.match(learned, line)
+            found = [m for m in re.finditer(learned, line) if m.end() > m.start()]
         except re.error:
-            m = None
-        if m:
+            found = []
+        if found:
+            m = found[-1]
             return PromptLine(True, line[: m.end()], line[m.end():].strip())
         return PromptLine(False)
     head = line[:cut].ljust(cut) if cut >= len(line) else line[:cut]
@@ -152,10 +154,13 @@ def state(ctx: Context, target: Target) -> State:
         if facts.learned_prompt and split_prompt(snap, "").found:
             line = split_prompt(snap, "")  # the prompt changed shape (new PS1): judge generically
         else:
-            verdict = programs.detect(snap, program=facts.command)
-            if verdict.status == "blocked":
-                return State("blocked", verdict.evidence, facts.command, snap, facts,
-                             question=verdict.question, options=tuple(verdict.options))
+            # tmux names the shell when a pipeline's first process has exited (``seq | less``):
+            # the screen may still show the program that runs.
+            verdict = programs.detect(snap, program=None)
+            named = verdict.program not in (None, *SHELLS)
+            if verdict.status == "blocked" or (named and verdict.status in ("ready", "busy")):
+                return State(verdict.status, verdict.evidence, verdict.program or facts.command, snap,
+                             facts, question=verdict.question, options=tuple(verdict.options))
             return State("busy", "the shell is in the foreground but its prompt is not at the "
                          "cursor (a builtin is running or it is reading input)", facts.command, snap, facts)
     if not line.typed and not _matches(facts.learned_prompt, snap.cursor_line):

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .panes import PaneFacts
+
+READY_STABLE = 0.08
+"""Seconds a screen-judged "ready" must hold still to count (markers need none)."""
 from .screen.snapshot import Snapshot
 
 

@@ -1,0 +1,144 @@
+"""The MCP front end: every action of the table as one MCP tool, over stdio.
+
+Built on the official SDK's high-level server (``MCPServer``), so other agents
+(Claude Code, Codex, Gemini CLI) get the same guarded terminal as Agent Zero.
+
+* Each tool's input schema is generated from the action's ``Arg`` declarations
+  - the table the command line and the documentation checks are built from -
+  so the front ends cannot disagree: ``kind`` gives the JSON type, ``required``
+  the required list, ``default`` and ``choices`` the default and enum.
+* The arguments are checked by the library's own :func:`~.args.bind`, not by
+  the SDK, so a mistake comes back as the same ``ok: false`` result with one
+  sentence that the command line prints; the SDK's model only sees free-form
+  fields (text arguments stay text: a ``send`` of ``[1, 2]`` to a REPL must
+  not arrive as a list).
+* A call answers with the JSON result of the contract twice: as text (exactly
+  the command line's ``--json`` output) and as structured content.
+* Actions run in worker threads (:func:`~.api.acall`): a ``wait`` of a minute
+  never stalls the server, so other calls are answered meanwhile.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+
+from .actions import ACTIONS, Action
+from .api import acall
+from .args import Arg
+from .messages import message
+from .result import STATUSES
+
+SERVER_NAME = "tmux_tool"
+JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}
+# Actions that only look: clients may run them without asking their user.
+READ_ONLY = frozenset({"read", "status", "list", "wait"})
+# Actions that end or discard something.
+DESTRUCTIVE = frozenset({"kill", "interrupt", "exit", "keys"})
+
+RESULT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "ok": {"type": "boolean"},
+        "action": {"type": "string"},
+        "session": {"type": ["string", "null"]},
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "exit_code": {"type": ["integer", "null"]},
+        "output": {"type": "string"},
+        "screen": {"type": ["string", "null"]},
+        "error": {"type": ["string", "null"]},
+        "hint": {"type": ["string", "null"]},
+    },
+    "required": ["ok", "action", "session", "status", "exit_code", "output", "screen", "error", "hint"],
+}
+
+
+def arg_schema(arg: Arg) -> dict[str, Any]:
+    """The JSON schema of one declared argument."""
+    prop: dict[str, Any] = {"type": JSON_TYPES[arg.kind], "description": arg.help}
+    if arg.kind == "list":
+        prop["items"] = {"type": "string"}
+    if arg.choices:
+        prop["enum"] = list(arg.choices)
+    if arg.default is not None:
+        prop["default"] = arg.default
+    return prop
+
+
+def input_schema(action: Action) -> dict[str, Any]:
+    """The input schema of one action's tool."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {arg.name: arg_schema(arg) for arg in action.args},
+        "additionalProperties": False,
+    }
+    required = [arg.name for arg in action.args if arg.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _call_for(action: Action) -> Any:
+    """An async function taking the action's arguments by name.
+
+    Its signature exists for the SDK's argument model only: text arguments are
+    annotated ``str`` so the SDK leaves their values alone, all others ``Any``;
+    every parameter defaults to None so the library decides what is missing.
+    """
+
+    async def call(**given: Any) -> CallToolResult:
+        args = {name: value for name, value in given.items() if value is not None}
+        result = await acall(action.name, **args)
+        return CallToolResult(
+            content=[TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
+            structured_content=result,
+            is_error=not result["ok"],
+        )
+
+    params = [
+        inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation=str if arg.kind == "str" else Any)
+        for arg in action.args
+    ]
+    call.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    call.__name__ = action.name
+    return call
+
+
+def tool_for(action: Action) -> Tool:
+    """The MCP tool of one action: generated schema, the library's checks."""
+    tool = Tool.from_function(
+        _call_for(action),
+        name=action.name,
+        description=f"tmux_tool {action.name}: {action.summary}",
+        annotations=ToolAnnotations(
+            title=f"tmux {action.name}",
+            read_only_hint=action.name in READ_ONLY,
+            destructive_hint=action.name in DESTRUCTIVE,
+            open_world_hint=False,
+        ),
+        structured_output=False,
+    )
+    tool.fn_metadata.output_schema = RESULT_SCHEMA
+    return tool.model_copy(update={"parameters": input_schema(action)})
+
+
+def build() -> MCPServer:
+    """The server with one tool per action registered right now."""
+    return MCPServer(
+        SERVER_NAME,
+        title="tmux terminals",
+        instructions=message("mcp_instructions"),
+        tools=[tool_for(action) for action in ACTIONS.values()],
+        log_level="WARNING",
+    )
+
+
+def serve() -> None:
+    """Run the server on stdin/stdout until the client closes it."""
+    build().run("stdio")

@@ -1,0 +1,76 @@
+"""Questions any program may ask at the cursor: passwords, yes/no, "press a key".
+
+A program waiting on a question looks, to a terminal, exactly like a program
+that printed part of a line and went on working.  So a question is only
+recognised by its *shape* at the end of the text left of the cursor, with
+nothing typed after it: a password/passphrase label ending in ``:``; a yes/no
+choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
+RETURN / any key"; a sentence ending in ``?`` (optionally followed by a
+default in brackets); or a label that asks for input (``Enter ...:``,
+``Username for ...:``).
+
+A bare ``read -p 'Name: '`` matches none of these on purpose: "Name: " is
+equally the start of a progress line from a command still running.  Such a
+screen is reported busy; it becomes visible to the agent as a screen that
+stays still while ``wait`` runs out, with the text on it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..screen.snapshot import Snapshot
+from .base import Verdict, cursor_line, quote
+
+PASSWORD = re.compile(r"(?i)\b(?:pass(?:word|phrase|code)?|pass phrase|pin)\b[^:\n]{0,80}:\s*$")
+YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
+PRESS_KEY = re.compile(r"(?i)\b(?:press|hit)\s+(?:<?enter>?|<?return>?|any key|a key)\b")
+QUESTION = re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$")
+REQUEST = re.compile(
+    r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login|e-?mail)"
+    r"\b[^\n]*:\s*$"
+)
+CHOICE_GROUP = re.compile(r"[\[(]([^\])]+)[\])][\s?:]*$")
+
+
+def _options(group: str) -> tuple[str, ...]:
+    """Choices inside ``[Y/n]`` / ``(yes/no/[fingerprint])`` / ``[nyae]``."""
+    inner = group.strip("[]() ")
+    if "/" in inner:
+        return tuple(part.strip("[]() ") for part in inner.split("/") if part.strip("[]() "))
+    if inner.isalpha() and inner.islower() and len(inner) <= 8:
+        return tuple(inner)
+    return ()
+
+
+def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Verdict | None:
+    """A question at the cursor (nothing typed after it), or None.
+
+    ``strong_only`` keeps to the shapes nobody types by accident (password
+    labels, bracketed yes/no choices, "press a key"), for callers that must
+    weigh a question against a prompt on the same row.
+    """
+    cl = cursor_line(snap)
+    if cl.after.strip():
+        return None
+    before = cl.before.rstrip()
+    if not before:
+        return None
+    text = before.strip()
+    if PASSWORD.search(before):
+        return Verdict("blocked", program, f"a password prompt {quote(text)} is at the cursor",
+                       text, ())
+    if m := YES_NO.search(before):
+        return Verdict("blocked", program, f"a yes/no question {quote(text)} is at the cursor",
+                       text, _options(m.group(1)))
+    if PRESS_KEY.search(before):
+        return Verdict("blocked", program, f"{quote(text)} waits for a key at the cursor", text, ("Enter",))
+    if strong_only:
+        return None
+    if QUESTION.search(before):
+        group = CHOICE_GROUP.search(before)
+        return Verdict("blocked", program, f"a question {quote(text)} is at the cursor", text,
+                       _options(group.group(1)) if group else ())
+    if REQUEST.search(before):
+        return Verdict("blocked", program, f"a request for input {quote(text)} is at the cursor", text, ())
+    return None

@@ -1,0 +1,92 @@
+"""Cheap cleaning of terminal output that is too big to emulate.
+
+``quick_clean`` is for saving a whole command's output to a file: megabytes of
+build logs or download progress.  Feeding that through a terminal emulator
+costs seconds; a handful of regular expressions costs milliseconds and gets
+the common cases right: colours and titles disappear, a ``\\r`` progress bar
+keeps only what it finally showed, and nothing that could drive a terminal
+(ESC, BEL, other C0/C1 controls) survives.  What it cannot do is follow
+cursor motion between lines; use the emulator for screens.
+
+Sequence boundaries follow tmux 3.3a's parser, so the same bytes are swallowed
+here as in the pane: an OSC string ends at BEL, ESC, CAN or SUB; a DCS string
+only at ``ESC \\``; SOS/PM/APC and screen's ``ESC k`` title at ESC, CAN or SUB.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Every escape sequence, complete or cut off at the end of the text.
+ESCAPE_RE = re.compile(
+    r"\x1b\[[^\x00-\x1f\x40-\x7e]*[\x40-\x7e]?"  # CSI
+    r"|\x1b\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\)?"  # OSC, incl. OSC 8 links
+    r"|\x1bP[^\x1b]*(?:\x1b(?!\\)[^\x1b]*)*(?:\x1b\\)?"  # DCS
+    r"|\x1b[X^_k][^\x18\x1a\x1b]*(?:\x1b\\)?"  # SOS, PM, APC, screen title
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"  # two-byte ESC (and ESC ( B ...)
+)
+# Controls nobody should receive: C0 except \t and \n, DEL, C1.
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ANY_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+# Erase-in-line sequences matter to ``\r`` progress bars, so they are turned
+# into private control characters (FS, GS, RS) before the other escapes go.
+_EL_CODES = (("\x1b[K", "\x1c"), ("\x1b[0K", "\x1c"), ("\x1b[1K", "\x1d"),
+             ("\x1b[2K", "\x1e"))
+_OVERWRITE_RE = re.compile(r"[\r\x08\x1c\x1d\x1e]")
+_NEEDS_OVERWRITE_RE = re.compile(r"^[^\n\r\x08\x1c-\x1e]*[\r\x08\x1c-\x1e][^\n]*", re.MULTILINE)
+
+
+def _overwrite(line: str) -> str:
+    """Replay ``\\r``, backspace and erase-in-line on one line of text."""
+    buf = ""
+    col = 0
+    pos = 0
+    for match in _OVERWRITE_RE.finditer(line):
+        piece = line[pos:match.start()]
+        pos = match.end()
+        if piece:
+            if col > len(buf):
+                buf += " " * (col - len(buf))
+            buf = buf[:col] + piece + buf[col + len(piece):]
+            col += len(piece)
+        op = match.group()
+        if op == "\r":
+            col = 0
+        elif op == "\x08":
+            col = max(0, col - 1)
+        elif op == "\x1c":
+            buf = buf[:col]
+        elif op == "\x1d":
+            buf = " " * min(col + 1, len(buf)) + buf[col + 1:]
+        else:
+            buf = ""
+    piece = line[pos:]
+    if piece:
+        if col > len(buf):
+            buf += " " * (col - len(buf))
+        buf = buf[:col] + piece + buf[col + len(piece):]
+    return buf
+
+
+def quick_clean(data: bytes | str) -> str:
+    """Plain text of raw terminal output, in time linear in its size.
+
+    Escape sequences are dropped (a hyperlink keeps its text), ``\\r`` and
+    backspace overwrite within their line as a terminal would, and every
+    control character except ``\\n`` and ``\\t`` is removed.  Bytes are decoded
+    as UTF-8 with U+FFFD for invalid input.  Trailing spaces are removed from
+    each line.
+    """
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    if "\x1b" in text:
+        text = text.translate({0x1C: None, 0x1D: None, 0x1E: None})
+        for sequence, code in _EL_CODES:
+            text = text.replace(sequence, code)
+        text = ESCAPE_RE.sub("", text)
+    text = text.replace("\r\n", "\n")
+    text = _NEEDS_OVERWRITE_RE.sub(lambda m: _overwrite(m.group()), text)
+    text = CONTROL_RE.sub("", text)
+    if " \n" in text or text.endswith(" "):
+        text = re.sub(r" +$", "", text, flags=re.MULTILINE)
+    return text

@@ -1,0 +1,602 @@
+"""A pyte screen that behaves like a tmux 3.3a pane.
+
+Raw pane bytes (``pipe-pane``, control-mode ``%output``) only mean something
+after a terminal has interpreted them.  We want the same picture tmux shows, so
+``capture-pane`` and a replayed stream agree line for line.  pyte supplies the
+grid and the cursor-motion, erase, insert/delete and scroll-margin logic; this
+subclass replaces the parts where pyte differs from tmux or loses text:
+
+* ``draw``: pyte stops drawing the rest of a text run at the first width-0
+  character that is not a combining mark (ZWJ, VS16), pads wide characters
+  that do not fit, and leaves half of a wide character behind when it is
+  overwritten.  Here each character follows tmux's cell rules (see
+  :mod:`.cells`).
+* the alternate screen (DECSET 47/1047/1049), which pyte ignores: the main
+  screen is saved and restored, and nothing drawn there reaches the history;
+* ``CSI n S`` / ``CSI n T`` (scroll up/down), REP, CBT, SCP/RCP, NEL with its
+  carriage return, a single DECSC slot as tmux has;
+* SGR through :func:`.sgr.apply_sgr` so dim, 256-colour and truecolour survive;
+* erasing fills with the background colour only, as tmux does;
+* rows that leave the top of the main screen (scrolling or a full clear) are
+  handed to ``on_history`` so a transcript can keep them, as tmux's history
+  does.
+
+DECCOLM never resizes (tmux only homes and clears), and queries (DA, DSR) are
+never answered: the parser in :mod:`.stream` does not even dispatch them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import Margins, StaticDefaultDict
+
+from .cells import ACS_TABLE, CELL_BYTES, ZWJ, char_width
+from .sgr import DEFAULT_STYLE, Style, apply_sgr
+from .snapshot import Snapshot, Span
+
+
+class Cell(NamedTuple):
+    """One grid cell: its characters and style (a wide char's stub is "")."""
+
+    data: str
+    fg: str = "default"
+    bg: str = "default"
+    bold: bool = False
+    dim: bool = False
+    italics: bool = False
+    underscore: bool = False
+    reverse: bool = False
+
+
+BLANK = Cell(" ")
+_new_cell = tuple.__new__
+Line = StaticDefaultDict[int, Cell]
+
+
+def row_text(line: Line) -> str:
+    """A grid row as capture-pane prints it, trailing blanks removed."""
+    if not line:
+        return ""
+    return "".join([line[x].data for x in range(max(line) + 1)]).rstrip(" ")
+
+
+def text_end(line: Line) -> int:
+    """Cells up to and including the last non-blank one (a stub included)."""
+    for x in range(max(line, default=-1), -1, -1):
+        data = line[x].data
+        if data and data != " ":
+            stub = line.get(x + 1)
+            return x + 2 if stub is not None and stub.data == "" else x + 1
+    return 0
+
+
+def row_spans(line: Line, end: int) -> tuple[Span, ...]:
+    """Runs of non-default style in the first ``end`` cells of a row."""
+    spans: list[Span] = []
+    run_style: Style = DEFAULT_STYLE
+    run_start = 0
+    for x in range(end):
+        style: Style = line[x][1:]  # type: ignore[assignment]
+        if style != run_style:
+            if run_style != DEFAULT_STYLE:
+                spans.append(Span(run_start, x, *run_style))
+            run_style, run_start = style, x
+    if run_style != DEFAULT_STYLE and end > run_start:
+        spans.append(Span(run_start, end, *run_style))
+    return tuple(spans)
+
+
+def _copy_line(line: Line) -> Line:
+    copy: Line = StaticDefaultDict(line.default)
+    copy.update(line)
+    return copy
+
+
+class _Saved(NamedTuple):
+    """What DECSC (and 1049) remember."""
+
+    x: int
+    y: int
+    attrs: Cell
+    acs: tuple[bool, bool]
+    charset: int
+    origin: bool
+    wrap: bool
+
+
+class TmuxScreen(pyte.Screen):
+    """A pyte screen with tmux's rules; see the module docstring."""
+
+    def __init__(
+        self,
+        columns: int,
+        lines: int,
+        on_history: Callable[[Line], None] | None = None,
+    ) -> None:
+        self.on_history = on_history
+        self.main_buffer: dict[int, Line] | None = None
+        self.last_ascii: str | None = None
+        self._zwj = False
+        self._acs = [False, False]
+        self._saved: _Saved | None = None
+        self._alt_cursor: _Saved | None = None
+        super().__init__(columns, lines)
+
+    # -- state -------------------------------------------------------------
+
+    @property
+    def default_char(self) -> Cell:  # type: ignore[override]
+        """A blank cell; tmux has no reverse-screen mode to honour."""
+        return BLANK
+
+    @property
+    def alternate(self) -> bool:
+        """True while a full-screen program holds the alternate screen."""
+        return self.main_buffer is not None
+
+    def reset(self) -> None:
+        """RIS: pyte's reset plus our own state (style, charsets, ZWJ)."""
+        super().reset()
+        self.cursor.attrs = BLANK
+        self._zwj = False
+        self._acs = [False, False]
+        self._saved = None
+        self.last_ascii = None
+
+    def full_reset(self) -> None:
+        """RIS (``ESC c``): tmux clears the screen (into history) and resets."""
+        self.erase_in_display(2)
+        self.reset()
+
+    def set_style(self, params: str) -> None:
+        """SGR with the raw parameter text (colon forms included)."""
+        style = apply_sgr(self.cursor.attrs[1:], params)  # type: ignore[arg-type]
+        self.cursor.attrs = _new_cell(Cell, (" ",) + style)
+
+    def designate(self, slot: str, code: str) -> None:
+        """``ESC ( 0`` / ``ESC ) B``: line drawing on or off for G0/G1."""
+        if code in "0B":
+            self._acs[0 if slot == "(" else 1] = code == "0"
+
+    def _blank(self) -> Cell:
+        """The cell an erase leaves: blank, keeping only the background."""
+        bg = self.cursor.attrs.bg
+        return BLANK if bg == "default" else BLANK._replace(bg=bg)
+
+    # -- drawing -----------------------------------------------------------
+
+    def draw(self, data: str) -> None:
+        """Print text at the cursor following tmux's cell rules."""
+        if self._acs[self.charset]:
+            data = data.translate(ACS_TABLE)
+        if data.isascii() and mo.DECAWM in self.mode and mo.IRM not in self.mode:
+            self._draw_ascii(data)
+            return
+        for ch in data:
+            self._draw_char(ch)
+        self.last_ascii = data[-1] if data[-1] < "\x7f" else None
+
+    def _draw_ascii(self, data: str) -> None:
+        """The common case: narrow characters, autowrap on, no insert mode."""
+        cursor = self.cursor
+        columns = self.columns
+        style = cursor.attrs[1:]
+        while data:
+            if cursor.x >= columns:
+                cursor.x = 0
+                self.index()
+            x = cursor.x
+            chunk = data[: columns - x]
+            data = data[len(chunk):]
+            end = x + len(chunk)
+            line = self.buffer[cursor.y]
+            self._unsplit(line, x, end, ascii_run=True)
+            for i, ch in enumerate(chunk, x):
+                line[i] = _new_cell(Cell, (ch,) + style)
+            cursor.x = end
+        self.last_ascii = chunk[-1]
+
+    def _unsplit(self, line: Line, start: int, end: int, ascii_run: bool = False) -> None:
+        """Blank the halves of wide characters cut by writing ``start:end``.
+
+        tmux 3.3a's path for plain ASCII runs misses one case: a run starting
+        on the right half of a wide character in column 0 leaves that
+        character in place (its capture then shows both); we do the same.
+        """
+        if start > 1 or (start == 1 and not ascii_run):
+            first = line.get(start)
+            if first is not None and first.data == "":
+                line[start - 1] = BLANK
+        stub = line.get(end)
+        while stub is not None and stub.data == "":
+            line[end] = BLANK
+            end += 1
+            stub = line.get(end)
+
+    def _draw_char(self, ch: str) -> None:
+        width = char_width(ch)
+        if width < 0:
+            return
+        if ch == ZWJ:
+            self._zwj = True
+            return
+        # tmux prints plain ASCII through a fast path that never looks at a
+        # pending ZWJ; everything else joins the previous cell when asked to.
+        plain = ch < "\x7f" and mo.DECAWM in self.mode and mo.IRM not in self.mode
+        if width == 0 or (self._zwj and not plain):
+            joined = not self._zwj or self._combine(ZWJ)
+            self._zwj = False
+            if not (joined and self._combine(ch)) and width > 0:
+                # tmux would drop a joined character it has no room for (at
+                # column 0, or past 21 bytes in one cell); we never lose a
+                # visible character, so it gets a cell of its own.
+                self._put(ch, width)
+            return
+        self._put(ch, width)
+
+    def _combine(self, ch: str) -> bool:
+        """Append a zero-width character to the cell left of the cursor."""
+        x = self.cursor.x
+        if x == 0:
+            return False
+        line = self.buffer[self.cursor.y]
+        x = min(x, self.columns) - 1
+        while x > 0 and line[x].data == "":
+            x -= 1
+        cell = line[x]
+        data = cell.data + ch
+        if len(data.encode("utf-8", "surrogatepass")) > CELL_BYTES:
+            return False
+        line[x] = cell._replace(data=data)
+        return True
+
+    def _put(self, ch: str, width: int) -> None:
+        cursor = self.cursor
+        columns = self.columns
+        wrap = mo.DECAWM in self.mode
+        if not wrap and width > 1 and (
+            width > columns or (cursor.x != columns and cursor.x > columns - width)
+        ):
+            return
+        if mo.IRM in self.mode:
+            self.insert_characters(width)
+        if wrap and cursor.x > columns - width:
+            cursor.x = 0
+            self.index()
+        x = cursor.x
+        if x > columns - width:
+            return
+        line = self.buffer[cursor.y]
+        self._unsplit(line, x, x + width)
+        style = cursor.attrs[1:]
+        line[x] = _new_cell(Cell, (ch,) + style)
+        if width == 2:
+            line[x + 1] = _new_cell(Cell, ("",) + style)
+        last = 0 if wrap else 1
+        cursor.x = x + width if x <= columns - last - width else columns - last
+
+    def repeat(self, count: int) -> None:
+        """REP: print the last ASCII character again, at most to the margin."""
+        if self.last_ascii is not None:
+            count = min(count, self.columns - min(self.cursor.x, self.columns))
+            if count > 0:
+                self.draw(self.last_ascii * count)
+
+    # -- scrolling and history ----------------------------------------------
+
+    def _region(self) -> tuple[int, int]:
+        return self.margins or (0, self.lines - 1)  # type: ignore[return-value]
+
+    def _move_rows(self, top: int, bottom: int, count: int, down: bool) -> None:
+        """Shift rows ``top..bottom`` by ``count``; vacated rows are blank."""
+        buffer = self.buffer
+        rows = [buffer.pop(y, None) for y in range(top, bottom + 1)]
+        if down:
+            rows = [None] * count + rows[: len(rows) - count]
+        else:
+            rows = rows[count:] + [None] * count
+        for y, line in enumerate(rows, top):
+            if line:
+                buffer[y] = line
+        self.dirty.update(range(top, bottom + 1))
+
+    def _scroll_region_up(self) -> None:
+        top, bottom = self._region()
+        if self.on_history is not None and self.main_buffer is None:
+            self.on_history(self.buffer[top])
+        self._move_rows(top, bottom, 1, down=False)
+
+    def index(self) -> None:
+        """LF/IND: down a row; at the bottom margin the region scrolls."""
+        if self.cursor.y == self._region()[1]:
+            self._scroll_region_up()
+        elif self.cursor.y < self.lines - 1:
+            self.cursor.y += 1
+
+    def reverse_index(self) -> None:
+        """RI: up a row; at the top margin the region scrolls down."""
+        top, bottom = self._region()
+        if self.cursor.y == top:
+            self._move_rows(top, bottom, 1, down=True)
+        elif self.cursor.y > 0:
+            self.cursor.y -= 1
+
+    def scroll_up(self, count: int = 1) -> None:
+        """SU (``CSI n S``): scroll the region up, lines go to history."""
+        top, bottom = self._region()
+        for _ in range(min(max(count, 1), bottom - top + 1)):
+            self._scroll_region_up()
+
+    def scroll_down(self, count: int = 1) -> None:
+        """SD (``CSI n T``): scroll the region down, blank rows at the top."""
+        top, bottom = self._region()
+        self._move_rows(top, bottom, min(max(count, 1), bottom - top + 1), down=True)
+
+    def insert_lines(self, count: int | None = None) -> None:
+        """IL: rows at and below the cursor move down; the cursor stays."""
+        bottom = self._lines_area()
+        count = min(max(count or 1, 1), bottom + 1 - self.cursor.y)
+        self._move_rows(self.cursor.y, bottom, count, down=True)
+
+    def delete_lines(self, count: int | None = None) -> None:
+        """DL: rows below the cursor move up; the cursor stays."""
+        bottom = self._lines_area()
+        count = min(max(count or 1, 1), bottom + 1 - self.cursor.y)
+        self._move_rows(self.cursor.y, bottom, count, down=False)
+
+    def _lines_area(self) -> int:
+        """Last row IL/DL move: the region's, or the screen's outside it."""
+        top, bottom = self._region()
+        return bottom if top <= self.cursor.y <= bottom else self.lines - 1
+
+    def set_margins(self, top: int | None = None, bottom: int | None = None) -> None:
+        """DECSTBM: set the scroll region and home the cursor (tmux rules)."""
+        upper = min(max(top or 1, 1) - 1, self.lines - 1)
+        lower = min(max(self.lines if bottom is None else bottom, 1) - 1, self.lines - 1)
+        if upper >= lower:
+            return
+        self.cursor.x = self.cursor.y = 0
+        self.margins = Margins(upper, lower)
+
+    def cursor_up(self, count: int | None = None) -> None:
+        """CUU: stops at the top margin, or the screen top above it."""
+        top = self._region()[0]
+        floor = 0 if self.cursor.y < top else top
+        self.cursor.y = max(self.cursor.y - max(count or 1, 1), floor)
+        self.cursor.x = min(self.cursor.x, self.columns - 1)
+
+    def cursor_down(self, count: int | None = None) -> None:
+        """CUD: stops at the bottom margin, or the screen bottom below it."""
+        bottom = self._region()[1]
+        ceiling = self.lines - 1 if self.cursor.y > bottom else bottom
+        self.cursor.y = min(self.cursor.y + max(count or 1, 1), ceiling)
+        self.cursor.x = min(self.cursor.x, self.columns - 1)
+
+    def cursor_back(self, count: int | None = None) -> None:
+        """CUB and BS: left, from a pending wrap too (tmux keeps cx == width)."""
+        self.cursor.x = max(self.cursor.x - max(count or 1, 1), 0)
+
+    def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
+        """CUP/HVP: absolute move, clamped; origin mode counts from the region."""
+        self.cursor.x = min(max(column or 1, 1) - 1, self.columns - 1)
+        self.cursor_to_line(line)
+
+    def cursor_to_line(self, line: int | None = None) -> None:
+        """VPA: row only; pyte asserts on origin mode without margins."""
+        y = max(line or 1, 1) - 1
+        if self.margins is not None and mo.DECOM in self.mode:
+            top, bottom = self.margins
+            y = bottom if y > bottom - top else y + top
+        self.cursor.y = min(y, self.lines - 1)
+
+    def insert_characters(self, count: int | None = None) -> None:
+        """ICH: cells from the cursor move right; new cells are blank."""
+        self._shift_cells(count, right=True)
+
+    def delete_characters(self, count: int | None = None) -> None:
+        """DCH: cells after the cursor move left; blanks fill the end."""
+        self._shift_cells(count, right=False)
+
+    def _shift_cells(self, count: int | None, right: bool) -> None:
+        x = self.cursor.x
+        if x >= self.columns:
+            return
+        count = min(max(count or 1, 1), self.columns - x)
+        line = self.buffer[self.cursor.y]
+        cells = [line[i] for i in range(x, self.columns)]
+        blank = [self._blank()] * count
+        cells = blank + cells[:-count] if right else cells[count:] + blank
+        for i, cell in enumerate(cells, x):
+            line[i] = cell
+        self.dirty.add(self.cursor.y)
+
+    def next_line(self) -> None:
+        """NEL: carriage return plus line feed (pyte forgets the return)."""
+        self.cursor.x = 0
+        self.index()
+
+    def tab(self) -> None:
+        """HT: next tab stop, never past the last column, never backwards."""
+        last = self.columns - 1
+        if self.cursor.x >= last:
+            return
+        stops = [s for s in self.tabstops if s > self.cursor.x]
+        self.cursor.x = min(min(stops, default=last), last)
+
+    def back_tab(self, count: int = 1) -> None:
+        """CBT: back to the previous tab stop, ``count`` times."""
+        x = min(self.cursor.x, self.columns - 1)
+        for _ in range(max(count, 1)):
+            if x <= 0:
+                break
+            x -= 1
+            while x > 0 and x not in self.tabstops:
+                x -= 1
+        self.cursor.x = x
+
+    # -- erasing -------------------------------------------------------------
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        """ED, with tmux's rule that clearing the whole main screen first
+        pushes its used rows into the history (``scroll-on-clear``)."""
+        cursor = self.cursor
+        if how == 2 or (how == 0 and cursor.x == 0 and cursor.y == 0):
+            if self.on_history is not None and self.main_buffer is None:
+                used = [y for y, line in self.buffer.items() if line]
+                for y in range(max(used, default=-1) + 1):
+                    self.on_history(self.buffer[y])
+            rows = range(self.lines)
+        elif how == 0:
+            rows = range(cursor.y + 1, self.lines)
+            self.erase_in_line(0)
+        elif how == 1:
+            rows = range(cursor.y)
+            self.erase_in_line(1)
+        else:
+            return
+        blank = self._blank()
+        for y in rows:
+            self.buffer.pop(y, None)
+            if blank is not BLANK:
+                self.buffer[y].update(dict.fromkeys(range(self.columns), blank))
+        self.dirty.update(rows)
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        """EL, filling with the background colour only."""
+        x = min(self.cursor.x, self.columns)
+        if how == 0:
+            self._fill(x, self.columns)
+        elif how == 1:
+            self._fill(0, min(x + 1, self.columns))
+        elif how == 2:
+            self._fill(0, self.columns)
+
+    def erase_characters(self, count: int | None = None) -> None:
+        """ECH, filling with the background colour only."""
+        x = min(self.cursor.x, self.columns - 1)
+        self._fill(x, min(x + max(count or 1, 1), self.columns))
+
+    def _fill(self, start: int, stop: int) -> None:
+        if start >= stop:
+            return
+        # tmux clears cells without repairing wide characters they cut.
+        line = self.buffer[self.cursor.y]
+        blank = self._blank()
+        if blank is BLANK and stop == self.columns:
+            # Like tmux, a default-coloured erase to the end frees the cells.
+            for x in [x for x in line if x >= start]:
+                del line[x]
+        else:
+            for x in range(start, stop):
+                line[x] = blank
+        self.dirty.add(self.cursor.y)
+
+    # -- modes ----------------------------------------------------------------
+
+    def set_private_mode(self, mode: int, on: bool) -> None:
+        """DECSET/DECRST for the modes tmux 3.3a acts on."""
+        if mode == 3:  # DECCOLM: tmux homes and clears, never resizes.
+            self.cursor_position()
+            self.erase_in_display(2)
+        elif mode == 6:
+            (self.mode.add if on else self.mode.discard)(mo.DECOM)
+            self.cursor_position()
+        elif mode == 7:
+            (self.mode.add if on else self.mode.discard)(mo.DECAWM)
+        elif mode == 25:
+            self.cursor.hidden = not on
+        elif mode in (47, 1047, 1049):
+            if on:
+                self._alternate_on(mode == 1049)
+            else:
+                self._alternate_off(mode == 1049)
+
+    def set_insert_mode(self, on: bool) -> None:
+        """SM/RM 4 (IRM); tmux ignores the other ANSI modes (LNM too)."""
+        (self.mode.add if on else self.mode.discard)(mo.IRM)
+
+    def _alternate_on(self, with_cursor: bool) -> None:
+        if with_cursor:
+            self._alt_cursor = self._state()
+        if self.main_buffer is not None:
+            return
+        self.main_buffer = {y: _copy_line(line) for y, line in self.buffer.items()}
+        self.buffer.clear()
+        self.dirty.update(range(self.lines))
+
+    def _alternate_off(self, with_cursor: bool) -> None:
+        if with_cursor and self._alt_cursor is not None:
+            self._restore(self._alt_cursor)
+        if self.main_buffer is not None:
+            self.buffer.clear()
+            self.buffer.update(self.main_buffer)
+            self.main_buffer = None
+            self.dirty.update(range(self.lines))
+        self.cursor.x = min(self.cursor.x, self.columns - 1)
+        self.cursor.y = min(self.cursor.y, self.lines - 1)
+
+    # -- cursor save/restore (one slot, as in tmux) ---------------------------
+
+    def _state(self) -> _Saved:
+        return _Saved(
+            self.cursor.x, self.cursor.y, self.cursor.attrs, tuple(self._acs),  # type: ignore[arg-type]
+            self.charset, mo.DECOM in self.mode, mo.DECAWM in self.mode,
+        )
+
+    def _restore(self, saved: _Saved) -> None:
+        self.cursor.x = min(saved.x, self.columns)
+        self.cursor.y = min(saved.y, self.lines - 1)
+        self.cursor.attrs = saved.attrs
+        self._acs = list(saved.acs)
+        self.charset = saved.charset
+
+    def save_cursor(self) -> None:
+        """DECSC / SCP: remember cursor, style and charsets (one slot)."""
+        self._saved = self._state()
+
+    def restore_cursor(self) -> None:
+        """DECRC / RCP: go back to the saved state, or home if none."""
+        if self._saved is None:
+            self.cursor.x = self.cursor.y = 0
+            self.cursor.attrs = BLANK
+            return
+        self._restore(self._saved)
+        (self.mode.add if self._saved.origin else self.mode.discard)(mo.DECOM)
+        (self.mode.add if self._saved.wrap else self.mode.discard)(mo.DECAWM)
+
+    # -- output ---------------------------------------------------------------
+
+    def snapshot(self, program: str | None = None) -> Snapshot:
+        """The visible screen as a :class:`Snapshot`."""
+        lines: list[str] = []
+        styles: list[tuple[Span, ...]] = []
+        for y in range(self.lines):
+            line = self.buffer.get(y)
+            if not line:
+                lines.append("")
+                styles.append(())
+                continue
+            lines.append(row_text(line))
+            styles.append(row_spans(line, text_end(line)))
+        while lines and not lines[-1]:
+            lines.pop()
+        del styles[len(lines):]
+        return Snapshot(
+            lines=tuple(lines),
+            width=self.columns,
+            height=self.lines,
+            cursor=(self.cursor.x, self.cursor.y),
+            alternate=self.alternate,
+            program=program,
+            styles=tuple(styles),
+        )
+
+    def main_rows(self) -> list[str]:
+        """Text of the main screen, even while the alternate one is shown."""
+        buffer = self.main_buffer if self.main_buffer is not None else self.buffer
+        return [row_text(buffer[y]) if y in buffer else "" for y in range(self.lines)]
+

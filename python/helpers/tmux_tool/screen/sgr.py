@@ -1,0 +1,112 @@
+"""Select Graphic Rendition: turn ``CSI ... m`` parameters into a cell style.
+
+One parser serves both paths (tmux captures and raw streams) so a colour is
+named the same way whichever path saw it.  pyte ignores SGR 2 (dim) and the
+colon forms (``38:2::r:g:b``, ``4:3``) that modern programs emit; dim matters
+because AI CLIs draw "thinking" and hint text dim, so it is kept here.
+
+A style is a plain tuple ``(fg, bg, bold, dim, italic, underline, reverse)``,
+in the order of :class:`~.snapshot.Span`'s style fields, so
+``Span(start, end, *style)`` builds a span.  Colour names:
+
+* ``"default"``;
+* ``"black"`` ... ``"white"`` for 30-37/40-47, ``"brightblack"`` ... for
+  90-97/100-107;
+* ``"38;5;N"`` (foreground) or ``"48;5;N"`` (background) for the 256-colour
+  palette, exactly as tmux writes them back in ``capture-pane -e``;
+* ``"rrggbb"`` (lower-case hex) for truecolour.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+Style = tuple[str, str, bool, bool, bool, bool, bool]
+
+DEFAULT_STYLE: Style = ("default", "default", False, False, False, False, False)
+
+_NAMES = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")
+_FG, _BG, _BOLD, _DIM, _ITALIC, _UNDERLINE, _REVERSE = range(7)
+
+
+def _number(text: str) -> int:
+    """A parameter as an int; empty or garbled parameters count as 0."""
+    return int(text) if text.isdigit() and len(text) < 6 else 0
+
+
+def _extended(kind: int, values: list[int]) -> str | None:
+    """Colour from the values after 38/48 (``5;N`` or ``2;R;G;B``)."""
+    if not values:
+        return None
+    if values[0] == 5 and len(values) >= 2:
+        return f"{kind};5;{values[1] & 0xFF}"
+    if values[0] == 2 and len(values) >= 4:
+        r, g, b = (v & 0xFF for v in values[-3:]) if len(values) > 4 else (
+            v & 0xFF for v in values[1:4])
+        return f"{r:02x}{g:02x}{b:02x}"
+    return None
+
+
+@lru_cache(maxsize=8192)
+def apply_sgr(style: Style, params: str) -> Style:
+    """The style after ``CSI params m`` is applied to ``style``."""
+    if params in ("", "0"):
+        return DEFAULT_STYLE
+    out = list(style)
+    groups = params.split(";")
+    i = 0
+    while i < len(groups):
+        group = groups[i]
+        i += 1
+        if ":" in group:
+            parts = group.split(":")
+            head = _number(parts[0])
+            if head in (38, 48):
+                colour = _extended(head, [_number(p) for p in parts[1:]])
+                if colour is not None:
+                    out[_FG if head == 38 else _BG] = colour
+            elif head == 4:
+                out[_UNDERLINE] = _number(parts[1]) != 0
+            continue
+        code = _number(group)
+        if code in (38, 48):
+            # Semicolon form: 38;5;N or 38;2;R;G;B consumes the next values.
+            mode = _number(groups[i]) if i < len(groups) else 0
+            take = 2 if mode == 5 else 4 if mode == 2 else 1
+            colour = _extended(code, [_number(g) for g in groups[i:i + take]])
+            i += take
+            if colour is not None:
+                out[_FG if code == 38 else _BG] = colour
+        elif code == 0:
+            out = list(DEFAULT_STYLE)
+        elif code == 1:
+            out[_BOLD] = True
+        elif code == 2:
+            out[_DIM] = True
+        elif code == 3:
+            out[_ITALIC] = True
+        elif code in (4, 21):
+            out[_UNDERLINE] = True
+        elif code == 7:
+            out[_REVERSE] = True
+        elif code == 22:
+            out[_BOLD] = out[_DIM] = False
+        elif code == 23:
+            out[_ITALIC] = False
+        elif code == 24:
+            out[_UNDERLINE] = False
+        elif code == 27:
+            out[_REVERSE] = False
+        elif 30 <= code <= 37:
+            out[_FG] = _NAMES[code - 30]
+        elif code == 39:
+            out[_FG] = "default"
+        elif 40 <= code <= 47:
+            out[_BG] = _NAMES[code - 40]
+        elif code == 49:
+            out[_BG] = "default"
+        elif 90 <= code <= 97:
+            out[_FG] = "bright" + _NAMES[code - 90]
+        elif 100 <= code <= 107:
+            out[_BG] = "bright" + _NAMES[code - 100]
+    return tuple(out)  # type: ignore[return-value]

@@ -1,0 +1,112 @@
+"""Every recorded screen under tests/fixtures/screens/ gets the status it was labelled with.
+
+The fixtures are real captures (see tests/fixtures/capture.py); each was
+labelled by looking at it.  The test runs on *every* fixture directory,
+including ones added later for programs that have no profile yet:
+
+* ``test_fixture_is_well_formed`` always checks the shared fixture format, so
+  a malformed capture fails at once whatever program it shows;
+* ``test_fixture_status`` always runs the detector on the screen (it must not
+  raise and must give one of the five statuses).  It asserts the *labelled*
+  status as soon as a profile answering to the fixture's ``program`` is
+  registered - the moment detection for that program is claimed to work.
+  Until then the test id says ``no-profile`` so the gap is visible in the
+  run, and nothing is skipped;
+* the fixture directories of the programs this package already covers must
+  have a profile for every fixture in them, so none of those can slip into
+  the "no profile" case unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python.helpers.tmux_tool.programs import STATUSES, classify, detect, profile_for
+from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+
+SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
+FIXTURES = sorted(SCREENS.glob("*/*.json"))
+COVERED_DIRS = ("bash", "sh", "zsh", "python3", "node", "sqlite3", "less", "git", "man", "vim", "top", "watch",
+                "fake")
+KEYS = {"program", "version", "size", "cursor", "alternate", "pane_current_command", "status", "note", "how",
+        "lines", "ansi"}
+NAME = re.compile(r"^[a-z0-9-]+-\d+x\d+(?:-[A-Za-z0-9-]+)?\.json$")
+SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
+def snapshot(fx: dict[str, Any]) -> Snapshot:
+    """The fixture as the live tool would see it: rendered from its SGR capture plus tmux's facts."""
+    w, h = fx["size"]
+    return snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
+                                 alternate=fx["alternate"], program=fx["pane_current_command"])
+
+
+def fixture_id(path: Path) -> str:
+    fid = f"{path.parent.name}/{path.stem}"
+    return fid if profile_for(load(path)["program"]) else f"{fid}-no-profile"
+
+
+def test_there_are_fixtures_for_every_covered_program() -> None:
+    for name in COVERED_DIRS:
+        assert list((SCREENS / name).glob("*.json")), f"no fixtures in tests/fixtures/screens/{name}/"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=fixture_id)
+def test_fixture_is_well_formed(path: Path) -> None:
+    fx = load(path)
+    assert KEYS <= fx.keys(), f"{path.name} lacks {sorted(KEYS - fx.keys())}"
+    assert NAME.match(path.name), f"{path.name} is not <state>-<W>x<H>[-<detail>].json"
+    w, h = fx["size"]
+    assert f"-{w}x{h}" in path.name, f"{path.name} does not carry its size {w}x{h}"
+    assert len(fx["lines"]) == h, f"{path.name}: {len(fx['lines'])} rows for a {h}-row screen"
+    x, y = fx["cursor"]
+    assert 0 <= x <= w and 0 <= y < h, f"{path.name}: cursor {fx['cursor']} outside {w}x{h}"
+    assert fx["status"] in STATUSES
+    assert fx["note"] and fx["how"] and fx["version"], f"{path.name} lacks note/how/version provenance"
+    plain = [SGR.sub("", r).rstrip() for r in fx["ansi"].split("\n")[:h]]
+    assert plain == [r.rstrip() for r in fx["lines"]], f"{path.name}: ansi and lines show different screens"
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=fixture_id)
+def test_fixture_status(path: Path) -> None:
+    fx = load(path)
+    verdict = detect(snapshot(fx), program=fx["program"])
+    assert verdict.status in STATUSES
+    assert verdict.evidence
+    if profile_for(fx["program"]) is None:
+        return  # no profile claims this program yet; see the module docstring
+    rows = [r for r in fx["lines"] if r.strip()]
+    assert verdict.status == fx["status"], (
+        f"{path.relative_to(SCREENS)}: labelled {fx['status']!r} ({fx['note']}) but detected "
+        f"{verdict.status!r}: {verdict.evidence}\n  pane_current_command={fx['pane_current_command']!r} "
+        f"alternate={fx['alternate']} cursor={fx['cursor']}\n  last rows: {rows[-3:]!r}"
+    )
+
+
+@pytest.mark.parametrize("path", [p for p in FIXTURES if profile_for(load(p)["program"])], ids=fixture_id)
+def test_pure_classify_agrees_with_detect(path: Path) -> None:
+    """classify() on the recorded text and facts says exactly what detect() says on the pane."""
+    fx = load(path)
+    expected = detect(snapshot(fx), program=fx["program"]).as_dict()
+    got = classify(fx["lines"], program=fx["program"], ansi=fx["ansi"], cursor=tuple(fx["cursor"]),
+                   pane_command=fx["pane_current_command"], alternate=fx["alternate"])
+    assert got == expected
+    plain = classify(fx["lines"], program=fx["program"], cursor=tuple(fx["cursor"]),
+                     pane_command=fx["pane_current_command"], alternate=fx["alternate"])
+    assert plain == expected, "the plain text alone (no SGR) must give the same verdict"
+
+
+@pytest.mark.parametrize("name", COVERED_DIRS)
+def test_covered_fixture_directories_have_profiles(name: str) -> None:
+    for path in sorted((SCREENS / name).glob("*.json")):
+        program = load(path)["program"]
+        assert profile_for(program) is not None, f"{path.name}: no profile for program {program!r}"
