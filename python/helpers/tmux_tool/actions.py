@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import config, keyboard, markers, masking, names, observe, panes, scratch, shared
+from . import config, drive, keyboard, markers, masking, names, observe, panes, scratch, shared
 from .args import Arg, BadArgs, bind
 from .context import Context, Target
 from .result import Result, failure
@@ -348,6 +348,26 @@ ACTIONS: dict[str, Action] = {
                do_wait),
         Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),
                do_status),
+        Action("start", "start a program in a new private session; wait until it is ready or blocked",
+               (Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
+                    "or a command line", required=True),
+                Arg("session", "str", "name of the new private session (default: generated)"),
+                Arg("cwd", "str", "directory to start in"),
+                Arg("args", "list", "extra arguments for the program"),
+                Arg("timeout", "float", _TIMEOUT + " for the program to be ready", default=60.0),
+                Arg("accept", "list", "start-up dialogs to accept by name (trust, theme, ...) or 'safe'"),
+                Arg("skip_permissions", "bool", "launch with the program's permission-skipping flag",
+                    default=False)),
+               drive.do_start),
+        Action("ask", "give an interactive program one prompt; return its answer when it is done",
+               (Arg("session", "str", "the program's private session", required=True),
+                Arg("prompt", "str", "the prompt to give", required=True),
+                Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0)),
+               drive.do_ask),
+        Action("exit", "leave an interactive program the right way for it",
+               (Arg("session", "str", "the program's private session", required=True),
+                Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
+               drive.do_exit),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
                (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt),
         Action("list", "sessions, their programs and states", (), do_list),
@@ -355,11 +375,6 @@ ACTIONS: dict[str, Action] = {
                (Arg("session", "str", "private session name", required=True),), do_kill),
     )
 }
-
-
-def register(action: Action) -> None:
-    """Add an action defined in another module (program driving)."""
-    ACTIONS[action.name] = action
 
 
 def _masked(result: Result) -> Result:

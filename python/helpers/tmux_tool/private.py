@@ -102,6 +102,15 @@ class PrivateServer:
     def exists(self, name: str) -> bool:
         return self.tmux.has_session(name)
 
+    def set_program(self, name: str, program: str | None) -> None:
+        """Record which program the session now runs (None: just its shell)."""
+        shell = self.shell(name)
+        if shell is None:
+            return
+        updated = Shell(**{**asdict(shell), "program": program})
+        (self.session_dir(name) / "shell.json").write_text(json.dumps(asdict(updated)))
+        self.tmux.cmd("set-option", "-t", f"={name}:", "@tt_program", program or "bash")
+
     # --- lifecycle ---------------------------------------------------------
     def create(
         self,

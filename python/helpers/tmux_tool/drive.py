@@ -1,0 +1,272 @@
+"""``start``, ``ask`` and ``exit``: driving an interactive program by its profile.
+
+A program runs in a private session, started from the session's own shell,
+so the shell's markers say exactly when (and with which exit code) it ends.
+Its profile (:mod:`programs`) says how it looks ready, busy or blocked, how
+text reaches it (bracketed paste for TUIs), which key submits, how it is left
+and how its last answer is cut out of the screen.
+
+``ask`` is the careful turn: the input must be ready, the prompt is pasted
+and submitted, the turn must visibly start (else one more submit), and
+"done" needs the program's ready state *after* the turn started, holding
+still - never just "an idle prompt is visible", which Ink TUIs show even
+while they work.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections.abc import Sequence
+
+from . import keyboard, markers, names, observe, panes, programs, scratch
+from .context import Context, Target
+from .private import PrivateServer, Shell
+from .programs import Profile
+from .result import Result, failure
+from .state import State
+
+SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
+                      "LINES"})
+TURN_START = 3.0  # seconds for a submitted prompt to visibly start a turn
+POLL = 0.05
+
+
+def _settle_for(profile: Profile | None) -> float:
+    """How long a program's ready screen must hold still to count as done.
+
+    AI CLIs may stream with no busy marker and pause between chunks, so their
+    "done" needs a longer quiet spell than a REPL's prompt.
+    """
+    return 0.4 if profile is not None and profile.kind == "ai" else 0.15
+
+
+def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | None:
+    """Write the caller's environment changes to a 0600 file the launch line sources.
+
+    The tmux server keeps the environment it was started with; a program
+    started now should see the caller's (HOME, PATH, API keys).  Values never
+    go on a command line, where other users could read them.
+    """
+    try:
+        base = srv.tmux.cmd("show-environment", "-g")
+    except Exception:  # noqa: BLE001 - a missing server just means no base
+        base = ""
+    server_env = dict(line.split("=", 1) for line in base.splitlines() if "=" in line and not line.startswith("-"))
+    changed = {k: v for k, v in ctx_env.items() if k not in SKIP_ENV and server_env.get(k) != v
+               and k.replace("_", "").isalnum()}
+    if not changed:
+        return None
+    path = srv.session_dir(name) / "launch.env"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.writelines(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(changed.items()))
+    return str(path)
+
+
+def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, args: list[str] | None,
+             timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
+    profile = programs.profile_for(program)
+    if profile is not None:
+        argv = profile.launch(args or (), skip_permissions=skip_permissions)
+    else:
+        argv = [*shlex.split(program), *(args or ())]
+        if not argv:
+            return failure("start", "the program is empty", status="unknown",
+                           hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
+        profile = programs.profile_for(argv[0])
+    label = profile.name if profile else os.path.basename(argv[0])
+    name = names.check(session) if session else names.generate(label)
+    if name == ctx.cfg.shared_session:
+        return failure("start", "programs start in private sessions, not in the shared terminal",
+                       session=name, status="unknown", hint="leave out session to get a new private one")
+    srv = ctx.private
+    if srv.exists(name):
+        return failure("start", f"session {name!r} already exists", session=name, status="unknown",
+                       hint="use another name, leave it out for a generated one, or kill the old session")
+    if cwd and not os.path.isdir(cwd):
+        return failure("start", f"the directory {cwd!r} does not exist", session=name, status="unknown")
+    srv.create(name, cwd=cwd)
+    env_file = _env_file(srv, dict(os.environ), name)
+    line = shlex.join(argv)
+    if env_file:
+        line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
+    launched = scratch.run(srv, name, line, timeout=0)
+    if not launched.ok:
+        return launched
+    srv.set_program(name, label)
+    target = Target(name, False, srv.tmux)
+    return _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
+
+
+def _default_accept() -> list[str]:
+    raw = os.environ.get("TMUX_TOOL_ACCEPT_DIALOGS", "")
+    return [w for w in raw.replace(",", " ").split() if w]
+
+
+def _await_start(ctx: Context, target: Target, profile: Profile | None, label: str, timeout: float,
+                 accept: set[str]) -> Result:
+    """Wait until the program is ready or asks something; answer only dialogs allowed."""
+    deadline = time.monotonic() + timeout
+    last, since, answered = None, time.monotonic(), []
+    settle = _settle_for(profile)
+    while True:
+        st = observe.state_of(ctx, target)
+        now = time.monotonic()
+        digest = st.snap.digest if st.snap else None
+        if digest != last:
+            last, since = digest, now
+        blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
+        if st.status == "error" or (st.exact and st.status == "ready"):
+            return _result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
+                           hint="read the session's screen for its message", answered=answered)
+        dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
+        if dialog and (dialog.name in accept or ("safe" in accept and dialog.safe)) and now - since >= 0.3:
+            keyboard.press(target.tmux, target.pane, list(dialog.accept))
+            answered.append(dialog.name)
+            last = None
+            time.sleep(POLL)
+            continue
+        if st.status in ("ready", "blocked") and not blank and now - since >= settle:
+            hint = None
+            if st.status == "blocked":
+                hint = ("answer with keys (see options), or start again with accept: ['" +
+                        (dialog.name if dialog else "safe") + "'] if it is safe to accept")
+            return _result("start", target, st, hint=hint, answered=answered)
+        if now >= deadline:
+            return _result("start", target, st, ok=False,
+                           error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
+                           hint="wait for it with wait, or read its screen", answered=answered)
+        time.sleep(POLL)
+
+
+def _result(action: str, target: Target, st: State, *, ok: bool = True, error: str | None = None,
+            hint: str | None = None, output: str = "", **extra: object) -> Result:
+    data: dict[str, object] = {"evidence": st.evidence, "program": st.program, **extra}
+    if st.question:
+        data["question"], data["options"] = st.question, list(st.options)
+    return Result(action=action, ok=ok, session=target.name, status=st.status, output=output,
+                  screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
+
+
+def _program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile | None] | Result:
+    name = names.check(session)
+    if name == ctx.cfg.shared_session:
+        return failure(action, f"{action} drives programs in private sessions; the shared terminal is the "
+                       "human's", session=name, status="unknown", hint="use send in the shared terminal")
+    srv = ctx.private
+    shell = srv.shell(name)
+    if shell is None or not srv.exists(name):
+        return failure(action, f"there is no private session {name!r}", session=name, status="unknown",
+                       hint="start a program with start; list shows the sessions that exist")
+    return Target(name, False, srv.tmux), shell, programs.profile_for(shell.program)
+
+
+def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
+    found = _program_session(ctx, session, "ask")
+    if isinstance(found, Result):
+        return found
+    target, shell, profile = found
+    keyboard.check_text(prompt)
+    if not prompt.strip():
+        return failure("ask", "the prompt is empty", session=target.name, status="unknown")
+    st = observe.state_of(ctx, target)
+    if st.status != "ready":
+        return _result("ask", target, st, ok=False,
+                       error=f"{shell.program or 'the program'} is not ready for a prompt: {st.evidence}",
+                       hint="answer its question with keys, wait for it, or interrupt it")
+    deadline = time.monotonic() + timeout
+    before = st.snap.digest if st.snap else ""
+    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
+    _press_submit(target, profile, prompt)
+    started = _await_turn_start(ctx, target, profile, before, prompt)
+    if not started:
+        _press_submit(target, profile, prompt)  # one more submit: the first was swallowed
+        started = _await_turn_start(ctx, target, profile, before, prompt)
+    if not started:
+        st = observe.state_of(ctx, target)
+        return _result("ask", target, st, ok=False, error="the prompt was pasted but the turn did not start",
+                       hint="read the screen; press Enter with keys if the prompt is still in the input box")
+    st = _await_done(ctx, target, profile, deadline)
+    lines = panes.scrollback(target.tmux, target.pane, 2000)
+    answer = (profile.extract_answer(lines, prompt) if profile else None)
+    done = st.status in ("ready", "blocked", "error")
+    hint = None
+    if not done:
+        hint = "still working after the timeout: wait for it, then read; or interrupt it"
+    elif answer is None:
+        hint = "the answer could not be cut out of the screen; read the session to see it"
+    return _result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
+                   error=None if done and st.status != "error" else
+                   (f"the turn ended with an error: {st.evidence}" if done else
+                    f"no answer within {timeout:g}s"))
+
+
+def _press_submit(target: Target, profile: Profile | None, prompt: str) -> None:
+    keys = list(profile.submit if profile else ("Enter",))
+    keyboard.press(target.tmux, target.pane, keys)
+
+
+def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, before: str, prompt: str) -> bool:
+    """The turn started: the program went busy, or the screen moved on without our text pending."""
+    deadline = time.monotonic() + TURN_START
+    tail = prompt.strip().splitlines()[-1][-24:] if prompt.strip() else ""
+    while time.monotonic() < deadline:
+        st = observe.state_of(ctx, target)
+        if st.status in ("busy", "blocked", "error"):
+            return True
+        if st.snap is not None and st.snap.digest != before:
+            pending = tail and tail in st.snap.cursor_line
+            if not pending and st.status == "ready":
+                return True
+        time.sleep(POLL)
+    return False
+
+
+def _await_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
+    """Ready (or blocked, or dead) and holding still; busy signals always win."""
+    settle = _settle_for(profile)
+    last, since = None, time.monotonic()
+    while True:
+        st = observe.state_of(ctx, target)
+        now = time.monotonic()
+        digest = st.snap.digest if st.snap else None
+        if digest != last:
+            last, since = digest, now
+        if st.status in ("ready", "blocked", "error") and now - since >= settle:
+            return st
+        if now >= deadline:
+            return st
+        time.sleep(POLL)
+
+
+def do_exit(ctx: Context, session: str, timeout: float) -> Result:
+    found = _program_session(ctx, session, "exit")
+    if isinstance(found, Result):
+        return found
+    target, shell, profile = found
+    srv = ctx.private
+    mark = markers.last_mark(shell.log_path, shell.nonce)
+    if mark is None or mark.kind != "S":
+        st = observe.state_of(ctx, target)
+        return _result("exit", target, st, ok=False, error="no program is running in this session",
+                       hint="kill the session to end its shell")
+    steps: Sequence[tuple[str, str]] = profile.exit_steps if profile and profile.exit_steps else (("keys", "C-d"),)
+    for kind, value in steps:
+        if kind == "text":
+            keyboard.paste(target.tmux, target.pane, value, bracketed=False)
+        else:
+            keyboard.press(target.tmux, target.pane, [keyboard.key_name(k) for k in value.split()])
+        time.sleep(POLL)
+    rec = scratch.load_record(srv, target.name)
+    if rec is not None:
+        res = scratch.collect(srv, shell, rec, timeout, action="exit")
+        if res.status == "ready":
+            srv.set_program(target.name, None)
+            res.output = ""
+            res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"
+            return res
+    st = observe.state_of(ctx, target)
+    return _result("exit", target, st, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
+                   hint="read the screen; interrupt it, or kill the session")

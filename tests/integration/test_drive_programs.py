@@ -1,0 +1,73 @@
+"""``start`` / ``ask`` / ``exit`` with real REPLs and editors in private sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from python.tools.tmux_tool import call
+
+
+@pytest.mark.parametrize(("program", "prompt", "answer"), [
+    ("python3", "print(6 * 7)", "42"),
+    ("node", "[1, 2, 3].map(x => x * 2)", "[ 2, 4, 6 ]"),
+    ("sqlite3", "select 1 + 2;", "3"),
+])
+def test_start_ask_exit(private_socket: str, program: str, prompt: str, answer: str) -> None:
+    started = call("start", program=program, session="repl")
+    assert started["ok"] and started["status"] == "ready" and started["program"] == program, started
+    res = call("ask", session="repl", prompt=prompt)
+    assert res["ok"] and res["status"] == "ready" and res["output"] == answer, res
+    assert call("status", session="repl")["program"] == program
+    gone = call("exit", session="repl")
+    assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, gone
+    assert call("status", session="repl")["program"] == "bash"
+
+
+def test_ask_waits_for_slow_output_to_finish(private_socket: str) -> None:
+    assert call("start", program="python3", session="py")["ok"]
+    res = call("ask", session="py", prompt="import time; [print(i, flush=True) or time.sleep(0.4) for i in range(4)] and None")
+    assert res["output"].split() == ["0", "1", "2", "3"], res
+
+
+def test_generated_names_are_safe_and_distinct(private_socket: str) -> None:
+    a = call("start", program="python3")
+    b = call("start", program="python3")
+    assert a["ok"] and b["ok"] and a["session"] != b["session"]
+    for name in (a["session"], b["session"]):
+        assert name.startswith("python3-") and all(c.isalnum() or c in "-_" for c in name)
+
+
+def test_start_refuses_existing_session_and_shared(private_socket: str) -> None:
+    assert call("start", program="python3", session="dup")["ok"]
+    again = call("start", program="python3", session="dup")
+    assert not again["ok"] and "already exists" in again["error"]
+    assert not call("start", program="python3", session="shared")["ok"]
+
+
+def test_program_that_dies_while_starting_is_an_error(private_socket: str) -> None:
+    res = call("start", program="python3 -c 'import sys; sys.exit(3)'", session="dies", timeout=10)
+    assert not res["ok"] and "ended while starting" in res["error"]
+
+
+def test_crash_after_start_is_reported(private_socket: str) -> None:
+    assert call("start", program="python3", session="crash")["ok"]
+    call("send", session="crash", text="import os; os.kill(os.getpid(), 9)", timeout=3)
+    st = call("status", session="crash")
+    assert st["status"] == "error" and st["exit_code"] == 137, st
+
+
+def test_arguments_are_never_interpolated_into_a_shell(private_socket: str, tmp_path: Path) -> None:
+    canary = tmp_path / "canary"
+    res = call("start", program="python3", session="inj",
+               args=["-c", f"import time; time.sleep(5) # $(touch {canary}); `touch {canary}`"], timeout=2)
+    assert res["session"] == "inj"
+    assert not canary.exists()
+
+
+def test_vim_is_ready_and_exits_the_right_way(private_socket: str, tmp_path: Path) -> None:
+    res = call("start", program="vim", session="ed", args=["-u", "NONE", "-N", str(tmp_path / "f.txt")])
+    assert res["ok"] and res["status"] == "ready" and res["program"] == "vim", res
+    gone = call("exit", session="ed")
+    assert gone["ok"] and gone["status"] == "ready", gone
