@@ -1,0 +1,113 @@
+"""Pure functions of the core: names, arguments, keys, markers, prompts, caps, masking."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from python.helpers.tmux_tool import args, keyboard, markers, masking, names, scratch, shared
+from python.helpers.tmux_tool.tmux import escape_arg
+
+
+@pytest.mark.parametrize("good", ["scratch", "build-1", "a_b", "X", "x" * 64])
+def test_good_session_names(good: str) -> None:
+    assert names.check(good) == good
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ("a.b", "'.'"), ("a:b", "':'"), ("$1", "'$'"), ("%3", "'%'"), ("-x", "starts with '-'"),
+    ("a b", "' '"), ("ünï", "'ü'"), ("x" * 65, "limit is 64"), ("", "empty"), ("a;b", "';'"),
+])
+def test_bad_session_names_say_why(bad: str, why: str) -> None:
+    with pytest.raises(names.BadName, match=why.replace("$", r"\$").replace(".", r"\.")):
+        names.check(bad)
+
+
+def test_generated_names_are_valid_and_distinct() -> None:
+    made = {names.generate("claude code.v2") for _ in range(200)}
+    assert len(made) == 200
+    for name in made:
+        assert names.check(name) == name and name.startswith("claude-code-v2-")
+
+
+def test_trailing_semicolon_is_escaped_for_tmux() -> None:
+    assert escape_arg("echo hi;") == "echo hi\\;"
+    assert escape_arg(";") == "\\;"
+    assert escape_arg("a\\;") == "a\\\\;"
+    assert escape_arg("no semicolon") == "no semicolon"
+
+
+def test_argument_coercion_and_errors() -> None:
+    spec = (args.Arg("timeout", "float", "t", default=5.0), args.Arg("keys", "list", "k"),
+            args.Arg("enter", "bool", "e", default=True), args.Arg("lines", "int", "n"))
+    assert args.bind("x", spec, {"timeout": "2.5", "keys": "C-c Enter", "enter": "false", "lines": "3"}) == {
+        "timeout": 2.5, "keys": ["C-c", "Enter"], "enter": False, "lines": 3}
+    assert args.bind("x", spec, {"keys": '["a", "b"]'})["keys"] == ["a", "b"]
+    for bad, message in [({"timeout": "abc"}, "must be a number"), ({"timeout": -1}, "negative"),
+                         ({"timeout": math.inf}, "finite"), ({"timeout": 99999}, "longest allowed"),
+                         ({"lines": 1.5}, "whole number"), ({"enter": "maybe"}, "true or false"),
+                         ({"junk": 1}, "does not take 'junk'"), ({"keys": {"a": 1}}, "list of names")]:
+        with pytest.raises(args.BadArgs, match=message):
+            args.bind("x", spec, bad)
+
+
+@pytest.mark.parametrize(("raw", "name"), [
+    ("C-c", "C-c"), ("ctrl+c", "C-c"), ("^D", "C-d"), ("esc", "Escape"), ("Return", "Enter"),
+    ("pgdn", "PageDown"), ("f5", "F5"), ("M-x", "M-x"), ("y", "y"), (";", ";"), ("S-Tab", "S-Tab"),
+])
+def test_key_names(raw: str, name: str) -> None:
+    assert keyboard.key_name(raw) == name
+
+
+@pytest.mark.parametrize("bad", ["", "Nope", "C-", "two words", "F99"])
+def test_unknown_keys_are_refused(bad: str) -> None:
+    with pytest.raises(keyboard.BadKeys):
+        keyboard.key_name(bad)
+
+
+def test_control_characters_in_text_are_refused() -> None:
+    assert keyboard.check_text("tab\tand\nnewline ok") == "tab\tand\nnewline ok"
+    for bad in ("\x00", "\x1b[31m", "\x03", "\x7f"):
+        with pytest.raises(keyboard.BadKeys, match="keys action"):
+            keyboard.check_text(f"a{bad}b")
+
+
+def test_markers_are_found_and_never_in_the_echo() -> None:
+    nonce = "abc123"
+    echo = b"$ printf '\\033]7771;tt;E;abc123;0;/x\\007'\r\n"
+    stream = echo + b"\x1b]7771;tt;S;abc123\x07out\r\n\x1b]7771;tt;E;abc123;3;/tmp\x07$ "
+    found = markers.scan(stream, nonce)
+    assert [m.kind for m in found] == ["S", "E"]
+    assert found[1].exit_code == 3 and found[1].cwd == "/tmp"
+    assert markers.strip_marks(stream, nonce).count(b"7771") == 1  # only the typed, escaped text
+    assert markers.scan(stream, "other") == []
+
+
+def test_prompt_template_survives_cd_and_clocks() -> None:
+    pattern = shared.template("user@host:~/src$ ", "/home/user/src")
+    import re
+
+    assert re.fullmatch(pattern, "user@host:~/other/dir$ ")
+    assert not re.fullmatch(pattern, "$ ")
+    clock = shared.template("[12:30:01] ~ % ", "/root")
+    assert re.fullmatch(clock, "[09:05:59] ~ % ")
+
+
+def test_cap_keeps_head_and_tail_on_line_breaks() -> None:
+    text = "\n".join(f"line {i}" for i in range(10_000))
+    capped = scratch.cap_text(text, 2000, "/tmp/x.txt")
+    assert len(capped) <= 2100
+    assert capped.startswith("line 0\n") and capped.endswith("line 9999")
+    assert "cut; full output in /tmp/x.txt" in capped
+
+
+def test_masking_common_secret_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-1234567890abcdef")
+    text = ("ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345 "
+            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 AKIAIOSFODNN7EXAMPLE "
+            "PASSWORD: hunter2hunter2 plain words stay; tok-1234567890abcdef")
+    out = masking.mask(text)
+    for secret in ("sk-ant", "ghp_", "AKIA", "hunter2", "tok-1234"):
+        assert secret not in out
+    assert "plain words stay" in out and out.count(masking.MASK) == 5
