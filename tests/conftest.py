@@ -26,8 +26,14 @@ SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
 
 
 def kill_server(socket: str) -> None:
-    """End the tmux server on ``socket`` if it runs (our own socket only)."""
+    """End the tmux server on ``socket`` if it runs, and remove its socket file.
+
+    tmux 3.3a leaves the socket file behind after ``kill-server``; only our
+    own, uniquely named sockets are removed.
+    """
     subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+    base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+    (base / socket).unlink(missing_ok=True)
 
 
 def unique(prefix: str) -> str:

@@ -4,7 +4,8 @@ tmux has already done the layout: a capture is one line per row, each cell's
 characters in order, with only SGR sequences (and SO/SI around line-drawing
 cells) added by ``-e``.  Replaying that through pyte would redo work tmux did
 and costs tens of milliseconds for a full screen; parsing the SGR runs
-directly costs about a millisecond, which is what lets ``wait`` poll cheaply.
+directly costs well under a millisecond for a real 200x50 screen (see
+``bench/render_bench.py``), which is what lets ``wait`` poll cheaply.
 
 Facts about the format this relies on (tmux 3.3a ``grid_string_cells``):
 
@@ -19,14 +20,17 @@ Facts about the format this relies on (tmux 3.3a ``grid_string_cells``):
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .cells import ACS_TABLE, text_width
 from .clean import ANY_CONTROL_RE, ESCAPE_RE
 from .sgr import DEFAULT_STYLE, Style, apply_sgr
 from .snapshot import Snapshot, Span
 
-_SGR_SPLIT = re.compile(r"\x1b\[([0-9;:]*)m")
-_SGR_ONLY = re.compile(r"\x1b\[[0-9;:]*m")
+# tmux writes attributes, foreground and background as separate codes, so
+# runs of codes are split off (and their effect cached) as one unit.
+_SGR_SPLIT = re.compile(r"((?:\x1b\[[0-9;:]*m)+)")
+_SGR_PARAMS = re.compile(r"\x1b\[([0-9;:]*)m")
 _SHIFT_SPLIT = re.compile(r"([\x0e\x0f])")
 _CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
@@ -35,6 +39,14 @@ Row = tuple[str, tuple[Span, ...], Style, bool]
 # one, so parsed rows are remembered (keyed with the style they start in).
 _ROWS: dict[tuple[str, Style, bool], Row] = {}
 _ROWS_MAX = 8192
+
+
+@lru_cache(maxsize=8192)
+def _apply_codes(style: Style, codes: str) -> Style:
+    """The style after a run of SGR sequences."""
+    for params in _SGR_PARAMS.findall(codes):
+        style = apply_sgr(style, params)
+    return style
 
 
 def _plain(text: str) -> str:
@@ -71,7 +83,7 @@ def _parse_row(row: str, style: Style, acs: bool) -> Row:
     run_style = style
     for i in range(0, len(parts), 2):
         if i:
-            style = apply_sgr(style, parts[i - 1])
+            style = _apply_codes(style, parts[i - 1])
         seg = parts[i]
         if not seg:
             continue
@@ -173,7 +185,7 @@ def clean_scrollback(ansi: str) -> list[str]:
             text, _spans, _style, acs = _parse_row(row, DEFAULT_STYLE, acs)
             lines.append(text)
     else:
-        text = _SGR_ONLY.sub("", ansi)
+        text = _SGR_PARAMS.sub("", ansi)
         if not text.isascii() or _CONTROL_BUT_NEWLINE.search(text):
             text = "\n".join(_plain(row) for row in text.split("\n"))
         lines = [row.rstrip(" ") for row in text.split("\n")]

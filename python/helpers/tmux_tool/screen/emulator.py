@@ -57,6 +57,21 @@ _new_cell = tuple.__new__
 Line = StaticDefaultDict[int, Cell]
 
 
+class _StyledCells(dict[str, Cell]):
+    """The cells of one style, made once per character (cells are immutable)."""
+
+    def __init__(self, style: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.style = style
+
+    def __missing__(self, ch: str) -> Cell:
+        cell = self[ch] = _new_cell(Cell, (ch, *self.style))
+        return cell
+
+
+_STYLED: dict[tuple[Any, ...], _StyledCells] = {}
+
+
 def row_text(line: Line) -> str:
     """A grid row as capture-pane prints it, trailing blanks removed."""
     if not line:
@@ -97,7 +112,7 @@ def _copy_line(line: Line) -> Line:
 
 
 class _Saved(NamedTuple):
-    """What DECSC (and 1049) remember."""
+    """What DECSC (and, for its first three fields, DECSET 1049) remember."""
 
     x: int
     y: int
@@ -105,7 +120,6 @@ class _Saved(NamedTuple):
     acs: tuple[bool, bool]
     charset: int
     origin: bool
-    wrap: bool
 
 
 class TmuxScreen(pyte.Screen):
@@ -171,6 +185,8 @@ class TmuxScreen(pyte.Screen):
 
     def draw(self, data: str) -> None:
         """Print text at the cursor following tmux's cell rules."""
+        if not data:
+            return
         if self._acs[self.charset]:
             data = data.translate(ACS_TABLE)
         if data.isascii() and mo.DECAWM in self.mode and mo.IRM not in self.mode:
@@ -185,6 +201,11 @@ class TmuxScreen(pyte.Screen):
         cursor = self.cursor
         columns = self.columns
         style = cursor.attrs[1:]
+        cells = _STYLED.get(style)
+        if cells is None:
+            if len(_STYLED) > 1024:
+                _STYLED.clear()
+            cells = _STYLED[style] = _StyledCells(style)
         while data:
             if cursor.x >= columns:
                 cursor.x = 0
@@ -195,8 +216,7 @@ class TmuxScreen(pyte.Screen):
             end = x + len(chunk)
             line = self.buffer[cursor.y]
             self._unsplit(line, x, end, ascii_run=True)
-            for i, ch in enumerate(chunk, x):
-                line[i] = _new_cell(Cell, (ch,) + style)
+            line.update(zip(range(x, end), map(cells.__getitem__, chunk)))
             cursor.x = end
         self.last_ascii = chunk[-1]
 
@@ -294,15 +314,18 @@ class TmuxScreen(pyte.Screen):
     def _move_rows(self, top: int, bottom: int, count: int, down: bool) -> None:
         """Shift rows ``top..bottom`` by ``count``; vacated rows are blank."""
         buffer = self.buffer
-        rows = [buffer.pop(y, None) for y in range(top, bottom + 1)]
         if down:
-            rows = [None] * count + rows[: len(rows) - count]
+            order = range(bottom, top - 1, -1)
+            source = -count
         else:
-            rows = rows[count:] + [None] * count
-        for y, line in enumerate(rows, top):
+            order = range(top, bottom + 1)
+            source = count
+        for y in order:
+            line = buffer.pop(y + source, None) if top <= y + source <= bottom else None
             if line:
                 buffer[y] = line
-        self.dirty.update(range(top, bottom + 1))
+            else:
+                buffer.pop(y, None)
 
     def _scroll_region_up(self) -> None:
         top, bottom = self._region()
@@ -412,7 +435,6 @@ class TmuxScreen(pyte.Screen):
         cells = blank + cells[:-count] if right else cells[count:] + blank
         for i, cell in enumerate(cells, x):
             line[i] = cell
-        self.dirty.add(self.cursor.y)
 
     def next_line(self) -> None:
         """NEL: carriage return plus line feed (pyte forgets the return)."""
@@ -463,7 +485,6 @@ class TmuxScreen(pyte.Screen):
             self.buffer.pop(y, None)
             if blank is not BLANK:
                 self.buffer[y].update(dict.fromkeys(range(self.columns), blank))
-        self.dirty.update(rows)
 
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
         """EL, filling with the background colour only."""
@@ -493,7 +514,6 @@ class TmuxScreen(pyte.Screen):
         else:
             for x in range(start, stop):
                 line[x] = blank
-        self.dirty.add(self.cursor.y)
 
     # -- modes ----------------------------------------------------------------
 
@@ -526,16 +546,14 @@ class TmuxScreen(pyte.Screen):
             return
         self.main_buffer = {y: _copy_line(line) for y, line in self.buffer.items()}
         self.buffer.clear()
-        self.dirty.update(range(self.lines))
 
     def _alternate_off(self, with_cursor: bool) -> None:
         if with_cursor and self._alt_cursor is not None:
-            self._restore(self._alt_cursor)
+            self._move_to(self._alt_cursor)
         if self.main_buffer is not None:
             self.buffer.clear()
             self.buffer.update(self.main_buffer)
             self.main_buffer = None
-            self.dirty.update(range(self.lines))
         self.cursor.x = min(self.cursor.x, self.columns - 1)
         self.cursor.y = min(self.cursor.y, self.lines - 1)
 
@@ -544,15 +562,13 @@ class TmuxScreen(pyte.Screen):
     def _state(self) -> _Saved:
         return _Saved(
             self.cursor.x, self.cursor.y, self.cursor.attrs, tuple(self._acs),  # type: ignore[arg-type]
-            self.charset, mo.DECOM in self.mode, mo.DECAWM in self.mode,
+            self.charset, mo.DECOM in self.mode,
         )
 
-    def _restore(self, saved: _Saved) -> None:
+    def _move_to(self, saved: _Saved) -> None:
         self.cursor.x = min(saved.x, self.columns)
         self.cursor.y = min(saved.y, self.lines - 1)
         self.cursor.attrs = saved.attrs
-        self._acs = list(saved.acs)
-        self.charset = saved.charset
 
     def save_cursor(self) -> None:
         """DECSC / SCP: remember cursor, style and charsets (one slot)."""
@@ -564,13 +580,14 @@ class TmuxScreen(pyte.Screen):
             self.cursor.x = self.cursor.y = 0
             self.cursor.attrs = BLANK
             return
-        self._restore(self._saved)
+        self._move_to(self._saved)
+        self._acs = list(self._saved.acs)
+        self.charset = self._saved.charset
         (self.mode.add if self._saved.origin else self.mode.discard)(mo.DECOM)
-        (self.mode.add if self._saved.wrap else self.mode.discard)(mo.DECAWM)
 
     # -- output ---------------------------------------------------------------
 
-    def snapshot(self, program: str | None = None) -> Snapshot:
+    def snapshot(self) -> Snapshot:
         """The visible screen as a :class:`Snapshot`."""
         lines: list[str] = []
         styles: list[tuple[Span, ...]] = []
@@ -591,7 +608,6 @@ class TmuxScreen(pyte.Screen):
             height=self.lines,
             cursor=(self.cursor.x, self.cursor.y),
             alternate=self.alternate,
-            program=program,
             styles=tuple(styles),
         )
 
