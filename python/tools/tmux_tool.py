@@ -88,7 +88,7 @@ class TmuxTool(Tool):
     async def execute(self, **kwargs: Any) -> Response:
         args = dict(kwargs or getattr(self, "args", None) or {})
         action = args.pop("action", None) or getattr(self, "method", None) or ""
-        ok, message = await _lib.atext(str(action), **args)
+        _ok, message = await _lib.atext(str(action), **args)
         return Response(message=message, break_loop=False)
 
 
@@ -113,10 +113,30 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+FRONT_ENDS = """\
+also:
+  mcp                                 serve every action as an MCP tool over stdio
+  install AGENT_ZERO_DIR [--uninstall] [--dry-run]
+                                      install into (or remove from) an Agent Zero tree
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one action from the command line; exit status 0 when ``ok``."""
+    """Run one action from the command line; exit status 0 when ``ok``.
+
+    Two words are not actions: ``mcp`` runs the MCP server and ``install``
+    puts the tool into an Agent Zero tree; both live in the library and are
+    imported only when asked for (the MCP SDK is not needed anywhere else).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mcp"]:
+        importlib.import_module(_lib.__name__ + ".mcp_server").serve()
+        return 0
+    if argv[:1] == ["install"]:
+        return int(importlib.import_module(_lib.__name__ + ".install").main(argv[1:]))
     parser = _parser()
+    parser.epilog = FRONT_ENDS
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     if not argv:
         parser.print_help()
         return 2

@@ -141,3 +141,12 @@ def test_read_returns_the_screen_and_history(shared_terminal: SharedTerminal) ->
     tail = call("read", lines=5)["screen"].splitlines()
     assert len(tail) == 5 and tail[-2] == "60"
     subprocess.run(["true"], check=True)
+
+
+def test_force_never_types_onto_the_humans_line(shared_terminal: SharedTerminal) -> None:
+    call("status")
+    shared_terminal.type("ls /half-typed")
+    wait_screen(shared_terminal, "ls /half-typed")
+    res = call("send", text="echo agent", force=True, timeout=1.5)
+    assert not res["ok"] and "ls /half-typed" in res["error"]
+    assert shared_terminal.screen().rstrip().endswith("ls /half-typed")

@@ -22,13 +22,17 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pexpect
 
 TRIALS = int(os.environ.get("TMUX_TOOL_HUMAN_TRIALS", "100"))
 WORKERS = 4
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _human_types(child, line: str, rng: random.Random) -> None:  # noqa: ANN001 - pexpect.spawn
+def _human_types(child: pexpect.spawn, line: str, rng: random.Random) -> None:
     for ch in line:
         child.send(ch)
         time.sleep(1.0 / rng.uniform(4, 15))

@@ -18,6 +18,7 @@ from typing import Any
 from . import config, drive, keyboard, markers, masking, names, observe, panes, scratch, shared
 from .args import Arg, BadArgs, bind
 from .context import Context, Target
+from .messages import message
 from .result import Result, failure
 from .state import State
 from .tmux import NoServer, NoTarget, TmuxError
@@ -57,7 +58,7 @@ def _require_private(ctx: Context, target: Target, action: str) -> Result | None
         return None
     if not target.tmux.has_session(target.name):
         return failure(action, f"there is no private session {target.name!r}", session=target.name,
-                       hint="create one with run (a shell) or start (a program); list shows what exists")
+                       hint=message("no_session_hint"))
     return None
 
 
@@ -67,9 +68,7 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
     def check() -> Result | None:
         st = observe.state_of(ctx, target)
         if st.status == "blocked":
-            return _state_result(action, target, st,
-                                 hint="the command is waiting for an answer: reply with send or keys, "
-                                      "or stop it with interrupt")
+            return _state_result(action, target, st, hint=message("question"))
         return None
 
     return check
@@ -79,9 +78,8 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
 def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> Result:
     target = ctx.target(session, default=ctx.cfg.scratch_session)
     if target.shared:
-        return failure("run", "run works in private sessions; the shared terminal is the human's",
-                       session=target.name, status="unknown",
-                       hint="use send to type a command into the shared terminal, or run without session")
+        return failure("run", message("shared_run_refused"), session=target.name, status="unknown",
+                       hint=message("shared_run_refused_hint"))
     if not command.strip():
         return failure("run", "the command is empty", session=target.name, status="unknown",
                        hint="give the shell command to run, e.g. command: 'ls -la'")
@@ -128,6 +126,9 @@ def _settle(ctx: Context, target: Target, action: str, timeout: float, before: s
         st = watch.state
         changed = changed or (st.snap is not None and st.snap.digest != before)
         if changed and watch.done:
+            if st.exact:  # the shell's marker comes just before it draws the prompt
+                time.sleep(observe.POLL)
+                st = observe.state_of(ctx, target)
             break
         if time.monotonic() >= deadline:
             break
@@ -146,7 +147,7 @@ def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, 
                 "keys", f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
                 "what this tool typed, and nothing of ours is running or pending there",
                 session=target.name, status="unknown",
-                hint="ask the human, or use force: true only if the human asked for it")
+                hint=message("shared_keys_refused_hint"))
         return shared.send(ctx, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
                            action="keys", keys=tuple(names_))
     if (missing := _require_private(ctx, target, "keys")) is not None:
@@ -228,7 +229,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         res = _state_result("wait", w.target, w.state, ok=ok)
         if not ok:
             res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.state.status})"
-            res.hint = "wait again, read the screen, or interrupt"
+            res.hint = message("wait_timeout_hint")
         else:
             res.extra["reason"] = w.reason
         return res
@@ -265,8 +266,7 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared:
         if not _own_command_running(ctx, target):
-            return failure("interrupt", "nothing this tool started is running in the shared terminal; "
-                           "Ctrl+C there would hit the human's work", session=target.name,
+            return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
                            status="unknown", hint="ask the human to stop it")
         res = shared.send(ctx, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
                           keys=("C-c",))

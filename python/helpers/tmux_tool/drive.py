@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from . import keyboard, markers, names, observe, panes, programs, scratch
 from .context import Context, Target
+from .messages import message
 from .private import PrivateServer, Shell
 from .programs import Profile
 from .result import Result, failure
@@ -131,8 +132,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
         if st.status in ("ready", "blocked") and not blank and now - since >= settle:
             hint = None
             if st.status == "blocked":
-                hint = ("answer with keys (see options), or start again with accept: ['" +
-                        (dialog.name if dialog else "safe") + "'] if it is safe to accept")
+                hint = message("blocked", program=label)
             return _result("start", target, st, hint=hint, answered=answered)
         if now >= deadline:
             return _result("start", target, st, ok=False,

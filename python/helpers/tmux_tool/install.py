@@ -1,6 +1,6 @@
 """Install the tool into an Agent Zero tree, or take exactly that out again.
 
-Agent Zero changed its layout in v0.9.9 (see the research notes on Agent Zero):
+Agent Zero changed its layout in v0.9.9 (March 2026):
 
 * up to v0.9.8 tools are files in ``python/tools/`` importing
   ``python.helpers.tool``; tool prompts are ``prompts/agent.system.tool.*.md``
@@ -102,12 +102,12 @@ def version(source: Path = SOURCE) -> str:
         return str(tomllib.load(fh)["project"]["version"])
 
 
-def _files(folder: Path, *, skip: tuple[str, ...] = ()) -> Iterator[tuple[str, Path]]:
-    """Files under ``folder`` (relative posix path, path), without bytecode or ``skip``."""
+def _files(folder: Path) -> Iterator[tuple[str, Path]]:
+    """Files under ``folder`` (relative posix path, path), without bytecode or our manifest."""
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
         if path.is_file() and "__pycache__" not in rel.parts and path.suffix != ".pyc" \
-                and rel.as_posix() not in skip and rel.name != MANIFEST:
+                and rel.name != MANIFEST:
             yield rel.as_posix(), path
 
 
@@ -136,7 +136,7 @@ def plan(layout: Layout, source: Path = SOURCE) -> dict[str, bytes]:
     prompts = source / "prompts"
     for path in [prompts / f"agent.system.tool.{NAME}.md", *sorted(prompts.glob(f"fw.{NAME}.*.md"))]:
         files[f"{layout.prompts}/{path.name}"] = path.read_bytes()
-    for rel, path in _files(skill, skip=("INSTALL.md",)):
+    for rel, path in _files(skill):
         files[f"{layout.skill}/{rel}"] = path.read_bytes()
     if layout.plugin_yaml:
         files[layout.plugin_yaml] = _plugin_yaml(version(source))
@@ -262,9 +262,11 @@ def install(root: Path, *, dry_run: bool = False, source: Path = SOURCE) -> Repo
     verb = "would " if dry_run else ""
     for title, rels in ((f"{verb}add", added), (f"{verb}update", updated), (f"{verb}remove (no longer part of it)",
                                                                               stale)):
-        if rels:
+        if rels and dry_run:
             report.add(f"{title} {len(rels)} file(s):")
             report.lines.extend(f"  {r}" for r in rels)
+        elif rels:
+            report.add(f"{title} {len(rels)} file(s): {_summary(layout, rels)}")
     for rel in kept:
         report.add(f"  kept {rel}: no longer part of tmux_tool, but it was edited since it was installed")
     if unchanged:
@@ -283,6 +285,15 @@ def install(root: Path, *, dry_run: bool = False, source: Path = SOURCE) -> Repo
     return report
 
 
+def _summary(layout: Layout, rels: list[str]) -> str:
+    """How many of ``rels`` belong to each part, e.g. ``library 58, prompts 19``."""
+    parts = {"tool": layout.tool, "library": layout.library, "prompts": layout.prompts,
+             "skill": layout.skill, "plugin.yaml": layout.plugin_yaml or "-"}
+    counts = {name: sum(1 for r in rels if r == where or r.startswith(where + "/"))
+              for name, where in parts.items()}
+    return ", ".join(f"{name} {n}" for name, n in counts.items() if n) + " (--dry-run lists them)"
+
+
 def _advise(report: Report, layout: Layout, root: Path) -> None:
     """What the person still has to do or check for the tool to work."""
     report.add("next:")
@@ -295,8 +306,8 @@ def _advise(report: Report, layout: Layout, root: Path) -> None:
         report.add(f"  this Python ({sys.executable}) cannot import {', '.join(missing)}: install them into "
                    "the Python that runs Agent Zero (pip install pyte==0.8.2 wcwidth)")
     else:
-        report.add(f"  the Python that runs Agent Zero needs the packages {', '.join(NEEDS)} "
-                   "(pip install pyte==0.8.2 wcwidth) - this one has them")
+        report.add(f"  Agent Zero's own Python needs the packages {', '.join(NEEDS)} too "
+                   "(pip install pyte==0.8.2 wcwidth); the Python running this installer has them")
     report.add("  for the human's shared terminal run apps/shared-terminal/start.sh from this checkout")
 
 

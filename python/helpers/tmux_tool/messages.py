@@ -58,8 +58,8 @@ DEFAULTS: dict[str, str] = {
         "human's work"
     ),
     "shared_missing": (
-        "the shared session {{session}} (tmux socket {{socket}}) is not running; start it with "
-        "apps/shared-terminal/start.sh"
+        "the shared session {{session}} (tmux socket {{socket}}) is not running; the human starts it "
+        "with apps/shared-terminal/start.sh from the tmux_tool checkout"
     ),
     "no_session_hint": "create one with run (a shell) or start (a program); list shows what exists",
     "mcp_instructions": (

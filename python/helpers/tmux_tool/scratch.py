@@ -23,6 +23,7 @@ from pathlib import Path
 from . import markers, masking, screen
 from .config import private_path
 from .markers import Mark
+from .messages import message
 from .private import PrivateServer, Shell, settle_log
 from .result import Result, failure
 from .tmux import NoServer, NoTarget
@@ -99,7 +100,7 @@ def run(
         return failure(
             "run", f"session {name!r} is still running {what}",
             session=name, status="busy",
-            hint="wait for it with wait, look with read, stop it with interrupt, or run in another session",
+            hint=message("session_busy_hint"),
         )
     log = shell.log_path
     size = log.stat().st_size if log.exists() else 0
@@ -202,15 +203,13 @@ def collect(
     if end is None:
         return Result(
             action=action, session=shell.name, status="busy", output=text,
-            hint=f"still running after {timeout:g}s and left running: wait again with wait, "
-                 "look with read, answer with send/keys, or stop it with interrupt",
+            hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
             extra={"command": rec.command, **extra},
         )
     extra["cwd"] = end.cwd
     hint = None
     if end.kind == "X":
-        hint = ("the shell itself exited (exit, or a failure under set -e/-u); "
-                "the next run starts a fresh shell in the same directory")
+        hint = message("shell_exited")
     return Result(action=action, session=shell.name, status="ready", exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
 

@@ -30,6 +30,7 @@ import wcwidth
 from . import keyboard, masking, panes, programs, screen
 from .config import private_path
 from .context import Context, Target
+from .messages import message
 from .panes import PaneFacts
 from .result import Result, failure
 from .screen.snapshot import Snapshot
@@ -50,9 +51,9 @@ def poll_step(elapsed: float) -> float:
     return 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
 
 
-def missing(cfg_session: str, socket: str) -> str:
-    return (f"the shared session {cfg_session!r} (tmux socket {socket!r}) is not running; "
-            "start it with apps/shared-terminal/start.sh")
+def missing(session: str, socket: str) -> str:
+    """Why the shared session cannot be used, and how the human starts it."""
+    return message("shared_missing", session=repr(session), socket=repr(socket))
 
 
 # --- the prompt -----------------------------------------------------------
@@ -270,9 +271,8 @@ def send(ctx: Context, target: Target, text: str, *, enter: bool, timeout: float
             reason = "the human pressed a key at the last moment"
         if time.monotonic() >= deadline:
             if human_text:
-                return failure(action, f"the human has typed {human_text!r} at the prompt and has not "
-                               "finished; nothing was typed", session=target.name, status="busy",
-                               hint="wait and try again, or ask the human; their text is never erased")
+                return failure(action, message("human_typing", text=repr(human_text)), session=target.name,
+                               status="busy", hint=message("human_typing_hint"))
             return failure(action, f"nothing was typed: {reason}", session=target.name,
                            status=st.status, hint="wait a moment and try again, or check with status")
         time.sleep(0.05)
@@ -288,6 +288,8 @@ def _hold_reason(st: State, facts: PaneFacts, still_for: float, force: bool,
     """Why we must not type now (None = go)."""
     if facts.in_mode:
         return "the human is scrolling in copy mode"
+    if st.extra.get("human_text"):
+        return f"the human has typed {st.extra['human_text']!r} at the prompt"
     if force:
         return None
     if time.time() - facts.session_activity < KEY_GAP:
@@ -296,8 +298,6 @@ def _hold_reason(st: State, facts: PaneFacts, still_for: float, force: bool,
     no_key_since_ours = sent_at > 0 and facts.session_activity < int(sent_at)
     if still_for < QUIET and not no_key_since_ours:
         return "the screen changed a moment ago and we did not cause it"
-    if st.extra.get("human_text"):
-        return f"the human has typed {st.extra['human_text']!r} at the prompt"
     if st.extra.get("leftover"):
         return None
     if keys:
@@ -371,9 +371,9 @@ def _finish(ctx: Context, target: Target, record: dict, text: str, enter: bool, 
     done = st.status in ("ready", "blocked", "error")
     hint = None
     if text and not record["submitted"]:
-        hint = "the text is at the prompt, not submitted; press Enter with keys when ready"
+        hint = message("not_submitted")
     elif not done:
-        hint = "still running; wait for it with wait, read the screen, or interrupt it"
+        hint = message("still_running")
     return Result(action=action, session=target.name, status=st.status, output=output,
                   screen=st.snap.text if st.snap else None, hint=hint,
                   extra={"evidence": st.evidence, "program": st.program})

@@ -1,0 +1,174 @@
+"""The MCP server, driven by the official SDK's stdio client, against real tmux.
+
+The server is started the way an MCP client starts it - a subprocess running
+``python/tools/tmux_tool.py mcp`` from another folder - and every call is
+held against the command line's ``--json`` output for the same call: the same
+sequence of calls goes once through MCP into one private session and once
+through the command line into another, and the results must be equal but for
+the session name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from python.helpers.tmux_tool.actions import ACTIONS
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = REPO / "python" / "tools" / "tmux_tool.py"
+JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}
+# Actions that return as soon as the shell reports done, which may be before its prompt is drawn.
+SETTLING = ("send", "keys")
+FIXED = ("ok", "action", "session", "status", "exit_code", "output", "screen", "error", "hint")
+
+
+def server_env() -> dict[str, str]:
+    """What a client passes: our variables explicitly (clients do not forward their own)."""
+    keep = ("PATH", "HOME", "LANG", "TMUX_TOOL_PRIVATE_SOCKET", "TMUX_TOOL_SHARED_SOCKET",
+            "TMUX_TOOL_SHARED_SESSION", "TMUX_TOOL_STATE_DIR")
+    return {k: os.environ[k] for k in keep if k in os.environ}
+
+
+def cli(action: str, args: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """The command line's ``--json`` result for one call."""
+    argv = [sys.executable, str(TOOL), action, "--json"]
+    for name, value in args.items():
+        flag = "--" + name.replace("_", "-")
+        argv += [flag, *value] if isinstance(value, list) else [flag, str(value).lower()
+                                                               if isinstance(value, bool) else str(value)]
+    proc = subprocess.run(argv, cwd=cwd, env=server_env(), capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.stdout.strip(), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def mcp_session(cwd: Path) -> Any:
+    """The SDK's stdio client, starting the server as an MCP client would."""
+    params = StdioServerParameters(command=sys.executable, args=[str(TOOL), "mcp"], env=server_env(), cwd=cwd)
+    return stdio_client(params)
+
+
+def normalise(result: dict[str, Any], session: str) -> dict[str, Any]:
+    """A result with the session's name replaced, for comparing two sessions."""
+    text = json.dumps(result).replace(session, "SESSION")
+    return json.loads(text)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The folder the server and the command line start in (new sessions start there)."""
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+def test_tools_have_schemas_generated_from_the_argument_table(private_socket: str, workdir: Path) -> None:
+    async def main() -> list[Any]:
+        async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "tmux_tool"
+            assert "shared" in (init.instructions or "")
+            return (await session.list_tools()).tools
+
+    tools = {t.name: t for t in anyio.run(main)}
+    assert set(tools) == set(ACTIONS)
+    for name, spec in ACTIONS.items():
+        schema = tools[name].input_schema
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert set(schema["properties"]) == {a.name for a in spec.args}
+        assert set(schema.get("required", [])) == {a.name for a in spec.args if a.required}
+        for arg in spec.args:
+            prop = schema["properties"][arg.name]
+            assert prop["type"] == JSON_TYPES[arg.kind] and prop["description"] == arg.help
+            assert prop.get("default") == arg.default
+            assert prop.get("enum", []) == list(arg.choices)
+            if arg.kind == "list":
+                assert prop["items"] == {"type": "string"}
+        out = tools[name].output_schema
+        assert out is not None and set(out["required"]) == set(FIXED)
+    assert tools["read"].annotations.read_only_hint and not tools["kill"].annotations.read_only_hint
+
+
+def test_calls_match_the_command_line(private_socket: str, workdir: Path) -> None:
+    """run, send, read, wait (and a mistake) through MCP and through the command line agree."""
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("run", {"command": "printf 'one\\ntwo\\n'; (exit 3)", "session": "S"}),
+        ("send", {"text": "echo sent-by-$((2+3))", "session": "S"}),
+        ("read", {"session": "S"}),
+        ("wait", {"session": "S", "timeout": 10}),
+        ("read", {"session": "S", "lines": 50}),
+        ("keys", {"keys": ["C-l"], "session": "S"}),
+        ("status", {"session": "S"}),
+        ("run", {"session": "S"}),  # no command: the same sentence from both
+    ]
+
+    async def through_mcp() -> list[tuple[dict[str, Any], dict[str, Any], bool]]:
+        out = []
+        async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for action, args in steps:
+                args = {k: ("mcp-s" if v == "S" else v) for k, v in args.items()}
+                res = await session.call_tool(action, args)
+                text = json.loads(res.content[0].text)
+                out.append((text, res.structured_content, bool(res.is_error)))
+        return out
+
+    via_mcp = anyio.run(through_mcp)
+    via_cli = [cli(action, {k: ("cli-s" if v == "S" else v) for k, v in args.items()}, workdir)
+               for action, args in steps]
+    for (action, _), (text, structured, is_error), expected in zip(steps, via_mcp, via_cli, strict=True):
+        assert text == structured, f"{action}: text and structured content differ"
+        assert list(text)[: len(FIXED)] == list(FIXED)
+        assert is_error == (not text["ok"])
+        mine, theirs = normalise(text, "mcp-s"), normalise(expected, "cli-s")
+        if action in SETTLING:
+            # The screen right after typing races the prompt being drawn; all else must agree.
+            a, b = (mine.pop("screen") or "").rstrip(), (theirs.pop("screen") or "").rstrip()
+            assert a.startswith(b) or b.startswith(a), action
+        assert mine == theirs, action
+    run, send, read = (r[0] for r in via_mcp[:3])
+    assert run["exit_code"] == 3 and run["output"] == "one\ntwo"
+    assert send["ok"] and "sent-by-5" in (send["screen"] or "")
+    assert "sent-by-5" in read["screen"]
+    assert via_mcp[-1][0]["error"] == "argument 'command' of run is required: the shell command to run"
+
+
+def test_a_long_call_does_not_block_other_calls(private_socket: str, workdir: Path) -> None:
+    """A wait that takes seconds runs in a worker thread; list answers meanwhile."""
+    async def main() -> tuple[float, float, dict[str, Any]]:
+        async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            busy = await session.call_tool("run", {"command": "sleep 2; echo slept", "session": "slow",
+                                                   "timeout": 0.2})
+            assert busy.structured_content["status"] == "busy"
+            finished: dict[str, float] = {}
+            waited: dict[str, Any] = {}
+
+            async def wait() -> None:
+                res = await session.call_tool("wait", {"session": "slow", "timeout": 20})
+                finished["wait"], waited["result"] = time.monotonic(), res.structured_content
+
+            async def listing() -> None:
+                await anyio.sleep(0.2)
+                res = await session.call_tool("list", {})
+                assert res.structured_content["ok"]
+                finished["list"] = time.monotonic()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(wait)
+                tg.start_soon(listing)
+            return finished["list"], finished["wait"], waited["result"]
+
+    listed_at, waited_at, result = anyio.run(main)
+    assert listed_at < waited_at - 0.5, "list had to wait for the running wait"
+    assert result["ok"] and result["exit_code"] == 0 and result["output"] == "slept"

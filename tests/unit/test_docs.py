@@ -1,0 +1,255 @@
+"""The agent's manual cannot drift from the code.
+
+The table ``ACTIONS`` is the truth about actions and their arguments.  These
+tests read the tool prompt, the skill and its reference pages the way their
+readers do and hold every action, argument, type, default and example against
+that table *as it is at test time*, so an action added, renamed or given a new
+argument fails here until the manual says so.  The skill's frontmatter is
+checked by Agent Zero's own rules (a skill with a bad fence or name is
+silently dropped by Agent Zero).  The examples of the harmless actions are then
+run for real against tmux servers of the test's own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python.helpers.tmux_tool import messages
+from python.helpers.tmux_tool.actions import ACTIONS
+from python.helpers.tmux_tool.api import call
+from python.helpers.tmux_tool.args import Arg, bind
+
+REPO = Path(__file__).resolve().parents[2]
+PROMPT = REPO / "prompts" / "agent.system.tool.tmux_tool.md"
+SKILL_DIR = REPO / "skills" / "terminal-orchestration"
+SKILL = SKILL_DIR / "SKILL.md"
+PAGES = sorted((SKILL_DIR / "reference").glob("*.md"))
+DOCS = [SKILL, *PAGES, REPO / "README.md"]
+
+KIND_WORDS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "list": "list"}
+ARG_LINE = re.compile(r"^- `(?P<name>\w+)` \((?P<kind>\w+)(?:, (?P<extra>[^)]*))?\): \S")
+FENCE = re.compile(r"^(?P<fence>~~~|```)json\n(?P<body>.*?)\n(?P=fence)$", re.MULTILINE | re.DOTALL)
+SAFE = ("run", "read", "status", "list", "wait")
+
+
+# --- Agent Zero's SKILL.md rules (helpers/skills.py) ---------------------------
+SKILL_NAME = re.compile(r"^[a-z0-9-]+$")
+
+
+def split_frontmatter(text: str) -> tuple[list[str], str]:
+    """The frontmatter lines and the body; Agent Zero drops the skill otherwise."""
+    lines = text.splitlines()
+    assert lines and lines[0].strip() == "---", "the YAML fence must open the very first line"
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    assert end is not None, "the YAML frontmatter is not closed"
+    return lines[1:end], "\n".join(lines[end + 1:]).strip()
+
+
+def parse_frontmatter(lines: list[str]) -> dict[str, Any]:
+    """Agent Zero's fallback parser (used when PyYAML is missing), written out.
+
+    Only ``key: value`` lines, quoted or plain, and ``- item`` list lines; the
+    frontmatter must mean the same to PyYAML, so plain values may not hold
+    ``: `` or `` #`` and quoted ones no quote or backslash inside.
+    """
+    data: dict[str, Any] = {}
+    key = None
+    for raw in lines:
+        if not raw.strip() or raw.strip().startswith("#"):
+            continue
+        if m := re.match(r"^([A-Za-z0-9_.-]+)\s*:\s*(.*)$", raw):
+            key, value = m.group(1), m.group(2).strip()
+            if value.startswith('"'):
+                assert value.endswith('"') and '"' not in value[1:-1] and "\\" not in value, raw
+                value = value[1:-1]
+            else:
+                assert ": " not in value and " #" not in value, f"plain YAML value would not parse: {raw}"
+            data[key] = value if value else []
+            continue
+        item = re.match(r"^\s+-\s+(\S.*)$", raw)
+        assert item and key and isinstance(data[key], list), f"not a frontmatter line: {raw!r}"
+        data[key].append(item.group(1))
+    return data
+
+
+def test_skill_frontmatter_is_valid_for_agent_zero() -> None:
+    fm_lines, body = split_frontmatter(SKILL.read_text(encoding="utf-8"))
+    fm = parse_frontmatter(fm_lines)
+    name, description = fm.get("name", ""), fm.get("description", "")
+    assert name == "terminal-orchestration" == SKILL_DIR.name
+    assert SKILL_NAME.match(name) and 1 <= len(name) <= 64
+    assert not name.startswith("-") and not name.endswith("-") and "--" not in name
+    assert description and len(description) <= 1024
+    assert len(fm.get("compatibility", "")) <= 500
+    assert "tmux_tool" in fm.get("allowed-tools", [])
+    assert body.startswith("# ")
+
+
+def test_reference_pages_are_files_of_the_skill_not_skills() -> None:
+    """Agent Zero registers every SKILL.md it finds; reference pages must not be one."""
+    assert {p.name for p in PAGES} >= {"shells.md", "repls.md", "pagers-editors.md", "claude-code.md",
+                                       "codex.md", "gemini-cli.md", "opencode.md"}
+    skill_text = SKILL.read_text(encoding="utf-8")
+    for page in PAGES:
+        assert page.name != "SKILL.md"
+        assert page.read_text(encoding="utf-8").startswith("# "), page.name
+        assert f"reference/{page.name}" in skill_text, f"SKILL.md does not point to {page.name}"
+    for mentioned in re.findall(r"reference/([\w.-]+\.md)", skill_text):
+        assert (SKILL_DIR / "reference" / mentioned).is_file(), mentioned
+
+
+# --- the tool prompt against ACTIONS ------------------------------------------------
+def prompt_sections() -> dict[str, str]:
+    """``#### action`` heading → the section's text."""
+    text = PROMPT.read_text(encoding="utf-8")
+    parts = re.split(r"^#### (\S+)\n", text, flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def documented_args(section: str) -> dict[str, tuple[str, str | None]]:
+    """Argument name → (kind, extra) from the ``args:`` list of a section."""
+    found = {}
+    for line in section.splitlines():
+        if m := ARG_LINE.match(line):
+            assert m["kind"] in KIND_WORDS, f"unknown type word in {line!r}"
+            found[m["name"]] = (KIND_WORDS[m["kind"]], m["extra"])
+    return found
+
+
+def examples(text: str) -> Iterator[Any]:
+    for m in FENCE.finditer(text):
+        yield json.loads(m["body"])
+
+
+def test_prompt_documents_exactly_the_actions() -> None:
+    documented = set(prompt_sections())
+    missing, extra = set(ACTIONS) - documented, documented - set(ACTIONS)
+    assert not missing, f"actions without a section in the tool prompt: {sorted(missing)}"
+    assert not extra, f"the tool prompt documents actions that do not exist: {sorted(extra)}"
+
+
+def _same_default(arg: Arg, written: str) -> bool:
+    if arg.kind == "bool":
+        return written == str(arg.default).lower()
+    if arg.kind in ("int", "float"):
+        return float(written) == float(arg.default)
+    return written == str(arg.default)
+
+
+@pytest.mark.parametrize("action", sorted(ACTIONS))
+def test_prompt_documents_every_argument_with_its_type_and_default(action: str) -> None:
+    section = prompt_sections().get(action)
+    assert section is not None, f"{action} has no section"
+    documented = documented_args(section)
+    declared = {a.name: a for a in ACTIONS[action].args}
+    assert set(documented) == set(declared), f"{action}: documented {sorted(documented)}, " \
+                                             f"declared {sorted(declared)}"
+    for name, (kind, extra) in documented.items():
+        arg = declared[name]
+        assert kind == arg.kind, f"{action}.{name} is {arg.kind}, documented as {kind}"
+        words = [w.strip() for w in (extra or "").split(",") if w.strip()]
+        assert ("required" in words) == arg.required, f"{action}.{name}: required is {arg.required}"
+        defaults = [w.removeprefix("default ") for w in words if w.startswith("default ")]
+        if arg.default is None:
+            assert not defaults, f"{action}.{name} has no default but the prompt gives one"
+        else:
+            assert defaults and _same_default(arg, defaults[0]), \
+                f"{action}.{name}: default is {arg.default!r}, the prompt says {defaults or 'nothing'}"
+        for choice in arg.choices:
+            assert f"`{choice}`" in section, f"{action}.{name}: choice {choice!r} is not mentioned"
+
+
+def test_prompt_examples_are_complete_agent_zero_calls() -> None:
+    sections = prompt_sections()
+    for action, section in sections.items():
+        calls = list(examples(section))
+        assert calls, f"{action} has no example"
+        for example in calls:
+            assert set(example) == {"thoughts", "headline", "tool_name", "tool_args"}
+            assert isinstance(example["thoughts"], list) and example["thoughts"]
+            assert isinstance(example["headline"], str) and example["headline"]
+            assert example["tool_name"] == "tmux_tool"
+            args = dict(example["tool_args"])
+            assert args.get("action") == action, "an example must be of its own section's action"
+            spec = ACTIONS[args.pop("action")]
+            bind(spec.name, spec.args, args)  # raises BadArgs with a sentence if it does not fit
+
+
+def test_prompt_is_safe_for_agent_zero_templates() -> None:
+    """Agent Zero fills ``{{name}}`` in prompt files; the prompt must hold none."""
+    text = PROMPT.read_text(encoding="utf-8")
+    assert "{{" not in text and "}}" not in text
+    assert text.startswith("### tmux_tool\n")
+
+
+# --- the skill and its pages against ACTIONS --------------------------------------
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_every_call_in_the_docs_binds(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    for example in examples(text):
+        if not isinstance(example, dict) or "action" not in example and "tool_args" not in example:
+            continue
+        args = dict(example.get("tool_args", example))
+        action = args.pop("action")
+        assert action in ACTIONS, f"{doc.name} uses the unknown action {action!r}"
+        spec = ACTIONS[action]
+        bind(action, spec.args, args)
+    for action in re.findall(r'"action":\s*"(\w+)"', text):
+        assert action in ACTIONS, f"{doc.name} mentions the unknown action {action!r}"
+
+
+@pytest.mark.parametrize("doc", [PROMPT, SKILL], ids=lambda p: p.name)
+def test_arguments_named_in_prose_exist(doc: Path) -> None:
+    """``"until": "stable"`` in running text must be an argument some action takes."""
+    known = {"action"} | {a.name for spec in ACTIONS.values() for a in spec.args}
+    spans = re.findall(r"`([^`\n]+)`", FENCE.sub("", doc.read_text(encoding="utf-8")))
+    named = {key for span in spans for key in re.findall(r'"(\w+)":', span)}
+    assert named <= known, f"{doc.name} names arguments that no action takes: {sorted(named - known)}"
+
+
+# --- prompt files for messages -----------------------------------------------------
+def test_every_message_has_its_prompt_file_with_the_same_placeholders() -> None:
+    files = {p.name.removeprefix(messages.PREFIX).removesuffix(".md")
+             for p in (REPO / "prompts").glob(f"{messages.PREFIX}*.md")}
+    assert files == set(messages.DEFAULTS)
+    for key, builtin in messages.DEFAULTS.items():
+        text = (REPO / "prompts" / f"{messages.PREFIX}{key}.md").read_text(encoding="utf-8").strip()
+        assert set(re.findall(r"{{(\w+)}}", text)) == set(re.findall(r"{{(\w+)}}", builtin)), key
+        assert messages.template(key) == text
+
+
+def test_message_reads_a_tuned_file_and_falls_back_to_the_builtin(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    tuned = tmp_path / "tuned"
+    tuned.mkdir()
+    (tuned / f"{messages.PREFIX}busy_after_timeout.md").write_text("still going after {{timeout}}s\n")
+    monkeypatch.setattr(messages, "_roots", lambda: [tmp_path / "absent", tuned])
+    assert messages.message("busy_after_timeout", timeout=30) == "still going after 30s"
+    assert messages.message("shell_exited") == messages.DEFAULTS["shell_exited"]
+    with pytest.raises(KeyError):
+        messages.message("no_such_message")
+
+
+# --- the harmless examples, for real -----------------------------------------------
+def test_safe_prompt_examples_run(private_socket: str, shared_terminal: Any, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """run/read/status/list/wait examples, on a private server and a stand-in shared terminal."""
+    work = tmp_path / "project"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    sections = prompt_sections()
+    ran = []
+    for action in SAFE:  # run first: it creates the sessions the others look at
+        for example in examples(sections[action]):
+            args = dict(example["tool_args"])
+            result = call(args.pop("action"), **args)
+            assert result["ok"], f"{example['tool_args']} failed: {result['error']}"
+            assert result["status"] in ("ready", "blocked"), result
+            ran.append(action)
+    assert set(ran) == set(SAFE)
