@@ -29,8 +29,9 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     socket = f"tt-bench-{os.getpid()}"
+    state = tempfile.TemporaryDirectory(prefix="tt-bench-")
     os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
-    os.environ["TMUX_TOOL_STATE_DIR"] = tempfile.mkdtemp(prefix="tt-bench-")
+    os.environ["TMUX_TOOL_STATE_DIR"] = state.name
     from python.tools.tmux_tool import call
 
     try:
@@ -56,6 +57,7 @@ def main() -> None:
         print("reference: polling the pane every 0.5 s costs >= 250 ms on average per command")
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        state.cleanup()
 
 
 if __name__ == "__main__":

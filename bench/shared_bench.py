@@ -25,10 +25,12 @@ sys.path.insert(0, str(REPO))
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
     socket = f"tt-bench-shared-{os.getpid()}"
-    home = Path(tempfile.mkdtemp(prefix="tt-bench-home-"))
+    scratch_dir = tempfile.TemporaryDirectory(prefix="tt-bench-shared-")
+    home = Path(scratch_dir.name) / "home"
+    home.mkdir()
     (home / ".bashrc").write_text("PS1='user@host:\\w\\$ '\nHISTFILE=/dev/null\n")
     os.environ.update(TMUX_TOOL_SHARED_SOCKET=socket, TMUX_TOOL_SHARED_SESSION="shared",
-                      TMUX_TOOL_STATE_DIR=tempfile.mkdtemp(prefix="tt-bench-state-"))
+                      TMUX_TOOL_STATE_DIR=str(Path(scratch_dir.name) / "state"))
     subprocess.run(["tmux", "-L", socket, "-f", str(REPO / "apps/shared-terminal/tmux.conf"), "new-session",
                     "-d", "-s", "shared", "-c", str(home), shutil.which("bash") or "/bin/bash", "--noprofile",
                     "--rcfile", str(home / ".bashrc"), "-i"], check=True, timeout=10)
@@ -50,6 +52,7 @@ def main() -> None:
               f"p90 {lat[int(0.9 * len(lat))]:.0f} ms, min {lat[0]:.0f} ms")
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        scratch_dir.cleanup()
 
 
 if __name__ == "__main__":
