@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import config, drive, keyboard, markers, masking, names, observe, panes, scratch, shared
+from . import config, drive, keyboard, markers, masking, names, observe, panes, programs, scratch, shared
 from .args import Arg, BadArgs, bind
 from .context import Context, Target
 from .messages import message
@@ -103,8 +103,6 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
         return shared.send(ctx, target, text, enter=enter, timeout=timeout, force=force)
     if (missing := _require_private(ctx, target, "send")) is not None:
         return missing
-    from . import programs
-
     shell = ctx.private.shell(target.name)
     profile = programs.profile_for(shell.program) if shell and shell.program else None
     before = observe.state_of(ctx, target)
