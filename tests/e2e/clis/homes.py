@@ -1,0 +1,251 @@
+"""Fresh HOME directories that point each AI CLI at the scripted model server.
+
+Every CLI keeps first-run state (onboarding, trust, key approval, login) in its
+HOME, so a fresh temporary HOME per run makes screens repeatable; the flags
+here decide which first-run dialogs are answered in advance and which are left
+for a capture or a test to meet. Each function returns a `Launch`: the argv
+(a list, never an interpolated string), the environment and the directories.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+CLIS_DIR = Path(__file__).resolve().parent
+BIN_DIR = CLIS_DIR / "node_modules" / ".bin"
+DUMMY_KEY = "sk-scripted-0000000000000000000000000000-offline"
+
+# Switches every Node/Rust CLI here honours for "no network except the model".
+_QUIET_ENV = {
+    "NO_UPDATE_NOTIFIER": "1",
+    "NPM_CONFIG_UPDATE_NOTIFIER": "false",
+    "DO_NOT_TRACK": "1",
+}
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start one CLI: run `argv` in `cwd` with `env` (already includes HOME and PATH)."""
+
+    program: str
+    argv: list[str]
+    env: dict[str, str]
+    home: Path
+    cwd: Path
+
+    def command(self) -> str:
+        """The argv as one shell-quoted line, for typing into a shell pane."""
+        return shlex.join(self.argv)
+
+
+def _base_env(home: Path, extra_path: Path | None = None) -> dict[str, str]:
+    path = os.pathsep.join(p for p in (str(extra_path or BIN_DIR), os.environ.get("PATH", "/usr/bin:/bin")) if p)
+    return {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"), "XDG_STATE_HOME": str(home / ".local" / "state"),
+            **_QUIET_ENV}
+
+
+def _write_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def claude(base_url: str, home: Path, cwd: Path, *, onboarding: bool = False, key_approval: bool = False,
+           trust: bool = False, api_key: str = DUMMY_KEY, max_retries: int = 0) -> Launch:
+    """Claude Code against `base_url` (Anthropic Messages API).
+
+    `onboarding` leaves the theme picker and welcome flow, `key_approval` the
+    "use this API key?" question, `trust` the trust-folder dialog.
+    `max_retries` bounds how often it retries a failed request before the
+    error is shown (its default retries for minutes).
+    """
+    state: dict[str, object] = {
+        "hasCompletedOnboarding": not onboarding,
+        "theme": "dark",
+        "autoUpdates": False,
+        "customApiKeyResponses": {"approved": [] if key_approval else [api_key[-20:]], "rejected": []},
+        "projects": {str(cwd): {"hasTrustDialogAccepted": not trust, "allowedTools": [],
+                                "hasCompletedProjectOnboarding": True}},
+    }
+    if onboarding:
+        state.pop("theme")
+    _write_json(home / ".claude.json", state)
+    _write_json(home / ".claude" / "settings.json", {"autoUpdates": False})
+    env = _base_env(home) | {
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": api_key,
+        "CLAUDE_CODE_MAX_RETRIES": str(max_retries),
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_GROWTHBOOK": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+        "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+    }
+    return Launch("claude", ["claude"], env, home, cwd)
+
+
+def gemini(base_url: str, home: Path, cwd: Path, *, auth_dialog: bool = False, trust: bool = False,
+           theme: bool = False, api_key: str = DUMMY_KEY) -> Launch:
+    """Gemini CLI against `base_url` (Gemini API, `GOOGLE_GEMINI_BASE_URL`).
+
+    `auth_dialog` leaves the "how would you like to authenticate" choice
+    (no auth type selected), `trust` the trust-folder dialog (folder trust on,
+    folder not listed), `theme` the theme picker (no theme chosen).
+    """
+    settings: dict[str, object] = {
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False,
+                    "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "security": {"folderTrust": {"enabled": True}},
+        "ide": {"enabled": False, "hasSeenNudge": True},
+        "ui": {"theme": "Default"},
+    }
+    if not auth_dialog:
+        settings["security"] = {"folderTrust": {"enabled": True}, "auth": {"selectedType": "gemini-api-key"}}
+    if theme:
+        settings.pop("ui")
+    _write_json(home / ".gemini" / "settings.json", settings)
+    _write_json(home / ".gemini" / "trustedFolders.json", {} if trust else {str(cwd): "TRUST_FOLDER"})
+    env = _base_env(home) | {
+        "GOOGLE_GEMINI_BASE_URL": base_url,
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+        "GEMINI_TELEMETRY_ENABLED": "false",
+    }
+    if not auth_dialog:
+        env["GEMINI_API_KEY"] = api_key
+    return Launch("gemini", ["gemini"], env, home, cwd)
+
+
+def codex(base_url: str, home: Path, cwd: Path, *, trust: bool = False, login: bool = False,
+          api_key: str = DUMMY_KEY) -> Launch:
+    """Codex against `base_url` (OpenAI Responses API through a custom provider).
+
+    `login` leaves the sign-in screen (no stored key), `trust` the
+    "do you trust this folder" question: the project is not marked trusted
+    and is made a git repository, the only kind Codex asks about.
+    The key is stored the way `codex login --with-api-key` stores it.
+    """
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    lines = [
+        'model = "gpt-5-codex"',
+        'model_provider = "scripted"',
+        "check_for_update_on_startup = false",
+        "",
+        "[model_providers.scripted]",
+        'name = "scripted"',
+        f"base_url = {json.dumps(base_url + '/v1')}",
+        'wire_api = "responses"',
+        "requires_openai_auth = true",
+        "supports_websockets = false",
+        "request_max_retries = 0",
+        "stream_max_retries = 0",
+        "",
+        "[analytics]",
+        "enabled = false",
+        "",
+        "[notice]",
+        "hide_full_access_warning = true",
+        "",
+    ]
+    if trust:
+        subprocess.run(["git", "init", "-q", str(cwd)], check=True, timeout=30, capture_output=True)
+    else:
+        lines += [f"[projects.{json.dumps(str(cwd))}]", 'trust_level = "trusted"', ""]
+    (codex_home / "config.toml").write_text("\n".join(lines), encoding="utf-8")
+    if not login:
+        _write_json(codex_home / "auth.json", {"OPENAI_API_KEY": api_key, "tokens": None, "last_refresh": None})
+    env = _base_env(home) | {"CODEX_HOME": str(codex_home), "OPENAI_BASE_URL": base_url + "/v1"}
+    # Without --no-daemon, 0.169 starts a shared `codex app-server` daemon that outlives the TUI.
+    return Launch("codex", ["codex", "--no-daemon"], env, home, cwd)
+
+
+def opencode(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY,
+             argv: list[str] | None = None) -> Launch:
+    """OpenCode against `base_url` (chat completions via `@ai-sdk/openai-compatible`).
+
+    `argv` replaces the default interactive `opencode` (e.g. `["opencode", "run", "hi"]`).
+    """
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": False,
+        "share": "disabled",
+        "permission": {"bash": "ask", "edit": "ask"},
+        "model": "scripted/scripted-model",
+        "small_model": "scripted/scripted-model",
+        "provider": {"scripted": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Scripted",
+            "options": {"baseURL": base_url + "/v1", "apiKey": api_key},
+            "models": {"scripted-model": {"name": "Scripted Model", "tool_call": True,
+                                          "limit": {"context": 128000, "output": 8192}}},
+        }},
+    }
+    _write_json(home / ".config" / "opencode" / "opencode.json", config)
+    env = _base_env(home) | {
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_DISABLE_TERMINAL_TITLE": "1",
+    }
+    return Launch("opencode", argv or ["opencode"], env, home, cwd)
+
+
+def kimi(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY, venv: Path = Path("/tmp/aivenv-kimi"),
+         yolo: bool = False) -> Launch:
+    """Kimi CLI (PyPI `kimi-cli`, needs Python >= 3.12) against `base_url` (chat completions).
+
+    It is installed in its own virtualenv `venv`, not the project's. Kimi
+    refuses `TERM=tmux-256color` on recent versions, so TERM is set to
+    xterm-256color.
+    """
+    config = "\n".join([
+        'default_model = "scripted"',
+        f"default_yolo = {'true' if yolo else 'false'}",
+        "",
+        "[providers.scripted]",
+        'type = "openai_legacy"',
+        f"base_url = {json.dumps(base_url + '/v1')}",
+        f"api_key = {json.dumps(api_key)}",
+        "",
+        "[models.scripted]",
+        'provider = "scripted"',
+        'model = "scripted-model"',
+        "max_context_size = 128000",
+        "",
+    ])
+    (home / ".kimi").mkdir(parents=True, exist_ok=True)
+    (home / ".kimi" / "config.toml").write_text(config, encoding="utf-8")
+    env = _base_env(home, venv / "bin") | {"KIMI_CLI_NO_AUTO_UPDATE": "1", "TERM": "xterm-256color"}
+    return Launch("kimi", ["kimi"], env, home, cwd)
+
+
+def aider(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY,
+          venv: Path = Path("/tmp/aivenv-aider")) -> Launch:
+    """Aider (PyPI `aider-chat`) against `base_url` through litellm's OpenAI-compatible route.
+
+    Installed in its own virtualenv `venv`. Every network side trip (update
+    check, analytics, model-price download) is switched off by flag or env.
+    """
+    env = _base_env(home, venv / "bin") | {
+        "OPENAI_API_BASE": base_url + "/v1",
+        "OPENAI_API_KEY": api_key,
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "AIDER_CHECK_UPDATE": "false",
+        "AIDER_ANALYTICS": "false",
+    }
+    argv = ["aider", "--model", "openai/scripted-model", "--no-git", "--no-check-update", "--analytics-disable",
+            "--no-show-model-warnings", "--no-show-release-notes", "--no-auto-commits", "--no-gitignore",
+            "--pretty"]
+    return Launch("aider", argv, env, home, cwd)
