@@ -164,7 +164,7 @@ def _own_command_running(ctx: Context, target: Target) -> bool:
     sent = shared.sent_record(facts)
     if not sent.get("text"):
         return False
-    human_since = facts.session_activity > float(sent.get("at", 0)) + 1
+    human_since = shared.key_time(facts) > float(sent.get("at", 0)) + 1
     if human_since:
         return False
     if st.extra.get("leftover"):

@@ -23,6 +23,32 @@ class BadArgs(ValueError):
     """The arguments cannot be used; the message says which and why."""
 
 
+def brief(value: Any, limit: int = 60) -> str:
+    """``repr`` of a value for an error, cut short: errors quote, never copy, input."""
+    shown = repr(value)
+    return shown if len(shown) <= limit else f"{shown[: limit - 1]}… ({len(str(value))} characters)"
+
+
+def _check_chars(where: str, text: str) -> str:
+    """Refuse what no process or tmux can be given: NUL and half surrogate pairs.
+
+    A NUL ends a C string, so it would silently cut a file name or a command
+    short (or make the process call fail); a lone surrogate (``\\ud800``, from
+    broken JSON) is not text and cannot be encoded.  The surrogates Python uses
+    for undecodable bytes of a command line (U+DC80-U+DCFF) stay: they travel
+    as those bytes.
+    """
+    if (nul := text.find("\0")) >= 0:
+        raise BadArgs(f"{where} contains a NUL character (U+0000) at position {nul}; remove it")
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        raise BadArgs(f"{where} contains U+{code:04X} at position {exc.start}, half of a surrogate pair, "
+                      "which is not valid text; send the whole character") from None
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Arg:
     """One named argument of an action."""
@@ -48,8 +74,8 @@ class Arg:
             if len(text) > MAX_TEXT:
                 raise BadArgs(f"{where} is {len(text)} characters; the limit is {MAX_TEXT}")
             if self.choices and text not in self.choices:
-                raise BadArgs(f"{where} must be one of {', '.join(self.choices)}, not {text!r}")
-            return text
+                raise BadArgs(f"{where} must be one of {', '.join(self.choices)}, not {brief(text)}")
+            return _check_chars(where, text)
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
@@ -58,7 +84,7 @@ class Arg:
                 return True
             if text in ("false", "no", "0", "off"):
                 return False
-            raise BadArgs(f"{where} must be true or false, not {value!r}")
+            raise BadArgs(f"{where} must be true or false, not {brief(value)}")
         if self.kind in ("int", "float"):
             return self._number(where, value)
         if self.kind == "list":
@@ -67,21 +93,21 @@ class Arg:
 
     def _number(self, where: str, value: Any) -> float | int:
         if isinstance(value, bool):
-            raise BadArgs(f"{where} must be a number, not {value!r}")
+            raise BadArgs(f"{where} must be a number, not {brief(value)}")
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise BadArgs(f"{where} must be a number, not {str(value)[:40]!r}") from None
+            raise BadArgs(f"{where} must be a number, not {brief(value)}") from None
         if not math.isfinite(number):
-            raise BadArgs(f"{where} must be a finite number, not {value!r}")
+            raise BadArgs(f"{where} must be a finite number, not {brief(value)}")
         if number < 0:
-            raise BadArgs(f"{where} must not be negative ({value!r})")
+            raise BadArgs(f"{where} must not be negative ({brief(value)})")
         if self.name == "timeout" and number > MAX_TIMEOUT:
             raise BadArgs(f"{where} is {number:g}s; the longest allowed is {MAX_TIMEOUT:g}s - "
                           "wait again instead")
         if self.kind == "int":
             if number != int(number) or number > 1_000_000:
-                raise BadArgs(f"{where} must be a whole number up to 1000000, not {value!r}")
+                raise BadArgs(f"{where} must be a whole number up to 1000000, not {brief(value)}")
             return int(number)
         return number
 
@@ -92,14 +118,16 @@ class Arg:
                 try:
                     value = json.loads(text)
                 except ValueError:
-                    raise BadArgs(f"{where} is not a valid JSON list: {text[:60]!r}") from None
+                    raise BadArgs(f"{where} is not a valid JSON list: {brief(text)}") from None
             else:
                 value = text.split()
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise BadArgs(f"{where} must be a list of names or names separated by spaces")
         if len(value) > 1000:
             raise BadArgs(f"{where} has {len(value)} items; the limit is 1000")
-        return list(value)
+        if sum(len(v) for v in value) > MAX_TEXT:
+            raise BadArgs(f"{where} holds more than {MAX_TEXT} characters in all")
+        return [_check_chars(f"item {i + 1} of {where}", v) for i, v in enumerate(value)]
 
 
 def bind(action: str, declared: tuple[Arg, ...], given: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,5 +136,6 @@ def bind(action: str, declared: tuple[Arg, ...], given: Mapping[str, Any]) -> di
     unknown = [k for k in given if k not in known]
     if unknown:
         takes = ", ".join(a.name for a in declared) or "no arguments"
-        raise BadArgs(f"{action} does not take {', '.join(repr(u) for u in unknown)}; it takes: {takes}")
+        named = ", ".join(brief(u) for u in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise BadArgs(f"{action} does not take {named}; it takes: {takes}")
     return {a.name: a.coerce(action, given.get(a.name)) for a in declared}

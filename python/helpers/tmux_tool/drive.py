@@ -20,27 +20,37 @@ import shlex
 import time
 from collections.abc import Sequence
 
-from . import keyboard, markers, names, observe, panes, programs, scratch
+from . import keyboard, markers, names, observe, panes, programs, scratch, screen
 from .context import Context, Target
 from .messages import message
 from .private import PrivateServer, Shell
 from .programs import Profile
+from .programs.ai import AiProfile, squash
 from .result import Result, failure
+from .screen.snapshot import Snapshot, Span
 from .state import State
 
 SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
                       "LINES"})
 TURN_START = 3.0  # seconds for a submitted prompt to visibly start a turn
+PASTE_SHOWN = 3.0  # seconds for pasted text to show in an input box
 POLL = 0.05
+SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
+UNSEEN_BUSY_SETTLE = 2.0  # quiet needed when a turn was never seen busy and shows no end sign
+TRANSCRIPT_LINES = 3000
+MAX_PAGES = 60
 
 
-def _settle_for(profile: Profile | None) -> float:
+def _settle_for(profile: Profile | None, *, starting: bool = False) -> float:
     """How long a program's ready screen must hold still to count as done.
 
-    AI CLIs may stream with no busy marker and pause between chunks, so their
-    "done" needs a longer quiet spell than a REPL's prompt.
+    AI CLIs may stream with no busy marker and pause between chunks, and
+    draw their first screen in stages, so their profiles say how long; a
+    REPL's prompt needs only a short look.
     """
-    return 0.4 if profile is not None and profile.kind == "ai" else 0.15
+    if isinstance(profile, AiProfile):
+        return profile.start_settle if starting else profile.settle
+    return 0.15
 
 
 def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | None:
@@ -111,7 +121,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = time.monotonic() + timeout
     last, since, answered = None, time.monotonic(), []
-    settle = _settle_for(profile)
+    settle = _settle_for(profile, starting=True)
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
@@ -123,22 +133,43 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
             return _result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
                            hint="read the session's screen for its message", answered=answered)
         dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
-        if dialog and (dialog.name in accept or ("safe" in accept and dialog.safe)) and now - since >= 0.3:
-            keyboard.press(target.tmux, target.pane, list(dialog.accept))
+        allowed = dialog is not None and bool(dialog.accept) and dialog.name not in answered and (
+            dialog.name in accept or ("safe" in accept and dialog.safe))
+        if dialog and allowed and now - since >= min(settle, 0.3):
+            _press_one_by_one(ctx, target, list(dialog.accept))
             answered.append(dialog.name)
             last = None
             time.sleep(POLL)
             continue
         if st.status in ("ready", "blocked") and not blank and now - since >= settle:
             hint = None
+            extra: dict[str, object] = {"answered": answered}
             if st.status == "blocked":
                 hint = message("blocked", program=label)
-            return _result("start", target, st, hint=hint, answered=answered)
+                if dialog:
+                    extra["dialog"], extra["safe"] = dialog.name, dialog.safe
+                    hint += (f". It is the {dialog.name!r} dialog: start with accept=[{dialog.name!r}] answers it "
+                             f"with {' '.join(dialog.accept)}" if dialog.accept else
+                             f". It is the {dialog.name!r} dialog, which needs the human")
+            return _result("start", target, st, hint=hint, **extra)
         if now >= deadline:
             return _result("start", target, st, ok=False,
                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
                            hint="wait for it with wait, or read its screen", answered=answered)
         time.sleep(POLL)
+
+
+def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:
+    """Press keys one at a time, each after the screen answered the one before.
+
+    Ink TUIs read a burst such as Up+Enter as one unknown sequence, so the
+    Enter of "move to Yes, confirm" would land on the default (No).
+    """
+    for i, key in enumerate(keys):
+        before = panes.look(target.tmux, target.pane)[0].digest
+        keyboard.press(target.tmux, target.pane, [key])
+        if i < len(keys) - 1:
+            _next_screen(ctx, target, before)
 
 
 def _result(action: str, target: Target, st: State, *, ok: bool = True, error: str | None = None,
@@ -172,29 +203,30 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
     if not prompt.strip():
         return failure("ask", "the prompt is empty", session=target.name, status="unknown")
     st = observe.state_of(ctx, target)
-    if st.status != "ready":
-        return _result("ask", target, st, ok=False,
-                       error=f"{shell.program or 'the program'} is not ready for a prompt: {st.evidence}",
-                       hint="answer its question with keys, wait for it, or interrupt it")
+    if refused := _refuse_ask(target, shell, profile, st):
+        return refused
     deadline = time.monotonic() + timeout
     before = st.snap.digest if st.snap else ""
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
-    _press_submit(target, profile, prompt)
+    if isinstance(profile, AiProfile):
+        before = _await_pasted(ctx, target, profile, before)
+    _press_submit(target, profile)
     started = _await_turn_start(ctx, target, profile, before, prompt)
     if not started:
-        _press_submit(target, profile, prompt)  # one more submit: the first was swallowed
+        _press_submit(target, profile)  # one more submit: the first was swallowed
         started = _await_turn_start(ctx, target, profile, before, prompt)
     if not started:
         st = observe.state_of(ctx, target)
         return _result("ask", target, st, ok=False, error="the prompt was pasted but the turn did not start",
                        hint="read the screen; press Enter with keys if the prompt is still in the input box")
     st = _await_done(ctx, target, profile, deadline)
-    lines = panes.scrollback(target.tmux, target.pane, 2000)
-    answer = (profile.extract_answer(lines, prompt) if profile else None)
+    answer = _answer(ctx, target, profile, prompt)
     done = st.status in ("ready", "blocked", "error")
     hint = None
     if not done:
         hint = "still working after the timeout: wait for it, then read; or interrupt it"
+    elif st.status == "blocked":
+        hint = message("blocked", program=shell.program or "the program")
     elif answer is None:
         hint = "the answer could not be cut out of the screen; read the session to see it"
     return _result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
@@ -203,9 +235,50 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
                     f"no answer within {timeout:g}s"))
 
 
-def _press_submit(target: Target, profile: Profile | None, prompt: str) -> None:
+def _refuse_ask(target: Target, shell: Shell, profile: Profile | None, st: State) -> Result | None:
+    """Why a prompt cannot be given now, or None.
+
+    An AI CLI back at its input box after a failed turn shows ``error`` but
+    takes the next prompt; text already in its input box is someone's
+    unsent words (maybe the human's) and is never submitted or erased.
+    """
+    pending = None
+    if isinstance(profile, AiProfile) and st.snap is not None and not st.exact:
+        pending = profile.pending_input(st.snap)
+    if st.status != "ready" and not (st.status == "error" and pending is not None):
+        return _result("ask", target, st, ok=False,
+                       error=f"{shell.program or 'the program'} is not ready for a prompt: {st.evidence}",
+                       hint="answer its question with keys, wait for it, or interrupt it")
+    if pending:
+        return _result("ask", target, st, ok=False,
+                       error=f"the input box already holds text that was not sent: {pending[:80]!r}",
+                       hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
+    return None
+
+
+def _press_submit(target: Target, profile: Profile | None) -> None:
     keys = list(profile.submit if profile else ("Enter",))
     keyboard.press(target.tmux, target.pane, keys)
+
+
+def _await_pasted(ctx: Context, target: Target, profile: AiProfile, before: str) -> str:
+    """Wait until the pasted prompt sits in the input box and stopped changing.
+
+    Ink TUIs take a paste in pieces; an Enter that arrives before the last
+    piece submits half a prompt, or becomes a newline inside it.  Returns
+    the digest of the screen to compare against once submitted.
+    """
+    deadline = time.monotonic() + PASTE_SHOWN
+    last = None
+    while time.monotonic() < deadline:
+        st = observe.state_of(ctx, target)
+        snap = st.snap
+        if snap is not None and snap.digest != before and profile.pending_input(snap):
+            if snap.digest == last:
+                return snap.digest
+            last = snap.digest
+        time.sleep(POLL)
+    return last or before
 
 
 def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, before: str, prompt: str) -> bool:
@@ -214,30 +287,153 @@ def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, bef
     tail = prompt.strip().splitlines()[-1][-24:] if prompt.strip() else ""
     while time.monotonic() < deadline:
         st = observe.state_of(ctx, target)
-        if st.status in ("busy", "blocked", "error"):
+        if st.status in ("busy", "blocked"):
             return True
         if st.snap is not None and st.snap.digest != before:
-            pending = tail and tail in st.snap.cursor_line
-            if not pending and st.status == "ready":
+            if isinstance(profile, AiProfile):
+                if st.status in ("ready", "error") and not profile.pending_input(st.snap):
+                    return True
+            elif st.status == "error" or (st.status == "ready" and not (tail and tail in st.snap.cursor_line)):
                 return True
         time.sleep(POLL)
     return False
 
 
 def _await_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
-    """Ready (or blocked, or dead) and holding still; busy signals always win."""
+    """Ready (or blocked, or dead) and holding still; busy signals always win.
+
+    How long "still" must last depends on what the screen says: the
+    program's own end-of-turn sign needs a glance, a turn never seen busy
+    needs a long quiet spell (its busy phase may simply not have been drawn
+    yet), anything else the profile's settle time, which covers an AI CLI's
+    pauses between streamed chunks.
+    """
     settle = _settle_for(profile)
     last, since = None, time.monotonic()
+    seen_busy = False
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
         digest = st.snap.digest if st.snap else None
         if digest != last:
             last, since = digest, now
-        if st.status in ("ready", "blocked", "error") and now - since >= settle:
+        seen_busy = seen_busy or st.status == "busy"
+        if st.status in ("ready", "blocked", "error") and now - since >= _quiet_needed(profile, st, settle, seen_busy):
             return st
         if now >= deadline:
             return st
+        time.sleep(POLL)
+
+
+def _quiet_needed(profile: Profile | None, st: State, settle: float, seen_busy: bool) -> float:
+    if not isinstance(profile, AiProfile) or st.snap is None or st.exact:
+        return settle
+    if st.status == "ready" and profile.finished(st.snap):
+        return min(settle, SIGNED_SETTLE)
+    return settle if seen_busy else max(settle, UNSEEN_BUSY_SETTLE)
+
+
+def _answer(ctx: Context, target: Target, profile: Profile | None, prompt: str) -> str | None:
+    """The answer cut out of the transcript: tmux's scrollback, or for a CLI on the
+    alternate screen (no scrollback) the pages it shows when scrolled back."""
+    if not isinstance(profile, AiProfile):
+        lines = panes.scrollback(target.tmux, target.pane, 2000)
+        return profile.extract_answer(lines, prompt) if profile else None
+    transcript = _styled_scrollback(target)
+    answer = profile.answer_from(transcript, prompt)
+    if answer is None and profile.page_keys:
+        snap, facts = panes.look(target.tmux, target.pane)
+        if facts.alternate:
+            answer = _page_back(ctx, target, profile, prompt, snap)
+    return answer
+
+
+def _styled_scrollback(target: Target) -> Snapshot:
+    """Scrollback plus screen as one snapshot that keeps per-cell styles (dim thinking lines)."""
+    out = target.tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", f"-{TRANSCRIPT_LINES}", "-t", target.pane)
+    rows = out.count("\n") + 1
+    return screen.snapshot_from_capture(out, width=10_000, height=rows)
+
+
+Row = tuple[str, tuple[Span, ...]]
+
+
+def _page_back(ctx: Context, target: Target, profile: AiProfile, prompt: str, first: Snapshot) -> str | None:
+    """Scroll a full-screen CLI's transcript up page by page until the prompt's echo
+    shows, stitching the pages by their overlap; then scroll back to the end."""
+    up, back = profile.page_keys
+    end = profile.transcript_end(first)
+    width = profile.transcript_width(first)
+    rows: list[Row] = _rows(first, end, width)
+    chrome: list[Row] = [(first.lines[y], first.spans(y)) for y in range(end, len(first.lines))]
+    answer = None
+    shown = first.digest
+    try:
+        for _ in range(MAX_PAGES):
+            keyboard.press(target.tmux, target.pane, [up])
+            page = _next_screen(ctx, target, shown)
+            if page is None:
+                break
+            shown = page.digest
+            rows = _stitch(_rows(page, profile.transcript_end(page), width), rows)
+            answer = profile.answer_from(_joined(rows + chrome, first), prompt)
+            if answer is not None:
+                break
+    finally:
+        keyboard.press(target.tmux, target.pane, [back])
+    return answer
+
+
+def _rows(snap: Snapshot, end: int, width: int) -> list[Row]:
+    """The transcript rows of a screen, cut at the transcript's width: a side panel
+    stays put while the transcript scrolls, so it must not take part in the overlap."""
+    return [(snap.lines[y][:width].rstrip(), snap.spans(y)) for y in range(min(end, len(snap.lines)))]
+
+
+def _joined(rows: list[Row], like: Snapshot) -> Snapshot:
+    return Snapshot(tuple(r for r, _ in rows), like.width, len(rows), styles=tuple(s for _, s in rows))
+
+
+def _next_screen(ctx: Context, target: Target, shown: str) -> Snapshot | None:
+    """The screen once it differs from ``shown`` and holds still a moment (None if it never moves)."""
+    deadline = time.monotonic() + 1.5
+    last = None
+    while time.monotonic() < deadline:
+        snap, _ = panes.look(target.tmux, target.pane)
+        if snap.digest != shown:
+            if last is not None and snap.digest == last.digest:
+                return snap
+            last = snap
+        time.sleep(POLL)
+    return last
+
+
+def _stitch(earlier: list[Row], later: list[Row]) -> list[Row]:
+    """``earlier`` (a page scrolled up) placed above ``later`` by their longest overlap.
+
+    A scrolled-up page ends with blank padding rows that are not part of the
+    transcript, so its trailing blank rows never take part in the overlap.
+    """
+    while earlier and not earlier[-1][0].strip():
+        earlier = earlier[:-1]
+    texts_e = [r for r, _ in earlier]
+    texts_l = [r for r, _ in later]
+    for k in range(min(len(earlier), len(later)), 0, -1):
+        if texts_e[-k:] == texts_l[:k]:
+            return earlier[:-k] + later
+    return earlier + later
+
+
+def _await_typed(ctx: Context, target: Target, profile: Profile | None, text: str) -> None:
+    """Wait (bounded) until typed ``text`` shows where input goes, so the key that
+    follows (Enter) acts on all of it - a palette filters as it is typed."""
+    want = squash(text)
+    deadline = time.monotonic() + PASTE_SHOWN
+    while time.monotonic() < deadline:
+        snap, _ = panes.look(target.tmux, target.pane)
+        typed = profile.pending_input(snap) if isinstance(profile, AiProfile) else snap.cursor_line
+        if typed and want in squash(typed):
+            return
         time.sleep(POLL)
 
 
@@ -256,6 +452,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     for kind, value in steps:
         if kind == "text":
             keyboard.paste(target.tmux, target.pane, value, bracketed=False)
+            _await_typed(ctx, target, profile, value)
         else:
             keyboard.press(target.tmux, target.pane, [keyboard.key_name(k) for k in value.split()])
         time.sleep(POLL)

@@ -17,6 +17,7 @@ import re
 import secrets
 from collections.abc import Sequence
 
+from .args import brief
 from .tmux import Tmux
 
 _ALIASES = {
@@ -57,7 +58,7 @@ def key_name(raw: str) -> str:
     canonical = _ALIASES.get(base.lower())
     if canonical is None:
         raise BadKeys(
-            f"unknown key {raw!r}; use Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, Left, "
+            f"unknown key {brief(raw)}; use Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, Left, "
             "Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F20, a single character, "
             "with C- (Ctrl), M- (Alt) or S- (Shift) in front, e.g. C-c"
         )

@@ -10,11 +10,13 @@ these judgements with short bounded steps until the condition holds.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
-from . import markers, panes, programs, shared
+from . import events, markers, panes, programs, shared
 from .context import Context, Target
 from .panes import PaneFacts
 from .scratch import load_record
@@ -87,7 +89,23 @@ def _from_verdict(verdict: programs.Verdict, snap: Snapshot, facts: PaneFacts) -
 
 @dataclass(slots=True)
 class Watch:
-    """What ``wait`` is waiting for on one session."""
+    """What ``wait`` is waiting for on one session.
+
+    Polled, a watch looks every ``POLL`` seconds.  Listened to (see
+    :mod:`events`), it looks only when its session showed a change: once the
+    burst is over (silence for :meth:`settle`) or, while output keeps coming,
+    at most every ``STALE`` seconds; in between, time alone can satisfy it (a
+    screen that holds still), so it is judged again without a look.  One
+    more look follows ``CONFIRM`` after the last, because some facts a state
+    rests on (a private shell's marker log, the foreground program) can trail
+    the output that announced them.
+    """
+
+    SETTLE: ClassVar[float] = 0.02
+    SPIN_SLACK: ClassVar[float] = 0.03  # > a 10/s spinner's gap minus READY_STABLE
+    STALE: ClassVar[float] = 0.5  # ready/stable: a look while output never pauses (markers, death)
+    STALE_SCREEN: ClassVar[float] = 0.1  # change/pattern: the screen itself is the answer
+    CONFIRM: ClassVar[float] = 0.25
 
     target: Target
     until: str
@@ -99,44 +117,140 @@ class Watch:
     state: State | None = None
     done: bool = False
     reason: str = ""
+    done_at: float | None = None  # monotonic time the condition was found to hold
+    seen: int = -1  # the session's activity count at the last look (listening)
+    dirty_since: float | None = None
+    confirm_at: float | None = None
+    next_poll: float = 0.0
 
     def step(self, ctx: Context, now: float) -> bool:
         """Look once; return True when the condition holds."""
+        self.look(ctx, now)
+        return self.judge(now)
+
+    def look(self, ctx: Context, now: float, changed_by: float | None = None) -> None:
+        """Take a fresh state; a new screen dates from ``changed_by`` when known (else now)."""
         st = state_of(ctx, self.target)
         self.state = st
-        snap = st.snap
-        digest = snap.digest if snap else ""
+        digest = st.snap.digest if st.snap else ""
         if self.first_digest is None:
             self.first_digest = digest
         if digest != self.last_digest:
-            self.last_digest, self.since = digest, now
+            self.last_digest = digest
+            self.since = now if changed_by is None else min(now, changed_by)
+
+    def judge(self, now: float) -> bool:
+        """Decide from the state in hand; True when the condition holds."""
+        st = self.state
+        if self.done or st is None:
+            return self.done
+        snap = st.snap
         held = now - self.since
         if self.pattern is not None:
             hit = bool(snap and self.pattern.search(snap.text))
             reason = f"the pattern {self.pattern.pattern!r} is on the screen"
         elif self.until == "change":
-            hit, reason = digest != self.first_digest, "the screen changed"
+            hit, reason = self.last_digest != self.first_digest, "the screen changed"
         elif self.until == "stable":
             hit, reason = held >= self.stable_for, f"the screen has not changed for {held:.1f}s"
         else:
             settled = st.exact or st.status == "error" or held >= READY_STABLE
             hit, reason = st.status in ("ready", "blocked", "error") and settled, st.evidence
         if hit:
-            self.done, self.reason = True, reason
+            self.done, self.reason, self.done_at = True, reason, now
         return self.done
+
+    def due(self) -> float | None:
+        """When time alone could satisfy the watch without a new look (None: never)."""
+        if self.pattern is not None or self.until == "change" or self.state is None:
+            return None
+        if self.until == "stable":
+            return self.since + self.stable_for
+        if self.state.status in ("ready", "blocked", "error"):
+            return self.since + READY_STABLE
+        return None
+
+    def settle(self) -> float:
+        """How long the session must be silent before a look can tell something new.
+
+        A screen-judged "ready" needs ``READY_STABLE`` of stillness anyway, so
+        looking sooner is wasted; after a look that found the screen busy, a
+        little longer still, so a spinner's frames (about ten a second) are one
+        burst instead of ten looks a second.  Markers and screens (change,
+        pattern) answer at once: look as soon as the burst is over.
+        """
+        st = self.state
+        if self.pattern is not None or self.until != "ready" or st is None or st.exact:
+            return self.SETTLE
+        busy = st.status not in ("ready", "blocked", "error")
+        return READY_STABLE + (self.SPIN_SLACK if busy else 0.0)
+
+    def attend(self, ctx: Context, feed: events.Feed, now: float) -> float:
+        """One round of listening: look if due, judge; return when to come back."""
+        heard = feed.heard(self.target.tmux, self.target.name, now)
+        if heard is None:  # not heard (no client, or it died): poll, as without events
+            if now >= self.next_poll:
+                self.step(ctx, now)
+                self.next_poll = now + POLL
+            return self.next_poll
+        if self.state is None or heard.seq != self.seen:
+            if self.dirty_since is None:
+                self.dirty_since = now
+            stale = self.STALE_SCREEN if self.pattern is not None or self.until == "change" else self.STALE
+            look_at = min(heard.quiet_since + self.settle(), self.dirty_since + stale)
+            if self.state is not None and now < look_at:
+                return look_at
+            self.seen, self.dirty_since, self.confirm_at = heard.seq, None, now + self.CONFIRM
+            self.look(ctx, now, None if self.state is None else heard.quiet_since)
+        elif self.confirm_at is not None and now >= self.confirm_at:
+            self.confirm_at = None
+            self.look(ctx, now, heard.quiet_since)
+        if self.judge(now):
+            return now
+        times = [t for t in (self.due(), self.confirm_at) if t is not None]
+        return max(min(times), now + 0.001) if times else math.inf
 
 
 def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> bool:
-    """Poll until any/all watches are done or ``timeout`` passes."""
+    """Wait until any/all watches are done or ``timeout`` passes.
+
+    The sessions are listened to through control-mode clients (one per
+    session, one reader per server) when ``events`` can attach them; a session
+    that cannot be heard - events off, attach failed, client killed mid-wait -
+    is polled every ``POLL`` seconds, so no wait is ever lost.
+    """
     deadline = time.monotonic() + timeout
-    while True:
-        now = time.monotonic()
-        for w in watches:
-            if not w.done:
-                w.step(ctx, now)
-        finished = [w.done for w in watches]
-        if (any(finished) if mode == "any" else all(finished)):
-            return True
-        if now >= deadline:
-            return False
-        time.sleep(min(POLL, max(0.0, deadline - now)))
+
+    def finished() -> bool:
+        return any(w.done for w in watches) if mode == "any" else all(w.done for w in watches)
+
+    attach_within = min(events.ATTACH_TIMEOUT, max(0.05, timeout / 2))
+    with events.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
+        if not feed.active:
+            while True:
+                now = time.monotonic()
+                for w in watches:
+                    if not w.done:
+                        w.step(ctx, now)
+                if finished():
+                    return True
+                if now >= deadline:
+                    return False
+                time.sleep(min(POLL, max(0.0, deadline - now)))
+        with panes.served_by(feed.runners()):
+            while True:
+                seen = events.generation()
+                wake = deadline
+                for w in watches:
+                    if not w.done:
+                        wake = min(wake, w.attend(ctx, feed, time.monotonic()))
+                if finished():
+                    return True
+                now = time.monotonic()
+                if now >= deadline:
+                    for w in watches:  # leave each with a current state, not a stale one
+                        heard = feed.heard(w.target.tmux, w.target.name, now)
+                        if not w.done and heard is not None and heard.seq != w.seen:
+                            w.step(ctx, now)
+                    return finished()
+                events.wait_news(seen, wake)

@@ -4,21 +4,30 @@ A snapshot needs the screen text (with SGR, for style) and what tmux knows
 about the pane: cursor, alternate screen, copy mode, the foreground program,
 whether the pane is dead, and the human's recent activity.  Asking for all of
 it in one chained command keeps a look to a single process (a few ms).
+
+While ``wait`` listens to a server through a control-mode client, its looks
+are served by that client instead (:func:`served_by`): the same two commands
+and the same text, without a process.  The choice is scoped to the waiting
+context, so every other caller keeps its own transport.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Protocol
 
 from . import screen
 from .screen.snapshot import Snapshot
-from .tmux import Tmux
+from .tmux import DEFAULT_TIMEOUT, Tmux
 
 _FIELDS = (
     "cursor_x", "cursor_y", "alternate_on", "pane_in_mode", "pane_dead", "pane_width",
     "pane_height", "session_attached", "client_activity", "window_activity",
     "pane_current_command", "pane_pid", "history_size", "session_activity",
-    "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent",
+    "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_watch_attached",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
 
@@ -43,11 +52,32 @@ class PaneFacts:
     path: str = ""
     learned_prompt: str = ""
     sent: str = ""
+    watch_attached: int = 0
 
     @property
     def abs_cursor_line(self) -> int:
         """The cursor row counted from the top of history (grows as output scrolls)."""
         return self.history_size + self.cursor[1]
+
+
+class Transport(Protocol):
+    """Anything that runs chained tmux commands like :meth:`Tmux.chain`."""
+
+    def chain(self, *commands: Sequence[str], input: bytes | None = None,
+              timeout: float = DEFAULT_TIMEOUT) -> str: ...
+
+
+_served: ContextVar[Mapping[str, Transport] | None] = ContextVar("tmux_tool_served", default=None)
+
+
+@contextmanager
+def served_by(transports: Mapping[str, Transport]) -> Iterator[None]:
+    """Within the block, looks at these servers (keyed by socket name) use these transports."""
+    token = _served.set({**(_served.get() or {}), **transports})
+    try:
+        yield
+    finally:
+        _served.reset(token)
 
 
 def _int(text: str) -> int:
@@ -59,7 +89,8 @@ def _int(text: str) -> int:
 
 def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
     """Capture the visible screen of ``target`` and the facts about its pane."""
-    out = tmux.chain(
+    transport: Transport = (_served.get() or {}).get(tmux.socket, tmux)
+    out = transport.chain(
         ["display-message", "-p", "-t", target, _FORMAT],
         ["capture-pane", "-p", "-e", "-t", target],
     )
@@ -83,6 +114,7 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         path=v[14],
         learned_prompt=v[15],
         sent=v[16],
+        watch_attached=_int(v[17]),
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(

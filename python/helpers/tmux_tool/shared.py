@@ -283,6 +283,15 @@ def send(ctx: Context, target: Target, text: str, *, enter: bool, timeout: float
                    action=action)
 
 
+def key_time(facts: PaneFacts) -> int:
+    """When the human last pressed a key (tmux's whole seconds), 0 if unknown.
+
+    Attaching a client also sets ``session_activity``; the tool's own watch
+    client records the value its attach produced, and that one is no key.
+    """
+    return 0 if facts.session_activity == facts.watch_attached else facts.session_activity
+
+
 def _hold_reason(st: State, facts: PaneFacts, still_for: float, force: bool,
                  keys: tuple[str, ...]) -> str | None:
     """Why we must not type now (None = go)."""
@@ -292,10 +301,10 @@ def _hold_reason(st: State, facts: PaneFacts, still_for: float, force: bool,
         return f"the human has typed {st.extra['human_text']!r} at the prompt"
     if force:
         return None
-    if time.time() - facts.session_activity < KEY_GAP:
+    if time.time() - key_time(facts) < KEY_GAP:
         return "the human pressed a key in the last moments"
     sent_at = float(sent_record(facts).get("at", 0))
-    no_key_since_ours = sent_at > 0 and facts.session_activity < int(sent_at)
+    no_key_since_ours = sent_at > 0 and key_time(facts) < int(sent_at)
     if still_for < QUIET and not no_key_since_ours:
         return "the screen changed a moment ago and we did not cause it"
     if st.extra.get("leftover"):

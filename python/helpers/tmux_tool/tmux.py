@@ -14,6 +14,7 @@ process each all the same.
 
 from __future__ import annotations
 
+import errno
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -45,6 +46,18 @@ def escape_arg(arg: str) -> str:
     argument arrive exactly as written.
     """
     return arg[:-1] + "\\;" if arg.endswith(";") else arg
+
+
+def _unstartable(exc: OSError, what: str) -> TmuxError:
+    """The tmux process could not even start: say why in words.
+
+    Seen in practice: an argument over the kernel's 128 KiB limit for one
+    argument (E2BIG), and fork failing under load (EAGAIN, ENOMEM).
+    """
+    if exc.errno == errno.E2BIG:
+        return TmuxError(f"tmux {what} was not run: an argument is longer than the system allows "
+                         "(128 KiB for one argument); send less at once")
+    return TmuxError(f"tmux {what} could not be started ({exc.strerror or exc}); try again in a moment")
 
 
 def _classify(stderr: str, what: str) -> TmuxError:
@@ -102,6 +115,8 @@ class Tmux:
                 f"tmux {what} did not answer within {timeout:g}s (the server may be wedged "
                 "or a pane's input is blocked)"
             ) from exc
+        except OSError as exc:
+            raise _unstartable(exc, what) from exc
         if proc.returncode != 0:
             raise _classify(proc.stderr.decode("utf-8", "replace"), what)
         return proc.stdout.decode("utf-8", "replace")
@@ -157,12 +172,15 @@ class Waiter:
 
     def __init__(self, argv: list[str], channel: str) -> None:
         self.channel = channel
-        self.proc = subprocess.Popen(
-            [*argv, "wait-for", channel],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                [*argv, "wait-for", channel],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise _unstartable(exc, "wait-for") from exc
 
     def wait(self, timeout: float) -> bool:
         """True once signalled; False if ``timeout`` passed first (still waiting).

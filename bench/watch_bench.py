@@ -1,0 +1,233 @@
+"""What does waiting on many sessions cost, and how soon does it notice readiness?
+
+Twenty private sessions each run a small AI-CLI look-alike: a ``> `` prompt,
+then on a trigger a spinner redrawn with ``\\r`` every 100 ms, silent pauses,
+bursts of output lines, and finally an answer and the prompt again (it writes
+the time to a file just before drawing the prompt).  The look-alike presents
+itself to tmux as ``node`` (its ``argv[0]``), as Claude Code and Gemini CLI
+do, so the node profile reads its ``> `` prompt as ready.
+
+For each way of watching - events (control-mode clients) and the polling
+fallback (``TMUX_TOOL_EVENTS=off``) - it prints:
+
+* CPU per second of waiting while all twenty panes are quiet (a 5 s
+  ``wait until=change`` that times out) and while all twenty spin: this
+  process (``getrusage`` self + reaped children), its live control clients
+  (/proc), and the tmux server (/proc), as a percentage of one core;
+* per session, how long after the look-alike drew its prompt the wait found
+  it ready, minus the stability window ``READY_STABLE``: median, p90, max.
+
+The spinning phase waits on all twenty at once with ``mode="all"`` through
+``observe.wait_all`` - the function ``call("wait", sessions=[...])`` runs -
+so each watch's own finishing time can be read.  Runs on its own tmux socket
+and state directory.  Usage: ``.venv/bin/python bench/watch_bench.py [SESSIONS]``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from python.helpers.tmux_tool import config, events, observe
+from python.helpers.tmux_tool.context import Context
+from python.helpers.tmux_tool.state import READY_STABLE
+from python.helpers.tmux_tool.tmux import Tmux
+from python.tools.tmux_tool import call
+
+QUIET_SECONDS = 5.0
+SPIN_RANGE = (4.0, 7.0)  # each look-alike spins this long (spread so readiness times differ)
+CLK = os.sysconf("SC_CLK_TCK")
+
+FAKE_CLI = r'''
+import os, random, sys, time
+trigger, stamp, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lo, hi = float(sys.argv[4]), float(sys.argv[5])
+rnd = random.Random(seed)
+frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+def w(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+w("fake-cli 1.0 - describe a task\n\n> ")
+cycle = 0
+while True:
+    with open(trigger) as fifo:  # blocks, silent, until the bench opens the fifo for writing
+        fifo.read()
+    cycle += 1
+    w("fix the tests\n")
+    started = time.time()
+    end = started + rnd.uniform(lo, hi)
+    i = 0
+    while time.time() < end:
+        r = rnd.random()
+        if r < 0.05:  # a burst of tool output
+            lines = "".join(f"  | line {k}: {'x' * rnd.randint(10, 90)}\n" for k in range(rnd.randint(15, 40)))
+            w("\r\x1b[K" + lines)
+        elif r < 0.08:  # the spinner holds still a while
+            time.sleep(rnd.uniform(0.3, 0.6))
+            continue
+        w(f"\r{frames[i % 10]} Thinking... ({time.time() - started:.0f}s, esc to interrupt)\x1b[K")
+        i += 1
+        time.sleep(0.1)
+    w(f"\r\x1b[K* Done with cycle {cycle}: all tests pass.\n\n")
+    with open(stamp, "w") as fh:
+        fh.write(repr(time.time()))
+    w("> ")
+'''
+
+
+@dataclass
+class Cpu:
+    """CPU seconds so far: this process (+ reaped children), live control clients, tmux server."""
+
+    own: float
+    clients: float
+    server: float
+    wall: float
+
+
+def proc_cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def sample(tmux: Tmux, server_pid: int) -> Cpu:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    src = events.source_for(tmux)
+    clients = sum(proc_cpu(pid) for pid in src.pids().values()) if src else 0.0
+    return Cpu(me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime, clients, proc_cpu(server_pid),
+               time.monotonic())
+
+
+def share(a: Cpu, b: Cpu) -> str:
+    wall = b.wall - a.wall
+    own = (b.own - a.own) / wall * 100
+    clients = max(0.0, b.clients - a.clients) / wall * 100
+    server = (b.server - a.server) / wall * 100
+    return (f"{own + clients:5.2f}% this process+children ({own:.2f} + clients {clients:.2f}), "
+            f"tmux server {server:5.2f}%  [over {wall:.1f}s]")
+
+
+def trigger_all(fifo: Path) -> None:
+    """Open the fifo for writing: every look-alike blocked on it starts a cycle."""
+    fd = os.open(fifo, os.O_WRONLY)
+    os.close(fd)
+
+
+def run_mode(label: str, names: list[str], tmux: Tmux, server_pid: int, fifo: Path, stamps: dict[str, Path]) -> dict:
+    ctx = Context(config.load())
+    # Settle: every look-alike at its prompt (this also attaches the watch clients, which linger).
+    res = call("wait", sessions=names, mode="all", timeout=30)
+    assert res["ok"], res
+    # A first quiet wait lets attach-time news (tmux's first subscription report) pass unmeasured.
+    call("wait", sessions=names, until="change", timeout=1.5)
+
+    a = sample(tmux, server_pid)
+    res = call("wait", sessions=names, until="change", timeout=QUIET_SECONDS)
+    b = sample(tmux, server_pid)
+    assert not res["ok"], "a quiet pane changed"
+    quiet = share(a, b)
+
+    for stamp in stamps.values():
+        stamp.unlink(missing_ok=True)
+    watches = [observe.Watch(ctx.target(n, default=n), "ready", None, observe.DEFAULT_STABLE) for n in names]
+    spin_sample: dict[str, Cpu] = {}
+    trigger_all(fifo)
+    start = sample(tmux, server_pid)
+    # All twenty spin for at least SPIN_RANGE[0] seconds: sample then, from another thread.
+    timer = threading.Timer(SPIN_RANGE[0] - 0.2, lambda: spin_sample.setdefault("cpu", sample(tmux, server_pid)))
+    timer.start()
+    # Ready is awaited once every screen has left its old prompt (else a first look could still see it).
+    assert call("wait", sessions=names, until="change", mode="all", timeout=10)["ok"]
+    ok = observe.wait_all(ctx, watches, "all", timeout=SPIN_RANGE[1] + 20)
+    timer.join()
+    assert ok, [(w.target.name, w.state.status if w.state else None) for w in watches if not w.done]
+    spinning = share(start, spin_sample["cpu"])
+    offset = time.time() - time.monotonic()
+    late = []
+    for w in watches:
+        ready_at = float(stamps[w.target.name].read_text())
+        assert w.done_at is not None
+        late.append((w.done_at + offset - ready_at - READY_STABLE) * 1000)
+    late.sort()
+    return {"label": label, "quiet": quiet, "spinning": spinning, "late": late}
+
+
+def unwatched(tmux: Tmux, server_pid: int, fifo: Path, stamps: dict[str, Path]) -> str:
+    """The tmux server's own cost of twenty spinners when nobody waits on them (the floor)."""
+    for stamp in stamps.values():
+        stamp.unlink(missing_ok=True)
+    trigger_all(fifo)
+    a = sample(tmux, server_pid)
+    deadline = time.monotonic() + SPIN_RANGE[0] - 0.2
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+    b = sample(tmux, server_pid)
+    while not all(p.exists() for p in stamps.values()):  # let the cycle end before the server goes
+        time.sleep(0.1)
+    return share(a, b)
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    socket = f"tt-watch-bench-{os.getpid()}"
+    state = tempfile.TemporaryDirectory(prefix="tt-watch-bench-")
+    os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
+    os.environ["TMUX_TOOL_STATE_DIR"] = state.name
+    os.environ.pop(events.SWITCH, None)
+    work = Path(state.name)
+    script = work / "fake_cli.py"
+    script.write_text(FAKE_CLI)
+    fifo = work / "go"
+    os.mkfifo(fifo)
+    tmux = Tmux(socket)
+    names = [f"cli{i:02d}" for i in range(count)]
+    stamps = {n: work / f"{n}.ready" for n in names}
+    python = os.path.realpath(sys.executable)  # the interpreter itself, not a launcher script
+    try:
+        for i, name in enumerate(names):
+            # argv[0] "node" hides where the interpreter lives: PYTHONHOME says it.
+            argv = (f"export PYTHONHOME={sys.base_prefix}; exec -a node {python} {script} {fifo} "
+                    f"{stamps[name]} {i} {SPIN_RANGE[0]} {SPIN_RANGE[1]}")
+            tmux.cmd("new-session", "-d", "-s", name, "-x", "200", "-y", "50", "bash", "-c", argv)
+        server_pid = int(tmux.display(f"={names[0]}:", "#{pid}"))
+        results = [run_mode("events", names, tmux, server_pid, fifo, stamps)]
+        events.close_all()
+        os.environ[events.SWITCH] = "off"
+        results.append(run_mode("polling", names, tmux, server_pid, fifo, stamps))
+        floor = unwatched(tmux, server_pid, fifo, stamps)
+        version = subprocess.run(["tmux", "-V"], capture_output=True, text=True, timeout=5, check=True).stdout
+        print(f"{count} sessions of an AI-CLI look-alike, {version.strip()}, "
+              f"stability window {READY_STABLE * 1000:.0f} ms")
+        for r in results:
+            late = r["late"]
+            print(f"[{r['label']}]")
+            print(f"  quiet:    {r['quiet']}")
+            print(f"  spinning: {r['spinning']}")
+            print(f"  ready noticed beyond the window: median {statistics.median(late):.0f} ms, "
+                  f"p90 {late[int(0.9 * (len(late) - 1))]:.0f} ms, max {late[-1]:.0f} ms")
+        print(f"[nobody waiting] spinning: {floor}")
+        print("quiet figures include each call's fixed cost (checking the sessions exist, first looks)")
+    finally:
+        events.close_all()
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        state.cleanup()
+
+
+if __name__ == "__main__":
+    main()
