@@ -37,14 +37,15 @@ SCENARIOS = {
 }
 
 
-def observe_until(done: Path, extra: float = 1.5, limit: float = 30.0) -> tuple[float, list[tuple[float, str]]]:
+def observe_until(done: Path, extra: float = 1.5,
+                  limit: float = 30.0) -> tuple[float, list[tuple[float, str, str]]]:
     """Poll status until ``extra`` seconds after the command's end; return (end, samples)."""
-    samples: list[tuple[float, str]] = []
+    samples: list[tuple[float, str, str]] = []
     start = time.time()
     end = None
     while time.time() - start < limit:
-        status = call("status")["status"]
-        samples.append((time.time(), status))  # stamped when the judgement was made (its last look)
+        res = call("status")
+        samples.append((time.time(), res["status"], res["evidence"]))  # stamped at the judgement
         if end is None and done.exists() and done.read_text().strip():
             end = float(done.read_text())
         if end is not None and time.time() > end + extra:
@@ -66,10 +67,10 @@ def test_no_premature_and_no_missed_ready(shared_terminal: SharedTerminal, tmp_p
     sent = call("send", text=f"{command}; date +%s.%N > {done}", timeout=0)
     assert sent["ok"], sent
     end, samples = observe_until(done)
-    premature = [(round(t - end, 3), s) for t, s in samples if t < end and s == "ready"]
+    premature = [(round(t - end, 3), s, e) for t, s, e in samples if t < end and s == "ready"]
     assert not premature, f"ready before the command ended: {premature}"
-    after = [t for t, s in samples if t >= end and s == "ready"]
-    assert after and after[0] - end <= 1.0, f"no ready within 1 s of the end: {samples[-5:]}"
+    after = [t for t, s, _ in samples if t >= end and s == "ready"]
+    assert after and after[0] - end <= 1.0, f"no ready within 1 s of the end: {samples[-3:]}"
 
 
 def test_pager_is_blocked_until_dismissed(shared_terminal: SharedTerminal) -> None:

@@ -167,6 +167,9 @@ def state(ctx: Context, target: Target) -> State:
     if not line.typed and not _matches(facts.learned_prompt, snap.cursor_line):
         learn_prompt(target.tmux, target.pane, snap, facts)
     sent = sent_record(facts)
+    if not line.typed and _shell_not_reading(facts.pid):
+        return State("busy", "the shell is between the commands of a list (it is not reading input), "
+                     "beside text that looks like its prompt", facts.command, snap, facts)
     if line.typed:
         ours = sent.get("text") and not sent.get("submitted") and line.typed == sent["text"].strip()
         if ours:
@@ -180,6 +183,23 @@ def state(ctx: Context, target: Target) -> State:
                          facts.command, snap, facts)
     return State("ready", f"the shell's prompt {line.prompt.strip()!r} is at the cursor line",
                  facts.command, snap, facts, extra={"prompt": line.prompt})
+
+
+def _shell_not_reading(pid: int) -> bool:
+    """The kernel says the shell is running or waiting for a child, not reading input.
+
+    Output can leave a perfect copy of the prompt at the cursor (a program
+    printing it without a newline); between that program's end and the next
+    command of a list, the shell is in the foreground beside it.  A shell at
+    its prompt sleeps reading the terminal; ``/proc/PID/wchan`` tells the two
+    apart (``0`` = running, ``do_wait`` = waiting for a child).  Where it
+    cannot be read, this signal is simply absent.
+    """
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text().strip()
+    except OSError:
+        return False
+    return wchan in ("0", "do_wait")
 
 
 def _matches(pattern: str, line: str) -> bool:
