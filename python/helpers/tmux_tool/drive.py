@@ -148,8 +148,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
                 hint = message("blocked", program=label)
                 if dialog:
                     extra["dialog"], extra["safe"] = dialog.name, dialog.safe
-                    hint += (f". It is the {dialog.name!r} dialog: start with accept=[{dialog.name!r}] answers it "
-                             f"with {' '.join(dialog.accept)}" if dialog.accept else
+                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
+                             f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
                              f". It is the {dialog.name!r} dialog, which needs the human")
             return _result("start", target, st, hint=hint, **extra)
         if now >= deadline:

@@ -23,7 +23,10 @@ from dataclasses import dataclass
 DEFAULT_TIMEOUT = 5.0
 
 _NO_SERVER = ("no server running", "error connecting to", "server exited", "lost server")
-_NO_TARGET = ("can't find session", "can't find pane", "can't find window", "session not found")
+# "no current target": what tmux 3.3a answers while a server whose last session
+# just ended is shutting down.
+_NO_TARGET = ("can't find session", "can't find pane", "can't find window", "session not found",
+              "no current target")
 
 
 class TmuxError(Exception):

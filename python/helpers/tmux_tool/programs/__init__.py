@@ -122,11 +122,11 @@ def _crash_sign(snap: Snapshot) -> str | None:
         text = row(snap, y).strip()
         if not text:
             continue
+        if CRASH.search(text):  # before the prompt test: "> Killed" reads like a prompt row
+            return text
         split = split_prompt(text)
         if split and split[1]:
             break
-        if CRASH.search(text):
-            return text
         seen += 1
         if seen == CRASH_ROWS:
             break

@@ -12,6 +12,9 @@ judged relative to it:
 * the input box with a busy sign in the CLI's own chrome (spinner line,
   "esc to interrupt" footer): ``busy`` - it wins over the idle-looking box,
   which Ink TUIs keep drawn while they work;
+* the input box below an answer that lacks the CLI's end-of-turn line
+  (Codex's ``Worked for``, Claude's ``✻ … for Ns``): ``busy`` too - some
+  CLIs show no busy sign at all while a stream stalls;
 * the input box after a turn whose last block is an error: ``error``;
 * otherwise ``ready``.
 
@@ -39,7 +42,6 @@ from .questions import PRESS_KEY
 BOX_EDGE = "│┃"
 # One option of a numbered menu: an optional selection marker, then "1." or "[1]".
 OPTION = re.compile(r"^(?P<mark>[❯›>●→]\s*)?(?P<label>(?:\d{1,2}\.|\[\d{1,2}\])\s+\S.*)$")
-MENU_MARKS = "❯›>●→"
 MENU_SPAN = 14  # rows from the first option to the last one, descriptions included
 QUESTION_LOOKBACK = 12
 SHELL_PROMPT_END = ("$", "#", "%")
@@ -55,11 +57,6 @@ def strip_box(row: str) -> str:
     if text[-1:] in BOX_EDGE:
         text = text[:-1]
     return text.strip()
-
-
-def nonblank(lines: Sequence[str], start: int, stop: int) -> list[int]:
-    """Indexes of the rows in ``[start, stop)`` that hold any text."""
-    return [i for i in range(max(0, start), min(stop, len(lines))) if lines[i].strip()]
 
 
 def is_dim(snap: Snapshot, y: int, start: int = 0) -> bool | None:
@@ -95,10 +92,10 @@ def find_menu(lines: Sequence[str], start: int = 0, stop: int | None = None) -> 
     """The numbered menu in ``[start, stop)`` whose last option is nearest the bottom.
 
     A menu needs two or more options numbered from 1 and exactly one marked
-    as selected (``❯ 2.``, ``› 1.``, ``● 1.``, ``→ [1]``); an answer's numbered
-    list has no such marker.  The question is the nearest row above the
-    options that asks something (ends in or holds ``?``), else the first
-    text row above them.
+    as selected (``❯ 2.``, ``› 1.``, ``> 1.``, ``● 1.``, ``→ [1]``); an
+    answer's numbered list has no such marker.  The question is the nearest
+    row above the options that holds a ``?``, else the first row of the
+    paragraph right above them.
     """
     stop = len(lines) if stop is None else min(stop, len(lines))
     found: list[tuple[int, str, bool]] = []

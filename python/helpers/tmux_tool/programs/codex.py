@@ -7,7 +7,8 @@ anything``) when empty; above it the transcript.  Busy shows as ``• Working
 (Ns • esc to interrupt)`` while it waits for the model - but NOT while text
 streams or stalls: then the screen looks idle.  What tells a finished turn
 is the dim ``Worked for Ns • HH:MM`` line Codex prints after it; a failed
-turn ends with a red ``■ …`` line instead.  So after an echoed prompt, an
+turn ends with a red ``■ …`` line instead (an interrupted one with ``■
+Conversation interrupted``, which is no failure).  So after an echoed prompt, an
 answer without either line below it is a turn still running.
 
 Dialogs replace the composer with a numbered menu: trust (``Trust this
@@ -35,6 +36,7 @@ FOOTER_ROWS = 3
 BUSY = re.compile(r"\bWorking \(.*\besc to interrupt\)")
 WORKED = re.compile(r"^\s{0,2}Worked for [<\d][^•]*• \d{1,2}:\d{2}\s*$")
 FAILED = re.compile(r"^■ ")
+INTERRUPTED = re.compile(r"^■ Conversation interrupted\b")
 HEADER = re.compile(r"^\s*(?:│\s*)?>_ OpenAI Codex \(v")
 POPUP_ROW = re.compile(r"^(?:› | {2})/[\w-]+\s{2,}\S")
 TOOL_CELL = re.compile(r"^• (?:Ran|Running) ")
@@ -93,6 +95,8 @@ class CodexProfile(AiProfile):
             return self.verdict("ready", "the composer is idle and no turn has run yet")
         if WORKED.match(lines[last]) and is_dim(snap, last) is not False:
             return self.verdict("ready", f"the last turn ended: {quote(lines[last])}")
+        if INTERRUPTED.match(lines[last]):
+            return self.verdict("ready", f"the last turn was interrupted: {quote(lines[last], 80)}")
         if FAILED.match(lines[last]):
             return self.verdict("error", f"the last turn failed: {quote(lines[last], 80)}")
         if last_echo(lines, composer, _echo, None) is None and any(HEADER.match(r) for r in lines[:last]):

@@ -1,9 +1,10 @@
 """Gemini CLI (0.61.0), an Ink TUI on the normal screen (tmux names it ``node``).
 
 Its face, bottom up (tests/fixtures/screens/gemini/): two status rows
-(``workspace (/directory) … sandbox … /model``), the input row `` > `` with
-the placeholder ``Type your message or @path/to/file`` when empty, the mode
-row ``Shift+Tab to accept edits``, a full-width rule and, right above it, the
+(``workspace (/directory) … sandbox … /model``), the input row `` > `` (`` * ``
+with ``--yolo``) with the placeholder ``Type your message or @path/to/file``
+when empty, the mode row ``Shift+Tab to accept edits``, a full-width rule
+and, right above it, the
 status line: ``? for shortcuts`` when idle, a braille spinner with
 ``(esc to cancel, Ns)`` while a turn runs - streaming and stalls included.
 The input box is drawn from the first frame on and stays drawn while busy.
@@ -28,7 +29,7 @@ from .ai import AiProfile, echo_rows, find_menu, is_dim, last_echo, menu_verdict
 from .base import Dialog, Verdict, quote
 
 RULE = re.compile(r"^─{20,}$")
-INPUT = re.compile(r"^ > (?P<text>.*)$")
+INPUT = re.compile(r"^ [>*] (?P<text>.*)$")
 PLACEHOLDER = re.compile(r"^\s+Type your message or @path/to/file$")
 BUSY = re.compile(r"\(esc to cancel, [^)]*\)")
 FAILED = re.compile(r"^✕ ")

@@ -1,0 +1,118 @@
+"""Fixtures for driving the real AI coding CLIs against the scripted model server.
+
+Every test gets its own private tmux server (``private_socket``), its own
+model server on a free loopback port, and a fresh HOME written by
+``tests/e2e/clis/homes.py``.  The HOME and the rest of the CLI's environment
+are set with ``monkeypatch`` in this process; ``start`` hands the caller's
+environment to the program it launches, so nothing is typed into a shell.
+
+A :class:`TimedReply` remembers when its last piece of text left the
+server, so a test can tell whether ``ask`` came back before the answer was
+complete.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.clis import homes
+from tests.e2e.model_server import ApiError, ModelServer, Reply
+
+CLIS = ("claude", "codex", "gemini", "opencode")
+
+# A failed turn for each CLI that it does not retry (its retries are switched
+# off in homes.py where it has a switch; OpenCode retries 4xx/5xx except 401).
+ERRORS = {
+    "claude": ApiError(500, "scripted failure"),
+    "codex": ApiError(500, "scripted failure"),
+    "gemini": ApiError(400, "scripted failure"),
+    "opencode": ApiError(401, "scripted failure"),
+}
+
+
+@dataclass(frozen=True)
+class TimedReply(Reply):
+    """A scripted reply that notes (``time.monotonic()``) when its last text piece was sent.
+
+    The protocol writers send each piece as soon as :meth:`pieces` yields it
+    and close the stream right after the generator ends, so the moment the
+    generator is exhausted is the moment the answer's last byte left.
+    """
+
+    sent: list[float] = field(default_factory=list, compare=False, repr=False)
+
+    def pieces(self) -> Iterator[tuple[float, str]]:
+        yield from super().pieces()
+        self.sent.append(time.monotonic())
+
+    @property
+    def last_byte(self) -> float | None:
+        return self.sent[-1] if self.sent else None
+
+
+@dataclass
+class Cli:
+    """One CLI prepared for a test: its launch (HOME, cwd, env) and its model server."""
+
+    name: str
+    launch: homes.Launch
+    server: ModelServer
+
+    @property
+    def cwd(self) -> str:
+        return str(self.launch.cwd)
+
+
+def explain(res: dict) -> str:
+    """A result as a reader of a failed assertion needs it: status, evidence, error, last screen rows."""
+    tail = "\n".join((res.get("screen") or "").splitlines()[-25:])
+    return (f"{res.get('action')} -> ok={res.get('ok')} status={res.get('status')} "
+            f"evidence={res.get('evidence')!r} error={res.get('error')!r}\n{tail}")
+
+
+def require_binary(name: str) -> None:
+    path = homes.BIN_DIR / name
+    assert path.exists(), f"{path} is missing: install the CLIs with tests/run.sh (npm ci in tests/e2e/clis)"
+
+
+@pytest.fixture
+def model_server() -> Iterator[ModelServer]:
+    with ModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def prepare(private_socket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+            model_server: ModelServer) -> Callable[..., Cli]:
+    """``prepare(name, **flags)``: a fresh HOME for CLI ``name`` (flags as in homes.py),
+    its environment set for this test, pointed at this test's model server
+    (or at ``server=`` when several CLIs each need their own)."""
+
+    def make(name: str, *, server: ModelServer | None = None, **flags: bool) -> Cli:
+        require_binary(name)
+        target = server or model_server
+        home = tmp_path / f"home-{name}"
+        cwd = home / "project"
+        cwd.mkdir(parents=True)
+        launch = getattr(homes, name)(target.url, home, cwd, **flags)
+        for key, value in launch.env.items():
+            monkeypatch.setenv(key, value)
+        return Cli(name, launch, target)
+
+    return make
+
+
+@pytest.fixture
+def terminal_size(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], None]:
+    """Set the size of the private sessions ``start`` creates from now on."""
+
+    def size(width: int, height: int) -> None:
+        monkeypatch.setenv("TMUX_TOOL_WIDTH", str(width))
+        monkeypatch.setenv("TMUX_TOOL_HEIGHT", str(height))
+
+    return size

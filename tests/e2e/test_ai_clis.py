@@ -1,0 +1,288 @@
+"""Claude Code, Codex, Gemini CLI and OpenCode driven for real with start/ask/exit.
+
+Each CLI runs in a private tmux session against the scripted model server
+(tests/e2e/model_server), so the answers, their timing and the failures are
+known in advance.  ``ask`` must return exactly the scripted answer, whole:
+also when the stream stalls for seconds in the middle (Codex shows no busy
+sign at all then), when the answer is longer than the screen (OpenCode has
+no scrollback and is paged back), and when the answer itself holds lines
+that look like prompts or like the CLIs' own end-of-turn markers, with a
+stall right after them.  First-run dialogs are reported as ``blocked`` with
+their question, and accepted only when asked to.
+
+The answers are plain text that every CLI's Markdown renderer shows as it
+is: no list markers, no leading ``>``, lines shorter than the screen.
+The first section checks the profiles' extraction on the recorded screens
+under tests/fixtures/screens/ without a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from python.helpers.tmux_tool.programs import profile_for
+from python.helpers.tmux_tool.programs.ai import AiProfile
+from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+from python.tools.tmux_tool import call
+from tests.e2e.conftest import CLIS, ERRORS, Cli, TimedReply, explain
+from tests.e2e.model_server import Reply, ToolCall
+
+SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
+START_TIMEOUT = 60
+ASK_TIMEOUT = 90
+
+PAUSED_LINES = (
+    "First line of an answer that stalls on the way.",
+    "The stream stops after this line for three seconds.",
+    "It goes on with a second paragraph after the stall,",
+    "",
+    "and stops once more before its last line.",
+    "This is the last line of the stalled answer.",
+)
+PAUSED = "\n".join(PAUSED_LINES)
+PAUSED_STALLS = ((PAUSED.index("It goes on"), 3.0), (PAUSED.index("This is the last"), 3.0))
+
+LONG = "\n".join(f"Line {n:02d} of the long answer keeps going with plain words." for n in range(1, 81))
+
+MARKER_LINES = (
+    "Lines that look like prompts and end-of-turn markers:",
+    "",
+    "user@host:~/project$ ls -la",
+    "$ echo done",
+    "✻ Worked for 3s",
+    "Worked for 12s • 10:42",
+    "esc to interrupt",
+    "? for shortcuts",
+    "Type your message or @path/to/file",
+    "(esc to cancel, 3s)",
+    "▣  Build · Scripted Model · 1.2s",
+    "ctrl+p commands",
+    "❯",
+    "›",
+    "",
+    "That was the last marker; the answer ends here.",
+)
+MARKERS = "\n".join(MARKER_LINES)
+MARKER_STALLS = ((MARKERS.index("esc to interrupt"), 3.0), (MARKERS.index("\n\nThat was"), 2.0))
+
+
+def _ask(cli: Cli, prompt: str, reply: Reply) -> dict:
+    cli.server.script.push(reply)
+    return call("ask", session=cli.name, prompt=prompt, timeout=ASK_TIMEOUT)
+
+
+def _start(cli: Cli, **kwargs: object) -> dict:
+    return call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT, **kwargs)
+
+
+def _assert_whole(res: dict, reply: TimedReply, returned: float) -> None:
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == reply.text, f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{res['screen']}"
+    assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
+
+
+# --- recorded screens -------------------------------------------------------------------------------
+
+
+def _fixture(path: str) -> tuple[AiProfile, Snapshot]:
+    fx = json.loads((SCREENS / path).read_text())
+    profile = profile_for(fx["program"])
+    assert isinstance(profile, AiProfile)
+    w, h = fx["size"]
+    snap = snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
+                                 alternate=fx["alternate"], program=fx["pane_current_command"])
+    return profile, snap
+
+
+AFTERTOOL = sorted(f"{p.parent.name}/{p.name}" for name in (*CLIS, "kimi")
+                   for p in (SCREENS / name).glob("aftertool-*.json"))
+
+
+@pytest.mark.parametrize("path", AFTERTOOL)
+def test_recorded_answer_is_cut_without_chrome(path: str) -> None:
+    """The tool-call turn: both text blocks, no tool rows, tips, thinking or markers."""
+    profile, snap = _fixture(path)
+    answer = profile.answer_from(snap, "Create a file named scripted-file.txt")
+    assert answer == "I will create a file.\n\nThe file was created."
+
+
+@pytest.mark.parametrize("program", CLIS)
+def test_recorded_long_answer_keeps_its_last_line(program: str) -> None:
+    profile, snap = _fixture(f"{program}/answered-200x50.json")
+    answer = profile.answer_from(snap, "Say hello and show me a short list")
+    if program == "opencode":
+        assert answer is None, "the echo scrolled off the alternate screen: the answer must be paged back"
+    else:
+        assert answer is not None and answer.endswith("That is the end of the long answer.")
+        assert "Thought for" not in answer and "Worked for" not in answer and "✻" not in answer
+
+
+@pytest.mark.parametrize("program", CLIS)
+def test_recorded_input_box(program: str) -> None:
+    profile, typed = _fixture(f"{program}/typed-80x24.json")
+    assert profile.pending_input(typed) == "this text is typed but not submitted"
+    _, ready = _fixture(f"{program}/ready-80x24.json")
+    assert profile.pending_input(ready) == ""
+    _, busy = _fixture(f"{program}/busy-80x24-1.json")
+    assert not profile.finished(busy)
+    _, answered = _fixture(f"{program}/answered-80x24.json")
+    assert profile.finished(answered)
+
+
+@pytest.mark.parametrize("program", ["codex", "gemini", "opencode"])
+def test_recorded_stall_is_not_finished(program: str) -> None:
+    """A stream stalled mid-answer shows no end-of-turn sign (Codex shows no busy sign either)."""
+    profile, snap = _fixture(f"{program}/paused-80x24-1.json")
+    assert not profile.finished(snap)
+
+
+# --- live CLIs --------------------------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", CLIS)
+def test_turns_in_a_tall_terminal(program: str, prepare: Callable[..., Cli],
+                                  terminal_size: Callable[[int, int], None]) -> None:
+    """start, then answers that stall, run long and quote markers; a failed turn; exit."""
+    terminal_size(200, 60)
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+
+    for prompt, reply in (
+        ("Answer slowly", TimedReply(text=PAUSED, chunk_size=12, chunk_delay=0.03, pauses=PAUSED_STALLS)),
+        ("Answer at length", TimedReply(text=LONG, chunk_size=60, chunk_delay=0.01)),
+        ("Quote the markers", TimedReply(text=MARKERS, chunk_size=10, chunk_delay=0.02, pauses=MARKER_STALLS)),
+    ):
+        res = _ask(cli, prompt, reply)
+        _assert_whole(res, reply, time.monotonic())
+
+    failed = _ask(cli, "This turn fails", ERRORS[program])
+    assert not failed["ok"] and failed["status"] == "error", explain(failed)
+    assert failed["error"].startswith("the turn ended with an error"), failed
+    cli.server.script.clear()
+
+    after = TimedReply(text="Back to normal after the failed turn.")
+    _assert_whole(_ask(cli, "Try again", after), after, time.monotonic())
+
+    gone = call("exit", session=cli.name)
+    assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
+    assert call("status", session=cli.name)["program"] == "bash"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", CLIS)
+def test_small_terminal_long_answer_and_typed_input(program: str, prepare: Callable[..., Cli],
+                                                    terminal_size: Callable[[int, int], None]) -> None:
+    """An answer three screens long on 80x24; text somebody left in the input box is never sent."""
+    terminal_size(80, 24)
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    reply = TimedReply(text=LONG, chunk_size=60, chunk_delay=0.01)
+    _assert_whole(_ask(cli, "Answer at length", reply), reply, time.monotonic())
+
+    call("send", session=cli.name, text="half a thought", enter=False)
+    served = cli.server.script.served
+    refused = _ask(cli, "Another question", Reply(text="never asked"))
+    assert not refused["ok"] and "half a thought" in refused["error"], explain(refused)
+    assert cli.server.script.served == served
+    call("kill", session=cli.name)
+
+
+DIALOGS = [
+    ("claude", "onboarding", "theme", "Choose the text style"),
+    ("claude", "key_approval", "api-key", "Do you want to use this API key?"),
+    ("claude", "trust", "trust", "Is this a project you created or one you trust?"),
+    ("codex", "trust", "trust", "Trust this folder?"),
+    ("codex", "login", "login", "Sign in with ChatGPT"),
+    ("gemini", "auth_dialog", "auth", "How would you like to authenticate for this project?"),
+    ("gemini", "trust", "trust", "Do you trust the files in this folder?"),
+]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("program", "flag", "dialog", "question"), DIALOGS,
+                         ids=[f"{p}-{d}" for p, _, d, _ in DIALOGS])
+def test_first_run_dialog_is_reported_blocked(program: str, flag: str, dialog: str, question: str,
+                                              prepare: Callable[..., Cli]) -> None:
+    cli = prepare(program, **{flag: True})
+    res = _start(cli)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert res["dialog"] == dialog and question in res["question"], res
+    assert len(res["options"]) >= 2 and res["answered"] == [], res
+    call("kill", session=cli.name)
+
+
+ACCEPTS = [
+    ("claude", "onboarding", ["safe"], ["theme", "notice"]),
+    ("claude", "key_approval", ["api-key"], ["api-key"]),
+    ("claude", "trust", ["trust"], ["trust"]),
+    ("codex", "trust", ["trust"], ["trust"]),
+    ("gemini", "trust", ["trust"], ["trust"]),
+]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("program", "flag", "accept", "answered"), ACCEPTS,
+                         ids=[f"{p}-{f}" for p, f, _, _ in ACCEPTS])
+def test_listed_dialogs_are_accepted(program: str, flag: str, accept: list[str], answered: list[str],
+                                     prepare: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accepting really accepts (the API key is used, the folder trusted): a turn then works."""
+    cli = prepare(program, **{flag: True})
+    # Gemini CLI restarts itself after a trust change; it can only do that when allowed to relaunch.
+    monkeypatch.delenv("GEMINI_CLI_NO_RELAUNCH", raising=False)
+    res = _start(cli, accept=accept)
+    assert res["ok"] and res["status"] == "ready" and res["answered"] == answered, explain(res)
+    reply = TimedReply(text="The dialog was answered and the turn works.")
+    _assert_whole(_ask(cli, "Does it work?", reply), reply, time.monotonic())
+    call("kill", session=cli.name)
+
+
+PERMISSION_TOOLS = {
+    "claude": ToolCall("Bash", {"command": "touch scripted-file.txt", "description": "Create a file"}),
+    "codex": ToolCall("exec_command", {"cmd": "touch scripted-file.txt", "sandbox_permissions": "require_escalated",
+                                       "justification": "Create scripted-file.txt?"}),
+    "gemini": ToolCall("run_shell_command", {"command": "touch scripted-file.txt", "description": "Create a file"}),
+    "opencode": ToolCall("bash", {"command": "touch scripted-file.txt", "description": "Create a file"}),
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", sorted(PERMISSION_TOOLS))
+def test_tool_permission_blocks_the_turn(program: str, prepare: Callable[..., Cli]) -> None:
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(PERMISSION_TOOLS[program],)),
+                           Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert res["question"] and len(res["options"]) >= 2, res
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_opencode_run_that_stalls_is_reported_and_interrupted(prepare: Callable[..., Cli],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``opencode run`` as a command: a clean run returns its answer; one that does not end
+    within the timeout is reported busy and still running, and interrupt stops it."""
+    cli = prepare("opencode")
+    monkeypatch.chdir(cli.launch.cwd)
+    cli.server.script.push(Reply(text="Hello from a run."))
+    done = call("run", command="opencode run 'Say hello'", timeout=60)
+    assert done["ok"] and done["status"] == "ready" and done["exit_code"] == 0, done
+    assert done["output"].rstrip().endswith("Hello from a run."), done
+
+    cli.server.script.push(Reply(text="This answer starts.\nIt never finishes in time.", pauses=((20, 120.0),)))
+    stuck = call("run", command="opencode run 'Say more'", timeout=8)
+    assert stuck["ok"] and stuck["status"] == "busy" and stuck["exit_code"] is None, stuck
+    running = call("status", session=stuck["session"])
+    assert running["status"] == "busy" and running["program"] == "opencode", running
+    stopped = call("interrupt", session=stuck["session"])
+    assert stopped["ok"] and stopped["status"] == "ready" and stopped["exit_code"] == 130, stopped
