@@ -137,7 +137,7 @@ def test_recorded_input_box(program: str) -> None:
 @pytest.mark.parametrize("program", ["codex", "gemini", "opencode"])
 def test_recorded_stall_is_not_finished(program: str) -> None:
     """A stream stalled mid-answer shows no end-of-turn sign (Codex shows no busy sign either)."""
-    profile, snap = _fixture(f"{program}/paused-80x24-1.json")
+    profile, snap = _fixture(f"{program}/paused-80x24-2.json")
     assert not profile.finished(snap)
 
 
