@@ -8,8 +8,6 @@ code follows them.  The golden tests check the same on real captures.
 
 from __future__ import annotations
 
-import time
-
 from python.helpers.tmux_tool.screen import Span, clean_scrollback, snapshot_from_capture
 
 
@@ -103,32 +101,22 @@ def test_clean_scrollback_drops_styles_and_trailing_blanks() -> None:
     assert clean_scrollback(ansi) == ["line 1", "line 2", "", "── x"]
 
 
-def test_clean_scrollback_is_fast() -> None:
+def test_clean_scrollback_of_many_coloured_lines() -> None:
     ansi = "".join(
         f"\x1b[32m{i:5d}\x1b[39m \x1b[1;34mword\x1b[0m some text {'x' * 40} \x1b[2mdim\x1b[0m     \n"
         for i in range(2000)
     )
-    start = time.perf_counter()
     lines = clean_scrollback(ansi)
-    elapsed = time.perf_counter() - start
     assert len(lines) == 2000 and lines[7].endswith("dim")
-    assert elapsed < 0.05, elapsed
 
 
-def test_capture_of_a_full_coloured_screen_is_fast() -> None:
-    # 1250 style runs: denser than any real screen we recorded.  Polling
-    # re-reads mostly unchanged screens, which is what the median measures;
-    # the first read parses every row.
+def test_capture_of_a_densely_coloured_screen() -> None:
+    # 1250 style runs: denser than any real screen recorded (bench/render_bench.py times it).
     rows = []
     for y in range(50):
         rows.append("".join(f"\x1b[38;5;{(x * 7 + y) % 256}m\x1b[48;5;{(x + y) % 256}mcell{x:04d}"
                             for x in range(25)))
     ansi = "\n".join(rows) + "\n"
-    timings = []
-    for _ in range(15):
-        start = time.perf_counter()
-        s = snap(ansi, width=200, height=50)
-        timings.append(time.perf_counter() - start)
+    s = snap(ansi, width=200, height=50)
     assert len(s.lines) == 50 and len(s.spans(0)) == 25
-    assert timings[0] < 0.015, timings[0]
-    assert sorted(timings)[len(timings) // 2] < 0.002
+    assert s.lines[3].startswith("cell0000cell0001") and s.spans(3)[1].fg == "38;5;10"

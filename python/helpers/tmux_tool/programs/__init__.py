@@ -207,6 +207,12 @@ def detect(snap: Snapshot, *, program: str | None = None) -> Verdict:
     if started and (fg is None or started.runs_as(fg)):
         speaker: Profile | None = started
     elif fg_profile is not None:
+        # Several programs run under one name (Codex and Gemini CLI as `node`, beside the
+        # node REPL): the first, in rank order, that recognises its own screen speaks.
+        if fg_profile.kind != "shell":
+            for p in PROFILES:
+                if p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
+                    return v
         speaker = fg_profile
     elif fg is not None:
         if started is None or started.kind == "shell":
