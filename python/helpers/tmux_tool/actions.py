@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import config, drive, keyboard, markers, masking, names, observe, panes, programs, scratch, shared
-from .args import Arg, BadArgs, bind
+from .args import Arg, BadArgs, bind, brief
 from .context import Context, Target
 from .messages import message
 from .result import Result, failure
@@ -106,6 +106,11 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
     shell = ctx.private.shell(target.name)
     profile = programs.profile_for(shell.program) if shell and shell.program else None
     before = observe.state_of(ctx, target)
+    if before.status == "busy" and len(text.encode("utf-8", "surrogateescape")) >= 4096:
+        return failure("send", f"{before.evidence}; it is not reading input, and {len(text)} characters would "
+                       "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
+                       session=target.name, status="busy",
+                       hint="wait until it asks for input, or interrupt it; pass long text in a file")
     if profile is None and before.program:
         profile = programs.profile_for(before.program)
     submit = list(profile.submit) if profile else ["Enter"]
@@ -380,10 +385,19 @@ def _masked(result: Result) -> Result:
     result.output = masking.mask(result.output) or ""
     result.screen = masking.mask(result.screen)
     result.error = masking.mask(result.error)
-    for key in ("command", "evidence", "question"):
-        if isinstance(result.extra.get(key), str):
-            result.extra[key] = masking.mask(result.extra[key])
+    result.extra = _mask_all(result.extra)
     return result
+
+
+def _mask_all(value: Any) -> Any:
+    """Every string in the extra fields, however nested (list and wait rows too)."""
+    if isinstance(value, str):
+        return masking.mask(value)
+    if isinstance(value, dict):
+        return {k: _mask_all(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_all(v) for v in value]
+    return value
 
 
 def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
@@ -392,7 +406,7 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     name = str(action or "").strip()
     spec = ACTIONS.get(name)
     if spec is None:
-        return failure(name or "?", f"unknown action {name!r}; the actions are: {', '.join(ACTIONS)}",
+        return failure(name[:40] or "?", f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
                        status="unknown")
     session = args.get("session") if isinstance(args.get("session"), str) else None
     try:

@@ -70,7 +70,16 @@ def private_path(path: Path) -> Path:
     Logs and outputs can hold secrets a command printed, so nobody else on the
     machine may list or read them.
     """
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for missing in reversed([p for p in (path, *path.parents) if not p.exists()]):
+        missing.mkdir(mode=0o700, exist_ok=True)
     if path.stat().st_mode & 0o077:
         path.chmod(0o700)
     return path
+
+
+def write_private(path: Path, text: str, *, append: bool = False, errors: str = "strict") -> None:
+    """Write a file only this user can read (0600), whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC), 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8", errors=errors) as fh:
+        fh.write(text)

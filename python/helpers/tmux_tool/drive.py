@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 
 from . import keyboard, markers, names, observe, panes, programs, scratch, screen
+from .args import brief
 from .context import Context, Target
 from .messages import message
 from .private import PrivateServer, Shell
@@ -78,16 +79,27 @@ def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | N
 
 def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, args: list[str] | None,
              timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
+    if len(program) > 8192:
+        return failure("start", f"the program line is {len(program)} characters; the limit is 8192",
+                       status="unknown", hint="put a long script in a file and start that")
     profile = programs.profile_for(program)
     if profile is not None:
         argv = profile.launch(args or (), skip_permissions=skip_permissions)
+        if "/" in program:
+            argv[0] = program  # the file the caller named, not the profile's executable on PATH
     else:
-        argv = [*shlex.split(program), *(args or ())]
+        try:
+            words = shlex.split(program)
+        except ValueError as exc:
+            return failure("start", f"the program line cannot be split into words ({exc})", status="unknown",
+                           hint="balance the quotes, or give the arguments in args")
+        argv = [*words, *(args or ())]
         if not argv:
             return failure("start", "the program is empty", status="unknown",
                            hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
         profile = programs.profile_for(argv[0])
     label = profile.name if profile else os.path.basename(argv[0])
+    label = "".join(c if c.isprintable() else "?" for c in label)[:60]
     name = names.check(session) if session else names.generate(label)
     if name == ctx.cfg.shared_session:
         return failure("start", "programs start in private sessions, not in the shared terminal",
@@ -97,7 +109,7 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         return failure("start", f"session {name!r} already exists", session=name, status="unknown",
                        hint="use another name, leave it out for a generated one, or kill the old session")
     if cwd and not os.path.isdir(cwd):
-        return failure("start", f"the directory {cwd!r} does not exist", session=name, status="unknown")
+        return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status="unknown")
     srv.create(name, cwd=cwd)
     env_file = _env_file(srv, dict(os.environ), name)
     line = shlex.join(argv)

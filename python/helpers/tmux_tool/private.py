@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import markers
-from .config import Config, private_path
+from .config import Config, private_path, write_private
 from .tmux import NoServer, NoTarget, Tmux, TmuxError
 
 SERVER_CONF = """\
@@ -64,7 +64,7 @@ class Shell:
 
     def arm(self, channel: str) -> None:
         """Make the shell's next prompt (or exit) signal ``channel``."""
-        self.channel_file.write_text(channel + "\n")
+        write_private(self.channel_file, channel + "\n")
 
 
 class ShellNotReady(TmuxError):
@@ -79,11 +79,11 @@ class PrivateServer:
         self.dir = private_path(cfg.private_dir)
         conf = self.dir / "tmux.conf"
         if not conf.exists() or conf.read_text() != SERVER_CONF:
-            conf.write_text(SERVER_CONF)
+            write_private(conf, SERVER_CONF)
         rc = self.dir / "bashrc"
         text = markers.rcfile()
         if not rc.exists() or rc.read_text() != text:
-            rc.write_text(text)
+            write_private(rc, text)
         self.rcfile = rc
         self.tmux = Tmux(cfg.private_socket, config_file=str(conf))
 
@@ -108,7 +108,7 @@ class PrivateServer:
         if shell is None:
             return
         updated = Shell(**{**asdict(shell), "program": program})
-        (self.session_dir(name) / "shell.json").write_text(json.dumps(asdict(updated)))
+        write_private(self.session_dir(name) / "shell.json", json.dumps(asdict(updated)))
         self.tmux.cmd("set-option", "-t", f"={name}:", "@tt_program", program or "bash")
 
     # --- lifecycle ---------------------------------------------------------
@@ -134,11 +134,11 @@ class PrivateServer:
             program=program,
             created=time.time(),
         )
-        (sdir / "shell.json").write_text(json.dumps(asdict(shell)))
+        write_private(sdir / "shell.json", json.dumps(asdict(shell)))
         shell.arm(shell.channel)
         start_dir = cwd or os.getcwd()
         new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height),
-               "-c", start_dir]
+               "-c", start_dir.replace("#", "##")]
         for key, value in {"TT_NONCE": nonce, "TT_DIR": str(sdir), **(env or {})}.items():
             new += ["-e", f"{key}={value}"]
         new += self._shell_argv()
@@ -149,7 +149,7 @@ class PrivateServer:
             ["set-option", "-w", "-t", f"={name}:", "window-size", "manual"],
             ["set-option", "-t", f"={name}:", "@tt_program", program or "bash"],
             ["set-option", "-t", f"={name}:", "@tt_created", str(int(shell.created))],
-            ["pipe-pane", "-o", "-t", f"={name}:", f"cat >> {shlex.quote(shell.log)}"],
+            ["pipe-pane", "-o", "-t", f"={name}:", f"umask 077; exec cat >> {shlex.quote(shell.log)}".replace("#", "##")],
         )
         self._await_prompt(shell)
         return shell
@@ -159,12 +159,12 @@ class PrivateServer:
         shell.arm(shell.channel)
         argv = ["respawn-pane", "-k", "-t", f"={shell.name}:"]
         if cwd and os.path.isdir(cwd):
-            argv += ["-c", cwd]
+            argv += ["-c", cwd.replace("#", "##")]
         # Without "-o": respawning leaves the old pipe half-open, and "-o" would
         # refuse to replace it.
         self.tmux.chain(
             argv + self._shell_argv(),
-            ["pipe-pane", "-t", f"={shell.name}:", f"cat >> {shlex.quote(shell.log)}"],
+            ["pipe-pane", "-t", f"={shell.name}:", f"umask 077; exec cat >> {shlex.quote(shell.log)}".replace("#", "##")],
         )
         self._await_prompt(shell)
 

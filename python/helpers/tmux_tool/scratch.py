@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import markers, masking, screen
-from .config import private_path
+from .config import private_path, write_private
 from .markers import Mark
 from .messages import message
 from .private import PrivateServer, Shell, settle_log
@@ -59,7 +59,7 @@ def load_record(srv: PrivateServer, name: str) -> RunRecord | None:
 
 def _save_record(srv: PrivateServer, name: str, rec: RunRecord) -> None:
     tmp = record_path(srv, name).with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(rec)))
+    write_private(tmp, json.dumps(asdict(rec)))
     tmp.replace(record_path(srv, name))
 
 
@@ -69,10 +69,21 @@ def _ensure_shell(srv: PrivateServer, name: str) -> tuple[Shell, Mark | None]:
     if shell is None or not srv.exists(name):
         shell = srv.create(name)
     mark = markers.last_mark(shell.log_path, shell.nonce)
-    if mark is not None and mark.kind == "X":
-        srv.respawn(shell, mark.cwd)
+    if (mark is not None and mark.kind == "X") or pane_dead(srv, name):
+        srv.respawn(shell, mark.cwd if mark else None)
         mark = markers.last_mark(shell.log_path, shell.nonce)
+    if shell.program not in (None, "bash") and mark is not None and mark.kind == "E":
+        srv.set_program(name, None)  # the program ended: the shell is back
+        shell = srv.shell(name) or shell
     return shell, mark
+
+
+def pane_dead(srv: PrivateServer, name: str) -> bool:
+    """Has the session's shell itself died (killed, crashed) - remain-on-exit keeps the pane?"""
+    try:
+        return srv.tmux.display(f"={name}:", "#{pane_dead}") == "1"
+    except (NoServer, NoTarget):
+        return False
 
 
 def run(
@@ -180,6 +191,10 @@ def collect(
             if not srv.exists(shell.name):
                 return failure(action, f"session {shell.name!r} was closed while the command ran",
                                session=shell.name, hint="run the command again in a new session")
+            if pane_dead(srv, shell.name):
+                return failure(action, f"the shell of session {shell.name!r} died while the command ran "
+                               "(killed or crashed)", session=shell.name,
+                               hint="run the command again; the session gets a fresh shell")
             early = on_slice() if on_slice else None
             if early is not None:
                 return early
@@ -240,7 +255,7 @@ def render_output(srv: PrivateServer, name: str, run_id: str, raw: bytes) -> tup
         return text, {}
     out_dir = private_path(srv.dir / "outputs")
     path = out_dir / f"{name}-{run_id}.txt"
-    path.write_text(masking.mask(full) or "", encoding="utf-8", errors="replace")
+    write_private(path, masking.mask(full) or "", errors="replace")
     _prune(out_dir, name)
     return cap_text(text, cap, str(path)), {"output_file": str(path), "output_chars": len(full)}
 

@@ -28,11 +28,12 @@ from pathlib import Path
 import wcwidth
 
 from . import keyboard, masking, panes, programs, screen
-from .config import private_path
+from .config import private_path, write_private
 from .context import Context, Target
 from .messages import message
 from .panes import PaneFacts
 from .result import Result, failure
+from .scratch import cap_text
 from .screen.snapshot import Snapshot
 from .state import READY_STABLE, State
 from .tmux import NoServer, NoTarget, Tmux
@@ -242,7 +243,7 @@ def note_screen(ctx: Context, digest: str, *, ours: bool = False) -> float:
     else:
         return now - float(seen.get("since", now))
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(seen))
+    write_private(tmp, json.dumps(seen))
     tmp.replace(path)
     return now - float(seen["since"])
 
@@ -250,9 +251,8 @@ def note_screen(ctx: Context, digest: str, *, ours: bool = False) -> float:
 # --- typing ----------------------------------------------------------------
 def _audit(dir_: Path, entry: dict) -> None:
     path = private_path(dir_) / "audit.log"
-    with open(path, "a", encoding="utf-8") as fh:
-        entry = {k: masking.mask(v) if isinstance(v, str) else v for k, v in entry.items()}
-        fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    entry = {k: masking.mask(v) if isinstance(v, str) else v for k, v in entry.items()}
+    write_private(path, json.dumps(entry) + "\n", append=True)
 
 
 def _last_injection(dir_: Path) -> float:
@@ -266,6 +266,10 @@ def send(ctx: Context, target: Target, text: str, *, enter: bool, timeout: float
          keys: tuple[str, ...] = ()) -> Result:
     """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
     tmux: Tmux = target.tmux
+    if len(text) > 64 * 1024:
+        return failure(action, f"{len(text)} characters is too much to type into the human's terminal "
+                       "(the limit is 65536)", session=target.name, status="unknown",
+                       hint="write the text to a file and send a short command that uses it")
     started = time.monotonic()
     deadline = started + timeout
     reason, human_text = "", ""
@@ -347,7 +351,7 @@ def _inject(tmux: Tmux, target: Target, facts: PaneFacts, text: str, enter: bool
     if text:
         actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
     if keys:
-        actions.append(f"send-keys -t {pane} " + " ".join(keys))
+        actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in keys))
     if enter:
         actions.append(f"send-keys -t {pane} Enter")
     steps: list[list[str]] = []
@@ -357,6 +361,13 @@ def _inject(tmux: Tmux, target: Target, facts: PaneFacts, text: str, enter: bool
     steps.append(["if-shell", "-F", "-t", pane, cond, " ; ".join(actions), refused])
     out = tmux.chain(*steps, input=text.encode("utf-8", "surrogateescape") if text else None)
     return "tt-refused" not in out
+
+
+def _word(key: str) -> str:
+    """A key name as one literal word of a tmux command string (no ``;``, ``#``, ``~``, ``$`` magic)."""
+    if "'" not in key:
+        return f"'{key}'"
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
 def _set_sent(tmux: Tmux, target: Target, record: dict) -> None:
@@ -397,6 +408,10 @@ def _finish(ctx: Context, target: Target, record: dict, text: str, enter: bool, 
     output = ""
     if record["submitted"] and text and st.facts:
         output = _output_since(target.tmux, target.pane, record, st.facts, text)
+    if len(output) > ctx.cfg.output_cap:
+        saved = private_path(ctx.cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
+        write_private(saved, masking.mask(output) or "")
+        output = cap_text(output, ctx.cfg.output_cap, str(saved))
     done = st.status in ("ready", "blocked", "error")
     hint = None
     if text and not record["submitted"]:
