@@ -26,8 +26,10 @@ if [[ -f $clis/package-lock.json ]]; then
     stamp=$clis/node_modules/.installed-from.sha256
     wanted=$(cat "$clis/package.json" "$clis/package-lock.json" | sha256sum | cut -d' ' -f1)
     if [[ ! -f $stamp || $(<"$stamp") != "$wanted" ]]; then
-        echo "tests/run.sh: installing the AI CLIs (npm ci in $clis)" >&2
-        (cd "$clis" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+        # `npm install`, not `npm ci`: the lock pins every version, but npm leaves the
+        # optional per-platform packages of opencode-ai out of it, and `npm ci` then refuses.
+        echo "tests/run.sh: installing the AI CLIs (npm install in $clis)" >&2
+        (cd "$clis" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
         printf '%s\n' "$wanted" >"$stamp"
     fi
 fi
