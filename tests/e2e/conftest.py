@@ -100,6 +100,9 @@ def prepare(private_socket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         cwd = home / "project"
         cwd.mkdir(parents=True)
         launch = getattr(homes, name)(target.url, home, cwd, **flags)
+        # CI runners set CI=true, and Gemini CLI then leaves its interactive UI out;
+        # these tests drive the interactive UI, as a user's terminal does.
+        monkeypatch.delenv("CI", raising=False)
         for key, value in launch.env.items():
             monkeypatch.setenv(key, value)
         return Cli(name, launch, target)
