@@ -22,9 +22,13 @@ from shared_terminal_harness import REPO, SharedTerminalApp
 ARTIFACTS = REPO / "tests" / "artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Headless Debian Chromium for the whole test session."""
+    """Headless Debian Chromium for one test module.
+
+    Playwright's sync API keeps an event loop running in this thread while it
+    is open; closing it with the module lets later tests use asyncio.
+    """
     assert os.access(CHROMIUM, os.X_OK), (
         f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)"
     )

@@ -165,12 +165,12 @@ def state(ctx: Context, target: Target) -> State:
                              facts, question=verdict.question, options=tuple(verdict.options))
             return State("busy", "the shell is in the foreground but its prompt is not at the "
                          "cursor (a builtin is running or it is reading input)", facts.command, snap, facts)
-    if not line.typed and not _matches(facts.learned_prompt, snap.cursor_line):
-        learn_prompt(target.tmux, target.pane, snap, facts)
-    sent = sent_record(facts)
     if not line.typed and _shell_not_reading(facts.pid):
         return State("busy", "the shell is between the commands of a list (it is not reading input), "
                      "beside text that looks like its prompt", facts.command, snap, facts)
+    if not line.typed and not _matches(facts.learned_prompt, snap.cursor_line):
+        learn_prompt(target.tmux, target.pane, snap, facts)  # only while the shell reads input
+    sent = sent_record(facts)
     if line.typed:
         ours = sent.get("text") and not sent.get("submitted") and line.typed == sent["text"].strip()
         if ours:
