@@ -22,12 +22,18 @@ from . import anthropic, gemini, openai_chat, openai_responses
 from .control import step_from_json
 from .script import Script
 from .sink import WriterSink
-from .wire import Answer, Request
+from .wire import Answer, Request, last_user_text
 
 
 @dataclass
 class LoggedRequest:
-    """What a CLI asked and how the server read it; kept for assertions and README facts."""
+    """What a CLI asked and how the server read it; kept for assertions and README facts.
+
+    ``prompt`` is the text of the request's last user message; ``received``
+    and ``ended`` (``time.monotonic()``) say when the request came in and
+    when the last byte of its answer left, so a test can tell which prompt
+    a CLI sent and whether a tool returned before the answer was complete.
+    """
 
     at: float
     method: str
@@ -38,6 +44,9 @@ class LoggedRequest:
     kind: str = "unknown"
     status: int = 0
     finished: bool = False
+    prompt: str | None = None
+    received: float = 0.0
+    ended: float | None = None
 
 
 def route(req: Request, script: Script) -> Answer:
@@ -96,14 +105,17 @@ class _Handler(BaseHTTPRequestHandler):
         if req.path == "/_control/requests":
             self._send_json(Answer("control", body=[vars(entry) for entry in self.server.owner.calls()]))
             return
+        received = time.monotonic()
         answer = route(req, self.server.owner.script)
-        entry = LoggedRequest(time.time(), req.method, req.path, req.query, headers, body, answer.kind, answer.status)
+        entry = LoggedRequest(time.time(), req.method, req.path, req.query, headers, body, answer.kind, answer.status,
+                              prompt=last_user_text(body), received=received)
         self.server.owner.record(entry)
         try:
             if answer.stream is not None and answer.status == 200:
                 self._send_stream(answer)
             else:
                 self._send_json(answer)
+            entry.ended = time.monotonic()
             entry.finished = True
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
