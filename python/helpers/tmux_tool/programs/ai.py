@@ -278,6 +278,16 @@ class AiProfile(Profile):
         """Whether the screen shows the CLI's own sign that the last turn ended."""
         return False
 
+    def echo(self, row: str) -> str | None:
+        """The prompt shown on ``row`` when it is the echo of a submitted prompt, else None.
+
+        Only rows of the transcript (above :meth:`transcript_end`) are asked:
+        the live input row may look the same.  ``ask`` finds its own turn
+        by it - the first echo after the rows the transcript ended with
+        before the prompt was sent.
+        """
+        return None
+
     def transcript_end(self, snap: Snapshot) -> int:
         """The first row of the bottom chrome (input box and below): the transcript
         is everything above it."""

@@ -91,6 +91,9 @@ class AiderProfile(AiProfile):
                 return self.verdict("error", f"the last turn failed: {quote(failed, 80)}")
         return self.verdict("ready", "aider's prompt '> ' is at the cursor under its rule")
 
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
     def pending_input(self, snap: Snapshot) -> str | None:
         row = _prompt_row(snap)
         if row is None:

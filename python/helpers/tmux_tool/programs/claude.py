@@ -119,6 +119,9 @@ class ClaudeProfile(AiProfile):
                                 "running (the footer shows a notice instead of 'esc to interrupt')")
         return self.verdict("ready", "the input box is idle (no 'esc to interrupt' in the footer)")
 
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
     def pending_input(self, snap: Snapshot) -> str | None:
         box = _box(snap.lines)
         if box is None:

@@ -104,6 +104,9 @@ class CodexProfile(AiProfile):
         return self.verdict("busy", "an answer is on the screen without Codex's 'Worked for' line: the turn "
                             "is still streaming or stalled")
 
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
     def pending_input(self, snap: Snapshot) -> str | None:
         composer = _composer(snap.lines)
         if composer is None:

@@ -97,6 +97,9 @@ class GeminiProfile(AiProfile):
                 return self.verdict("error", f"the last turn failed: {quote(failed, 80)}")
         return self.verdict("ready", "the input row is idle and the status line shows no spinner")
 
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
     def pending_input(self, snap: Snapshot) -> str | None:
         box = _box(snap.lines)
         if box is None:

@@ -97,6 +97,9 @@ class KimiProfile(AiProfile):
                 return self.verdict("error", f"the last turn failed: {quote(failed, 80)}")
         return self.verdict("ready", "the input area is idle (no spinner above it)")
 
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
     def pending_input(self, snap: Snapshot) -> str | None:
         area = _area(snap.lines)
         if area is None:

@@ -102,6 +102,9 @@ class OpencodeProfile(AiProfile):
                                 "it failed")
         return self.verdict("ready", "the input box is idle and the footer shows no 'esc interrupt'")
 
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
     def pending_input(self, snap: Snapshot) -> str | None:
         box = _box(snap.lines)
         if box is None:
