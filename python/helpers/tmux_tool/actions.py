@@ -21,7 +21,7 @@ from .core.args import Arg, BadArgs, bind, brief
 from .core.messages import message
 from .core.result import Result, failure
 from .core.state import State
-from .drive import turns
+from .drive import launch, turns
 from .private import markers, runs
 from .sessions import observe
 from .sessions.context import Context, Target
@@ -367,16 +367,17 @@ ACTIONS: dict[str, Action] = {
                 Arg("accept", "list", "start-up dialogs to accept by name (trust, theme, ...) or 'safe'"),
                 Arg("skip_permissions", "bool", "launch with the program's permission-skipping flag",
                     default=False)),
-               turns.do_start),
+               launch.do_start),
         Action("ask", "give an interactive program one prompt; return its answer when it is done",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("prompt", "str", "the prompt to give", required=True),
-                Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0)),
+                Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0),
+                Arg("unwrap", "bool", "join the lines the program broke to fit the terminal", default=False)),
                turns.do_ask),
         Action("exit", "leave an interactive program the right way for it",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               turns.do_exit),
+               launch.do_exit),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
                (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt),
         Action("list", "sessions, their programs and states", (), do_list),

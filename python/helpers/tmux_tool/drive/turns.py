@@ -1,217 +1,75 @@
-"""``start``, ``ask`` and ``exit``: driving an interactive program by its profile.
+"""``ask``: one prompt, one turn, and that turn's own answer.
 
-A program runs in a private session, started from the session's own shell,
-so the shell's markers say exactly when (and with which exit code) it ends.
-Its profile (:mod:`programs`) says how it looks ready, busy or blocked, how
-text reaches it (bracketed paste for TUIs), which key submits, how it is left
-and how its last answer is cut out of the screen.
+A turn is proven, never assumed.  Before the prompt is sent, the rows the
+transcript ends with are kept (:class:`~.transcript.Anchor`).  After Enter
+the turn has started only when the prompt has left the input box and its
+echo stands *below* those rows: OpenCode clears its input box tens of
+milliseconds before it draws the echo, and in between its screen is idle,
+with the previous turn's end-of-turn line and answer on it.  The CLI must
+then show work (busy) after the echo, and "done" is its ready state holding
+still after that - never just "an idle prompt is visible", which Ink TUIs
+show even while they work.  The answer is cut from this turn's echo down to
+the next echo (or the input box), so it cannot be the previous answer, even
+when the prompt or the answer repeat.
 
-``ask`` is the careful turn: the input must be ready, the prompt is pasted
-and submitted, the turn must visibly start (else one more submit), and
-"done" needs the program's ready state *after* the turn started, holding
-still - never just "an idle prompt is visible", which Ink TUIs show even
-while they work.
+Each ask leaves a record in the session's tmux options (``@tt_turns``: how
+many prompts ``ask`` sent, ``@tt_asked``: the last one, ``@tt_turn_open``:
+whether that turn was still running when ``ask`` returned), so the next call
+can say which earlier turn a busy CLI is still working on instead of typing
+a second prompt into its queue.
+
+A REPL has no transcript of turns: its answer is what lies between the echo
+of the input and the next bare prompt (:meth:`Profile.extract_answer`).
 """
 
 from __future__ import annotations
 
-import os
-import shlex
 import time
-from collections.abc import Sequence
+from dataclasses import dataclass
 
-from .. import programs, screen
-from ..core import names
 from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.state import State
-from ..private import markers, runs
-from ..private.server import PrivateServer, Shell
+from ..private.server import Shell
 from ..programs import Profile
-from ..programs.ai import AiProfile, squash
-from ..screen.snapshot import Snapshot, Span
+from ..programs.ai import AiProfile
+from ..screen.snapshot import Snapshot
 from ..sessions import observe
 from ..sessions.context import Context, Target
 from ..transport import keyboard, panes
+from . import transcript
+from .launch import PASTE_SHOWN, POLL, program_session, result, settle_for
+from .transcript import Anchor
 
-SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
-                      "LINES"})
-TURN_START = 3.0  # seconds for a submitted prompt to visibly start a turn
-PASTE_SHOWN = 3.0  # seconds for pasted text to show in an input box
-POLL = 0.05
+TURN_START = 3.0  # seconds for a submitted prompt to leave the input box and show as a new turn
 SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
-UNSEEN_BUSY_SETTLE = 2.0  # quiet needed when a turn was never seen busy and shows no end sign
-TRANSCRIPT_LINES = 3000
-MAX_PAGES = 60
+EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
+SCROLLBACK_LINES = 2000
 
 
-def _settle_for(profile: Profile | None, *, starting: bool = False) -> float:
-    """How long a program's ready screen must hold still to count as done.
+@dataclass(frozen=True, slots=True)
+class Record:
+    """What ``ask`` last did in a session, kept in tmux so every call sees it."""
 
-    AI CLIs may stream with no busy marker and pause between chunks, and
-    draw their first screen in stages, so their profiles say how long; a
-    REPL's prompt needs only a short look.
-    """
-    if isinstance(profile, AiProfile):
-        return profile.start_settle if starting else profile.settle
-    return 0.15
+    turns: int
+    asked: str
+    open: bool
 
 
-def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | None:
-    """Write the caller's environment changes to a 0600 file the launch line sources.
-
-    The tmux server keeps the environment it was started with; a program
-    started now should see the caller's (HOME, PATH, API keys).  Values never
-    go on a command line, where other users could read them.
-    """
-    try:
-        base = srv.tmux.cmd("show-environment", "-g")
-    except Exception:  # noqa: BLE001 - a missing server just means no base
-        base = ""
-    server_env = dict(line.split("=", 1) for line in base.splitlines() if "=" in line and not line.startswith("-"))
-    changed = {k: v for k, v in ctx_env.items() if k not in SKIP_ENV and server_env.get(k) != v
-               and k.replace("_", "").isalnum()}
-    if not changed:
-        return None
-    path = srv.session_dir(name) / "launch.env"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.writelines(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(changed.items()))
-    return str(path)
+def _record(target: Target) -> Record:
+    out = target.tmux.display(target.pane, "#{@tt_turns}\x1f#{@tt_turn_open}\x1f#{@tt_asked}")
+    turns, is_open, asked = (out.split("\x1f") + ["", "", ""])[:3]
+    return Record(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
 
 
-def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, args: list[str] | None,
-             timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
-    if len(program) > 8192:
-        return failure("start", f"the program line is {len(program)} characters; the limit is 8192",
-                       status="unknown", hint="put a long script in a file and start that")
-    profile = programs.profile_for(program)
-    if profile is not None:
-        argv = profile.launch(args or (), skip_permissions=skip_permissions)
-        if "/" in program:
-            argv[0] = program  # the file the caller named, not the profile's executable on PATH
-    else:
-        try:
-            words = shlex.split(program)
-        except ValueError as exc:
-            return failure("start", f"the program line cannot be split into words ({exc})", status="unknown",
-                           hint="balance the quotes, or give the arguments in args")
-        argv = [*words, *(args or ())]
-        if not argv:
-            return failure("start", "the program is empty", status="unknown",
-                           hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
-        profile = programs.profile_for(argv[0])
-    label = profile.name if profile else os.path.basename(argv[0])
-    label = "".join(c if c.isprintable() else "?" for c in label)[:60]
-    name = names.check(session) if session else names.generate(label)
-    if name == ctx.cfg.shared_session:
-        return failure("start", "programs start in private sessions, not in the shared terminal",
-                       session=name, status="unknown", hint="leave out session to get a new private one")
-    srv = ctx.private
-    if srv.exists(name):
-        return failure("start", f"session {name!r} already exists", session=name, status="unknown",
-                       hint="use another name, leave it out for a generated one, or kill the old session")
-    if cwd and not os.path.isdir(cwd):
-        return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status="unknown")
-    srv.create(name, cwd=cwd)
-    env_file = _env_file(srv, dict(os.environ), name)
-    line = shlex.join(argv)
-    if env_file:
-        line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
-    launched = runs.run(srv, name, line, timeout=0)
-    if not launched.ok:
-        return launched
-    srv.set_program(name, label)
-    target = Target(name, False, srv.tmux)
-    return _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
+def _remember(target: Target, **options: str) -> None:
+    target.tmux.chain(*(["set-option", "-t", f"={target.name}:", f"@tt_{key}", value]
+                        for key, value in options.items()))
 
 
-def _default_accept() -> list[str]:
-    raw = os.environ.get("TMUX_TOOL_ACCEPT_DIALOGS", "")
-    return [w for w in raw.replace(",", " ").split() if w]
-
-
-def _await_start(ctx: Context, target: Target, profile: Profile | None, label: str, timeout: float,
-                 accept: set[str]) -> Result:
-    """Wait until the program is ready or asks something; answer only dialogs allowed."""
-    deadline = time.monotonic() + timeout
-    last, since, answered = None, time.monotonic(), []
-    settle = _settle_for(profile, starting=True)
-    while True:
-        st = observe.state_of(ctx, target)
-        now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
-        blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
-        if st.status == "error" or (st.exact and st.status == "ready"):
-            return _result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
-                           hint="read the session's screen for its message", answered=answered)
-        dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
-        allowed = dialog is not None and bool(dialog.accept) and dialog.name not in answered and (
-            dialog.name in accept or ("safe" in accept and dialog.safe))
-        if dialog and allowed and now - since >= min(settle, 0.3):
-            _press_one_by_one(ctx, target, list(dialog.accept))
-            answered.append(dialog.name)
-            last = None
-            time.sleep(POLL)
-            continue
-        if st.status in ("ready", "blocked") and not blank and now - since >= settle:
-            hint = None
-            extra: dict[str, object] = {"answered": answered}
-            if st.status == "blocked":
-                hint = message("blocked", program=label)
-                if dialog:
-                    extra["dialog"], extra["safe"] = dialog.name, dialog.safe
-                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
-                             f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
-                             f". It is the {dialog.name!r} dialog, which needs the human")
-            return _result("start", target, st, hint=hint, **extra)
-        if now >= deadline:
-            return _result("start", target, st, ok=False,
-                           error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
-                           hint="wait for it with wait, or read its screen", answered=answered)
-        time.sleep(POLL)
-
-
-def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:
-    """Press keys one at a time, each after the screen answered the one before.
-
-    Ink TUIs read a burst such as Up+Enter as one unknown sequence, so the
-    Enter of "move to Yes, confirm" would land on the default (No).
-    """
-    for i, key in enumerate(keys):
-        before = panes.look(target.tmux, target.pane)[0].digest
-        keyboard.press(target.tmux, target.pane, [key])
-        if i < len(keys) - 1:
-            _next_screen(ctx, target, before)
-
-
-def _result(action: str, target: Target, st: State, *, ok: bool = True, error: str | None = None,
-            hint: str | None = None, output: str = "", **extra: object) -> Result:
-    data: dict[str, object] = {"evidence": st.evidence, "program": st.program, **extra}
-    if st.question:
-        data["question"], data["options"] = st.question, list(st.options)
-    return Result(action=action, ok=ok, session=target.name, status=st.status, output=output,
-                  screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
-
-
-def _program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile | None] | Result:
-    name = names.check(session)
-    if name == ctx.cfg.shared_session:
-        return failure(action, f"{action} drives programs in private sessions; the shared terminal is the "
-                       "human's", session=name, status="unknown", hint="use send in the shared terminal")
-    srv = ctx.private
-    shell = srv.shell(name)
-    if shell is None or not srv.exists(name):
-        return failure(action, f"there is no private session {name!r}", session=name, status="unknown",
-                       hint="start a program with start; list shows the sessions that exist")
-    return Target(name, False, srv.tmux), shell, programs.profile_for(shell.program)
-
-
-def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
-    found = _program_session(ctx, session, "ask")
+def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool = False) -> Result:
+    found = program_session(ctx, session, "ask")
     if isinstance(found, Result):
         return found
     target, shell, profile = found
@@ -219,24 +77,270 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
     if not prompt.strip():
         return failure("ask", "the prompt is empty", session=target.name, status="unknown")
     st = observe.state_of(ctx, target)
-    if refused := _refuse_ask(target, shell, profile, st):
+    if refused := _refuse(target, shell, profile, st):
         return refused
-    deadline = time.monotonic() + timeout
-    before = st.snap.digest if st.snap else ""
-    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
     if isinstance(profile, AiProfile):
-        before = _await_pasted(ctx, target, profile, before)
+        return _ask_ai(ctx, target, shell, profile, prompt, timeout, unwrap)
+    return _ask_repl(ctx, target, shell, profile, prompt, timeout)
+
+
+def _refuse(target: Target, shell: Shell, profile: Profile | None, st: State) -> Result | None:
+    """Why a prompt cannot be given now, or None.
+
+    An AI CLI back at its input box after a failed turn shows ``error`` but
+    takes the next prompt; text already in its input box is someone's
+    unsent words (maybe the human's) and is never submitted or erased.  A
+    busy CLI would queue the prompt behind its running turn: refused, naming
+    the turn ``ask`` left running if there is one.
+    """
+    program = shell.program or "the program"
+    pending = None
+    if isinstance(profile, AiProfile) and st.snap is not None and not st.exact:
+        pending = profile.pending_input(st.snap)
+    if st.status == "busy" and isinstance(profile, AiProfile):
+        rec = _record(target)
+        earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when its timeout "
+                   "passed" if rec.open else "an earlier turn")
+        return result("ask", target, st, ok=False,
+                      error=f"{program} is still working on {earlier}: {st.evidence}",
+                      hint="wait for it (wait), then read its answer (read); or interrupt it - a prompt sent "
+                      "now would only be queued")
+    if st.status != "ready" and not (st.status == "error" and pending is not None):
+        return result("ask", target, st, ok=False, error=f"{program} is not ready for a prompt: {st.evidence}",
+                      hint="answer its question with keys, wait for it, or interrupt it")
+    if pending:
+        return result("ask", target, st, ok=False,
+                      error=f"the input box already holds text that was not sent: {pending[:80]!r}",
+                      hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
+    return None
+
+
+def _press_submit(target: Target, profile: Profile | None) -> None:
+    keyboard.press(target.tmux, target.pane, list(profile.submit if profile else ("Enter",)))
+
+
+# --- AI CLIs ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """How a turn was seen to start: its echo below the anchor, and whether it was busy yet."""
+
+    echoed: bool
+    busy: bool
+
+
+def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prompt: str, timeout: float,
+            unwrap: bool) -> Result:
+    deadline = time.monotonic() + timeout
+    screen, facts = panes.look(target.tmux, target.pane)
+    before = screen.digest
+    paged = facts.alternate and bool(profile.page_keys)
+    mark = transcript.anchor(transcript.rows(transcript.capture(target, transcript.HISTORY_LINES), profile),
+                             profile, whole=paged)
+    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
+    _await_pasted(target, profile, before)
+    turn = _record(target).turns + 1
+    _remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
     _press_submit(target, profile)
-    started = _await_turn_start(ctx, target, profile, before, prompt)
+    started = _await_turn(ctx, target, profile, mark, prompt)
+    if isinstance(started, Result):
+        return started
+    st = _await_done(ctx, target, profile, deadline, started.busy)
+    answer = _ai_answer(target, profile, mark, prompt, unwrap) if st.status == "ready" else None
+    # A CLI may draw its end-of-turn line before the answer's text (OpenCode does), and a
+    # turn may end before a look saw it busy: an empty answer stands only once the screen
+    # has held still a while longer.
+    while st.status == "ready" and not answer and st.snap is not None \
+            and _await_change(target, st.snap.digest, min(EMPTY_SETTLE, deadline - time.monotonic())):
+        st = _await_done(ctx, target, profile, deadline, started.busy)
+        answer = _ai_answer(target, profile, mark, prompt, unwrap) if st.status == "ready" else None
+    done = st.status in ("ready", "blocked", "error")
+    if done:
+        _remember(target, turn_open="0")
+    extra = {"turn": turn}
+    if not done:
+        return result("ask", target, st, ok=False, error=f"no answer within {timeout:g}s",
+                      hint="still working after the timeout: wait for it, then read; or interrupt it", **extra)
+    if st.status == "blocked":
+        return result("ask", target, st, hint=message("blocked", program=shell.program or "the program"),
+                      **extra)
+    if st.status == "error":
+        return result("ask", target, st, ok=False, error=f"the turn ended with an error: {st.evidence}",
+                      hint="read the screen for the CLI's message", **extra)
+    if answer is None:
+        return result("ask", target, st, ok=False,
+                      error="the turn ended, but its answer could not be told apart from the transcript",
+                      hint="read the session to see it", **extra)
+    return result("ask", target, st, output=answer, **extra)
+
+
+def _screen(target: Target) -> Snapshot:
+    return panes.look(target.tmux, target.pane)[0]
+
+
+def _transcript_rows(target: Target, profile: AiProfile) -> list[str]:
+    """The recent transcript: the last history lines and the screen, above the input box."""
+    return transcript.rows(transcript.capture(target, transcript.RECENT_LINES), profile)
+
+
+def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
+    """Wait until the pasted prompt sits in the input box and stopped changing.
+
+    Ink TUIs take a paste in pieces; an Enter that arrives before the last
+    piece submits half a prompt, or becomes a newline inside it.
+    """
+    deadline = time.monotonic() + PASTE_SHOWN
+    last = None
+    while time.monotonic() < deadline:
+        snap = _screen(target)
+        if snap.digest != before and profile.pending_input(snap):
+            if snap.digest == last:
+                return
+            last = snap.digest
+        time.sleep(POLL)
+
+
+def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor,
+                prompt: str) -> Started | Result:
+    """Wait until the prompt has left the input box and its echo shows below ``mark``.
+
+    Enter is pressed once more if the prompt still sits in the box after
+    :data:`TURN_START` (the first one was swallowed); it is never pressed on
+    an emptied box.  A CLI that asks something (a dialog) has started too.
+    A busy CLI whose echo does not show within the bound (it may have
+    scrolled off already) counts as started; the answer is then only given
+    if the echo is found in the transcript.
+    """
+    begun = time.monotonic()
+    retry_at, give_up = begun + TURN_START, begun + 2 * TURN_START
+    resubmitted = busy = False
+    while True:
+        st = observe.state_of(ctx, target)
+        holds = bool(st.snap is not None and profile.pending_input(st.snap))
+        busy = busy or (st.status == "busy" and not holds)
+        if not holds:
+            rows = _transcript_rows(target, profile)
+            y = transcript.find_turn(rows, mark, profile)
+            if y is not None:
+                shown = profile.echo(rows[y]) or ""
+                if not transcript.matches(shown, prompt):
+                    return result("ask", target, st, ok=False,
+                                  error=f"another prompt started a turn before this one: {brief(shown)}",
+                                  hint="read the session: the CLI may have had a queued prompt; this prompt "
+                                  "may be queued behind it")
+                return Started(True, busy or st.status == "busy")
+            if st.status == "blocked":
+                return Started(False, busy)
+        now = time.monotonic()
+        if holds and not resubmitted and now >= retry_at:
+            _press_submit(target, profile)
+            resubmitted, give_up = True, max(give_up, now + TURN_START)
+        elif now >= give_up:
+            if busy and not holds:
+                return Started(False, True)
+            return _not_started(target, st, holds)
+        time.sleep(POLL)
+
+
+def _not_started(target: Target, st: State, holds: bool) -> Result:
+    if holds:
+        error = "the prompt is still in the input box after Enter was pressed twice"
+        hint = "read the screen; the CLI may not take input now"
+    else:
+        error = f"the prompt left the input box, but no new turn for it shows ({st.status}: {st.evidence})"
+        hint = "read the session: the prompt may be queued behind a running turn; wait, then read"
+    return result("ask", target, st, ok=False, error=error, hint=hint)
+
+
+def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float, seen_busy: bool) -> State:
+    """Ready (or blocked, or failed) and holding still after the turn started; busy always wins.
+
+    How long "still" must last depends on what was seen: a turn seen busy
+    that now shows the CLI's own end-of-turn sign needs a glance; anything
+    else needs the profile's settle time, which covers a CLI's pauses
+    between streamed chunks.
+    """
+    settle = settle_for(profile)
+    last, since = None, time.monotonic()
+    while True:
+        st = observe.state_of(ctx, target)
+        now = time.monotonic()
+        digest = st.snap.digest if st.snap else None
+        if digest != last:
+            last, since = digest, now
+        seen_busy = seen_busy or st.status == "busy"
+        done = st.status in ("ready", "blocked", "error") and now - since >= _quiet_needed(profile, st, settle,
+                                                                                          seen_busy)
+        if done or now >= deadline:
+            return st
+        time.sleep(POLL)
+
+
+def _await_change(target: Target, shown: str, seconds: float) -> bool:
+    """Whether the screen moves on from ``shown`` within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if _screen(target).digest != shown:
+            return True
+        time.sleep(POLL)
+    return False
+
+
+def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool) -> float:
+    if seen_busy and st.status == "ready" and st.snap is not None and profile.finished(st.snap):
+        return min(settle, SIGNED_SETTLE)
+    return settle
+
+
+def _ai_answer(target: Target, profile: AiProfile, mark: Anchor, prompt: str, unwrap: bool) -> str | None:
+    """The answer of the turn after ``mark``: cut from the scrollback, or for a CLI on
+    the alternate screen (no scrollback) from its pages read back; None when the
+    turn's echo cannot be found or is not this prompt's."""
+    turn = _turn(target, profile, mark)
+    if turn is None or not transcript.matches(profile.echo(turn.lines[0]) or "", prompt):
+        return None
+    answer = profile.answer_from(turn, prompt)
+    if answer is not None and unwrap:
+        answer = transcript.unwrap_answer(answer, turn, profile.transcript_width(_screen(target)))
+    return answer
+
+
+def _turn(target: Target, profile: AiProfile, mark: Anchor) -> Snapshot | None:
+    screen, facts = panes.look(target.tmux, target.pane)
+    if facts.alternate and profile.page_keys:
+        turn = transcript.turn_of(screen, mark, profile)
+        if turn is None:
+            pages = transcript.page_back(target, profile, screen,
+                                         lambda joined: transcript.turn_of(joined, mark, profile) is not None)
+            turn = transcript.turn_of(pages, mark, profile) if pages is not None else None
+        return turn
+    turn = transcript.turn_of(transcript.capture(target, transcript.HISTORY_LINES, styled=True), mark, profile)
+    if turn is None and facts.history_size > transcript.HISTORY_LINES:
+        turn = transcript.turn_of(transcript.capture(target, None, styled=True), mark, profile)
+    return turn
+
+
+# --- REPLs ------------------------------------------------------------------------------------------
+
+
+def _ask_repl(ctx: Context, target: Target, shell: Shell, profile: Profile | None, prompt: str,
+              timeout: float) -> Result:
+    deadline = time.monotonic() + timeout
+    before = _screen(target).digest
+    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
+    _press_submit(target, profile)
+    started = _await_repl_start(ctx, target, before, prompt)
     if not started:
         _press_submit(target, profile)  # one more submit: the first was swallowed
-        started = _await_turn_start(ctx, target, profile, before, prompt)
+        started = _await_repl_start(ctx, target, before, prompt)
     if not started:
         st = observe.state_of(ctx, target)
-        return _result("ask", target, st, ok=False, error="the prompt was pasted but the turn did not start",
-                       hint="read the screen; press Enter with keys if the prompt is still in the input box")
-    st = _await_done(ctx, target, profile, deadline)
-    answer = _answer(ctx, target, profile, prompt)
+        return result("ask", target, st, ok=False, error="the prompt was typed but did not start running",
+                      hint="read the screen; press Enter with keys if the prompt is still on the input line")
+    st = _await_repl_done(ctx, target, profile, deadline)
+    lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
+    answer = profile.extract_answer(lines, prompt) if profile else None
     done = st.status in ("ready", "blocked", "error")
     hint = None
     if not done:
@@ -245,241 +349,36 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
         hint = message("blocked", program=shell.program or "the program")
     elif answer is None:
         hint = "the answer could not be cut out of the screen; read the session to see it"
-    return _result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
-                   error=None if done and st.status != "error" else
-                   (f"the turn ended with an error: {st.evidence}" if done else
-                    f"no answer within {timeout:g}s"))
+    return result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
+                  error=None if done and st.status != "error" else
+                  (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
 
 
-def _refuse_ask(target: Target, shell: Shell, profile: Profile | None, st: State) -> Result | None:
-    """Why a prompt cannot be given now, or None.
-
-    An AI CLI back at its input box after a failed turn shows ``error`` but
-    takes the next prompt; text already in its input box is someone's
-    unsent words (maybe the human's) and is never submitted or erased.
-    """
-    pending = None
-    if isinstance(profile, AiProfile) and st.snap is not None and not st.exact:
-        pending = profile.pending_input(st.snap)
-    if st.status != "ready" and not (st.status == "error" and pending is not None):
-        return _result("ask", target, st, ok=False,
-                       error=f"{shell.program or 'the program'} is not ready for a prompt: {st.evidence}",
-                       hint="answer its question with keys, wait for it, or interrupt it")
-    if pending:
-        return _result("ask", target, st, ok=False,
-                       error=f"the input box already holds text that was not sent: {pending[:80]!r}",
-                       hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
-    return None
-
-
-def _press_submit(target: Target, profile: Profile | None) -> None:
-    keys = list(profile.submit if profile else ("Enter",))
-    keyboard.press(target.tmux, target.pane, keys)
-
-
-def _await_pasted(ctx: Context, target: Target, profile: AiProfile, before: str) -> str:
-    """Wait until the pasted prompt sits in the input box and stopped changing.
-
-    Ink TUIs take a paste in pieces; an Enter that arrives before the last
-    piece submits half a prompt, or becomes a newline inside it.  Returns
-    the digest of the screen to compare against once submitted.
-    """
-    deadline = time.monotonic() + PASTE_SHOWN
-    last = None
-    while time.monotonic() < deadline:
-        st = observe.state_of(ctx, target)
-        snap = st.snap
-        if snap is not None and snap.digest != before and profile.pending_input(snap):
-            if snap.digest == last:
-                return snap.digest
-            last = snap.digest
-        time.sleep(POLL)
-    return last or before
-
-
-def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, before: str, prompt: str) -> bool:
-    """The turn started: the program went busy, or the screen moved on without our text pending."""
+def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:
+    """The input runs: the program went busy, or its screen moved on without our text on the input line."""
     deadline = time.monotonic() + TURN_START
-    tail = prompt.strip().splitlines()[-1][-24:] if prompt.strip() else ""
+    tail = prompt.strip().splitlines()[-1][-24:]
     while time.monotonic() < deadline:
         st = observe.state_of(ctx, target)
-        if st.status in ("busy", "blocked"):
+        if st.status in ("busy", "blocked", "error"):
             return True
-        if st.snap is not None and st.snap.digest != before:
-            if isinstance(profile, AiProfile):
-                if st.status in ("ready", "error") and not profile.pending_input(st.snap):
-                    return True
-            elif st.status == "error" or (st.status == "ready" and not (tail and tail in st.snap.cursor_line)):
-                return True
+        if st.snap is not None and st.snap.digest != before and st.status == "ready" \
+                and tail not in st.snap.cursor_line:
+            return True
         time.sleep(POLL)
     return False
 
 
-def _await_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
-    """Ready (or blocked, or dead) and holding still; busy signals always win.
-
-    How long "still" must last depends on what the screen says: the
-    program's own end-of-turn sign needs a glance, a turn never seen busy
-    needs a long quiet spell (its busy phase may simply not have been drawn
-    yet), anything else the profile's settle time, which covers an AI CLI's
-    pauses between streamed chunks.
-    """
-    settle = _settle_for(profile)
+def _await_repl_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
+    """Ready (or blocked, or dead) and holding still for the profile's settle time."""
+    settle = settle_for(profile)
     last, since = None, time.monotonic()
-    seen_busy = False
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
         digest = st.snap.digest if st.snap else None
         if digest != last:
             last, since = digest, now
-        seen_busy = seen_busy or st.status == "busy"
-        if st.status in ("ready", "blocked", "error") and now - since >= _quiet_needed(profile, st, settle, seen_busy):
-            return st
-        if now >= deadline:
+        if st.status in ("ready", "blocked", "error") and now - since >= settle or now >= deadline:
             return st
         time.sleep(POLL)
-
-
-def _quiet_needed(profile: Profile | None, st: State, settle: float, seen_busy: bool) -> float:
-    if not isinstance(profile, AiProfile) or st.snap is None or st.exact:
-        return settle
-    if st.status == "ready" and profile.finished(st.snap):
-        return min(settle, SIGNED_SETTLE)
-    return settle if seen_busy else max(settle, UNSEEN_BUSY_SETTLE)
-
-
-def _answer(ctx: Context, target: Target, profile: Profile | None, prompt: str) -> str | None:
-    """The answer cut out of the transcript: tmux's scrollback, or for a CLI on the
-    alternate screen (no scrollback) the pages it shows when scrolled back."""
-    if not isinstance(profile, AiProfile):
-        lines = panes.scrollback(target.tmux, target.pane, 2000)
-        return profile.extract_answer(lines, prompt) if profile else None
-    transcript = _styled_scrollback(target)
-    answer = profile.answer_from(transcript, prompt)
-    if answer is None and profile.page_keys:
-        snap, facts = panes.look(target.tmux, target.pane)
-        if facts.alternate:
-            answer = _page_back(ctx, target, profile, prompt, snap)
-    return answer
-
-
-def _styled_scrollback(target: Target) -> Snapshot:
-    """Scrollback plus screen as one snapshot that keeps per-cell styles (dim thinking lines)."""
-    out = target.tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", f"-{TRANSCRIPT_LINES}", "-t", target.pane)
-    rows = out.count("\n") + 1
-    return screen.snapshot_from_capture(out, width=10_000, height=rows)
-
-
-Row = tuple[str, tuple[Span, ...]]
-
-
-def _page_back(ctx: Context, target: Target, profile: AiProfile, prompt: str, first: Snapshot) -> str | None:
-    """Scroll a full-screen CLI's transcript up page by page until the prompt's echo
-    shows, stitching the pages by their overlap; then scroll back to the end."""
-    up, back = profile.page_keys
-    end = profile.transcript_end(first)
-    width = profile.transcript_width(first)
-    rows: list[Row] = _rows(first, end, width)
-    chrome: list[Row] = [(first.lines[y], first.spans(y)) for y in range(end, len(first.lines))]
-    answer = None
-    shown = first.digest
-    try:
-        for _ in range(MAX_PAGES):
-            keyboard.press(target.tmux, target.pane, [up])
-            page = _next_screen(ctx, target, shown)
-            if page is None:
-                break
-            shown = page.digest
-            rows = _stitch(_rows(page, profile.transcript_end(page), width), rows)
-            answer = profile.answer_from(_joined(rows + chrome, first), prompt)
-            if answer is not None:
-                break
-    finally:
-        keyboard.press(target.tmux, target.pane, [back])
-    return answer
-
-
-def _rows(snap: Snapshot, end: int, width: int) -> list[Row]:
-    """The transcript rows of a screen, cut at the transcript's width: a side panel
-    stays put while the transcript scrolls, so it must not take part in the overlap."""
-    return [(snap.lines[y][:width].rstrip(), snap.spans(y)) for y in range(min(end, len(snap.lines)))]
-
-
-def _joined(rows: list[Row], like: Snapshot) -> Snapshot:
-    return Snapshot(tuple(r for r, _ in rows), like.width, len(rows), styles=tuple(s for _, s in rows))
-
-
-def _next_screen(ctx: Context, target: Target, shown: str) -> Snapshot | None:
-    """The screen once it differs from ``shown`` and holds still a moment (None if it never moves)."""
-    deadline = time.monotonic() + 1.5
-    last = None
-    while time.monotonic() < deadline:
-        snap, _ = panes.look(target.tmux, target.pane)
-        if snap.digest != shown:
-            if last is not None and snap.digest == last.digest:
-                return snap
-            last = snap
-        time.sleep(POLL)
-    return last
-
-
-def _stitch(earlier: list[Row], later: list[Row]) -> list[Row]:
-    """``earlier`` (a page scrolled up) placed above ``later`` by their longest overlap.
-
-    A scrolled-up page ends with blank padding rows that are not part of the
-    transcript, so its trailing blank rows never take part in the overlap.
-    """
-    while earlier and not earlier[-1][0].strip():
-        earlier = earlier[:-1]
-    texts_e = [r for r, _ in earlier]
-    texts_l = [r for r, _ in later]
-    for k in range(min(len(earlier), len(later)), 0, -1):
-        if texts_e[-k:] == texts_l[:k]:
-            return earlier[:-k] + later
-    return earlier + later
-
-
-def _await_typed(ctx: Context, target: Target, profile: Profile | None, text: str) -> None:
-    """Wait (bounded) until typed ``text`` shows where input goes, so the key that
-    follows (Enter) acts on all of it - a palette filters as it is typed."""
-    want = squash(text)
-    deadline = time.monotonic() + PASTE_SHOWN
-    while time.monotonic() < deadline:
-        snap, _ = panes.look(target.tmux, target.pane)
-        typed = profile.pending_input(snap) if isinstance(profile, AiProfile) else snap.cursor_line
-        if typed and want in squash(typed):
-            return
-        time.sleep(POLL)
-
-
-def do_exit(ctx: Context, session: str, timeout: float) -> Result:
-    found = _program_session(ctx, session, "exit")
-    if isinstance(found, Result):
-        return found
-    target, shell, profile = found
-    srv = ctx.private
-    mark = markers.last_mark(shell.log_path, shell.nonce)
-    if mark is None or mark.kind != "S":
-        st = observe.state_of(ctx, target)
-        return _result("exit", target, st, ok=False, error="no program is running in this session",
-                       hint="kill the session to end its shell")
-    steps: Sequence[tuple[str, str]] = profile.exit_steps if profile and profile.exit_steps else (("keys", "C-d"),)
-    for kind, value in steps:
-        if kind == "text":
-            keyboard.paste(target.tmux, target.pane, value, bracketed=False)
-            _await_typed(ctx, target, profile, value)
-        else:
-            keyboard.press(target.tmux, target.pane, [keyboard.key_name(k) for k in value.split()])
-        time.sleep(POLL)
-    rec = runs.load_record(srv, target.name)
-    if rec is not None:
-        res = runs.collect(srv, shell, rec, timeout, action="exit")
-        if res.status == "ready":
-            srv.set_program(target.name, None)
-            res.output = ""
-            res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"
-            return res
-    st = observe.state_of(ctx, target)
-    return _result("exit", target, st, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
-                   hint="read the screen; interrupt it, or kill the session")

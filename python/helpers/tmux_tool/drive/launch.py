@@ -1,0 +1,247 @@
+"""``start`` and ``exit``: an interactive program in a private session of its own.
+
+A program runs in a private session, started from the session's own shell,
+so the shell's markers say exactly when (and with which exit code) it ends.
+Its profile (:mod:`programs`) says how it looks ready, busy or blocked, which
+first-run dialogs it may show and how it is left.  ``start`` waits until the
+program is ready or asks something (answering only the dialogs it was told
+to accept); ``exit`` leaves it the program's own way and waits for the shell.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections.abc import Sequence
+
+from .. import programs
+from ..core import names
+from ..core.args import brief
+from ..core.messages import message
+from ..core.result import Result, failure
+from ..core.state import State
+from ..private import markers, runs
+from ..private.server import PrivateServer, Shell
+from ..programs import Profile
+from ..programs.ai import AiProfile, squash
+from ..sessions import observe
+from ..sessions.context import Context, Target
+from ..transport import keyboard, panes
+from .transcript import next_screen
+
+SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
+                      "LINES"})
+PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
+POLL = 0.05
+
+
+def settle_for(profile: Profile | None, *, starting: bool = False) -> float:
+    """How long a program's ready screen must hold still to count as done.
+
+    AI CLIs may stream with no busy marker and pause between chunks, and
+    draw their first screen in stages, so their profiles say how long; a
+    REPL's prompt needs only a short look.
+    """
+    if isinstance(profile, AiProfile):
+        return profile.start_settle if starting else profile.settle
+    return 0.15
+
+
+def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | None:
+    """Write the caller's environment changes to a 0600 file the launch line sources.
+
+    The tmux server keeps the environment it was started with; a program
+    started now should see the caller's (HOME, PATH, API keys).  Values never
+    go on a command line, where other users could read them.
+    """
+    try:
+        base = srv.tmux.cmd("show-environment", "-g")
+    except Exception:  # noqa: BLE001 - a missing server just means no base
+        base = ""
+    server_env = dict(line.split("=", 1) for line in base.splitlines() if "=" in line and not line.startswith("-"))
+    changed = {k: v for k, v in ctx_env.items() if k not in SKIP_ENV and server_env.get(k) != v
+               and k.replace("_", "").isalnum()}
+    if not changed:
+        return None
+    path = srv.session_dir(name) / "launch.env"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.writelines(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(changed.items()))
+    return str(path)
+
+
+def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, args: list[str] | None,
+             timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
+    if len(program) > 8192:
+        return failure("start", f"the program line is {len(program)} characters; the limit is 8192",
+                       status="unknown", hint="put a long script in a file and start that")
+    profile = programs.profile_for(program)
+    if profile is not None:
+        argv = profile.launch(args or (), skip_permissions=skip_permissions)
+        if "/" in program:
+            argv[0] = program  # the file the caller named, not the profile's executable on PATH
+    else:
+        try:
+            words = shlex.split(program)
+        except ValueError as exc:
+            return failure("start", f"the program line cannot be split into words ({exc})", status="unknown",
+                           hint="balance the quotes, or give the arguments in args")
+        argv = [*words, *(args or ())]
+        if not argv:
+            return failure("start", "the program is empty", status="unknown",
+                           hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
+        profile = programs.profile_for(argv[0])
+    label = profile.name if profile else os.path.basename(argv[0])
+    label = "".join(c if c.isprintable() else "?" for c in label)[:60]
+    name = names.check(session) if session else names.generate(label)
+    if name == ctx.cfg.shared_session:
+        return failure("start", "programs start in private sessions, not in the shared terminal",
+                       session=name, status="unknown", hint="leave out session to get a new private one")
+    srv = ctx.private
+    if srv.exists(name):
+        return failure("start", f"session {name!r} already exists", session=name, status="unknown",
+                       hint="use another name, leave it out for a generated one, or kill the old session")
+    if cwd and not os.path.isdir(cwd):
+        return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status="unknown")
+    srv.create(name, cwd=cwd)
+    env_file = _env_file(srv, dict(os.environ), name)
+    line = shlex.join(argv)
+    if env_file:
+        line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
+    launched = runs.run(srv, name, line, timeout=0)
+    if not launched.ok:
+        return launched
+    srv.set_program(name, label)
+    target = Target(name, False, srv.tmux)
+    return _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
+
+
+def _default_accept() -> list[str]:
+    raw = os.environ.get("TMUX_TOOL_ACCEPT_DIALOGS", "")
+    return [w for w in raw.replace(",", " ").split() if w]
+
+
+def _await_start(ctx: Context, target: Target, profile: Profile | None, label: str, timeout: float,
+                 accept: set[str]) -> Result:
+    """Wait until the program is ready or asks something; answer only dialogs allowed."""
+    deadline = time.monotonic() + timeout
+    last, since, answered = None, time.monotonic(), []
+    settle = settle_for(profile, starting=True)
+    while True:
+        st = observe.state_of(ctx, target)
+        now = time.monotonic()
+        digest = st.snap.digest if st.snap else None
+        if digest != last:
+            last, since = digest, now
+        blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
+        if st.status == "error" or (st.exact and st.status == "ready"):
+            return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
+                           hint="read the session's screen for its message", answered=answered)
+        dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
+        allowed = dialog is not None and bool(dialog.accept) and dialog.name not in answered and (
+            dialog.name in accept or ("safe" in accept and dialog.safe))
+        if dialog and allowed and now - since >= min(settle, 0.3):
+            _press_one_by_one(ctx, target, list(dialog.accept))
+            answered.append(dialog.name)
+            last = None
+            time.sleep(POLL)
+            continue
+        if st.status in ("ready", "blocked") and not blank and now - since >= settle:
+            hint = None
+            extra: dict[str, object] = {"answered": answered}
+            if st.status == "blocked":
+                hint = message("blocked", program=label)
+                if dialog:
+                    extra["dialog"], extra["safe"] = dialog.name, dialog.safe
+                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
+                             f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
+                             f". It is the {dialog.name!r} dialog, which needs the human")
+            return result("start", target, st, hint=hint, **extra)
+        if now >= deadline:
+            return result("start", target, st, ok=False,
+                           error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
+                           hint="wait for it with wait, or read its screen", answered=answered)
+        time.sleep(POLL)
+
+
+def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:
+    """Press keys one at a time, each after the screen answered the one before.
+
+    Ink TUIs read a burst such as Up+Enter as one unknown sequence, so the
+    Enter of "move to Yes, confirm" would land on the default (No).
+    """
+    for i, key in enumerate(keys):
+        before = panes.look(target.tmux, target.pane)[0].digest
+        keyboard.press(target.tmux, target.pane, [key])
+        if i < len(keys) - 1:
+            next_screen(target, before)
+
+
+def result(action: str, target: Target, st: State, *, ok: bool = True, error: str | None = None,
+            hint: str | None = None, output: str = "", **extra: object) -> Result:
+    """The result of a driving action from the state it ended in (evidence, program, question)."""
+    data: dict[str, object] = {"evidence": st.evidence, "program": st.program, **extra}
+    if st.question:
+        data["question"], data["options"] = st.question, list(st.options)
+    return Result(action=action, ok=ok, session=target.name, status=st.status, output=output,
+                  screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
+
+
+def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile | None] | Result:
+    """The private session a program runs in, its shell record and the program's profile."""
+    name = names.check(session)
+    if name == ctx.cfg.shared_session:
+        return failure(action, f"{action} drives programs in private sessions; the shared terminal is the "
+                       "human's", session=name, status="unknown", hint="use send in the shared terminal")
+    srv = ctx.private
+    shell = srv.shell(name)
+    if shell is None or not srv.exists(name):
+        return failure(action, f"there is no private session {name!r}", session=name, status="unknown",
+                       hint="start a program with start; list shows the sessions that exist")
+    return Target(name, False, srv.tmux), shell, programs.profile_for(shell.program)
+
+
+def _await_typed(ctx: Context, target: Target, profile: Profile | None, text: str) -> None:
+    """Wait (bounded) until typed ``text`` shows where input goes, so the key that
+    follows (Enter) acts on all of it - a palette filters as it is typed."""
+    want = squash(text)
+    deadline = time.monotonic() + PASTE_SHOWN
+    while time.monotonic() < deadline:
+        snap, _ = panes.look(target.tmux, target.pane)
+        typed = profile.pending_input(snap) if isinstance(profile, AiProfile) else snap.cursor_line
+        if typed and want in squash(typed):
+            return
+        time.sleep(POLL)
+
+
+def do_exit(ctx: Context, session: str, timeout: float) -> Result:
+    found = program_session(ctx, session, "exit")
+    if isinstance(found, Result):
+        return found
+    target, shell, profile = found
+    srv = ctx.private
+    mark = markers.last_mark(shell.log_path, shell.nonce)
+    if mark is None or mark.kind != "S":
+        st = observe.state_of(ctx, target)
+        return result("exit", target, st, ok=False, error="no program is running in this session",
+                       hint="kill the session to end its shell")
+    steps: Sequence[tuple[str, str]] = profile.exit_steps if profile and profile.exit_steps else (("keys", "C-d"),)
+    for kind, value in steps:
+        if kind == "text":
+            keyboard.paste(target.tmux, target.pane, value, bracketed=False)
+            _await_typed(ctx, target, profile, value)
+        else:
+            keyboard.press(target.tmux, target.pane, [keyboard.key_name(k) for k in value.split()])
+        time.sleep(POLL)
+    rec = runs.load_record(srv, target.name)
+    if rec is not None:
+        res = runs.collect(srv, shell, rec, timeout, action="exit")
+        if res.status == "ready":
+            srv.set_program(target.name, None)
+            res.output = ""
+            res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"
+            return res
+    st = observe.state_of(ctx, target)
+    return result("exit", target, st, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
+                   hint="read the screen; interrupt it, or kill the session")

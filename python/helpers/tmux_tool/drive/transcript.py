@@ -1,0 +1,293 @@
+"""An AI CLI's transcript read back: where it ended, where a new turn starts, the pages above.
+
+The transcript is everything above a CLI's input box.  A CLI on the normal
+screen (Claude Code, Codex, Gemini CLI) leaves it in tmux's scrollback; one
+on the alternate screen (OpenCode) has no scrollback, so the rows above the
+screen are read by paging the CLI's own view up and stitching the pages by
+their overlap.
+
+A turn is found by where it starts, never by what it says: before a prompt
+is sent, the last rows of the transcript are kept as an :class:`Anchor`;
+the new turn is the first echo of a prompt *after* those rows.  The same
+prompt asked twice, or an answer equal to the one before, cannot be taken
+for the new turn, because their rows lie above the anchor (or, for an
+answer, are not followed by an echo).  Only when the transcript held no
+echo at all before the prompt (the CLI's first turn, or a page that showed
+only the end of a long answer) does the last echo stand for the new turn:
+everything that appeared since lies below what was there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .. import screen
+from ..programs.ai import AiProfile, squash
+from ..screen.cells import text_width
+from ..screen.snapshot import Snapshot, Span
+from ..sessions.context import Target
+from ..transport import keyboard, panes
+
+ANCHOR_ROWS = 12  # non-blank rows that mark where the transcript ended before a prompt
+MIN_MATCH = 3  # rows of the anchor that must be found when the CLI redrew or scrolled away the rest
+MAX_ANCHOR_ROWS = 200  # an anchor grows until it is found only once (repeated identical turns)
+RECENT_LINES = 400  # history lines read while a turn starts (far more than scroll between two looks)
+HISTORY_LINES = 3000  # history lines read first for an answer; all of it when the turn starts higher up
+MAX_PAGES = 60
+PAGE_SHOWN = 1.5  # seconds for a page to move after a page key
+POLL = 0.05
+WRAP_MARGIN = 2  # columns at the right some CLIs leave free when they break a line
+
+Row = tuple[str, tuple[Span, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """Where the transcript ended before a prompt was sent.
+
+    ``tail`` is the run of last non-blank rows looked for afterwards.  When
+    the CLI redrew its last rows or scrolled its first ones away, a piece of
+    it stands in: ``keeps`` are the lengths of the leading pieces, ``drops``
+    the numbers of first rows a trailing piece may lack - each piece found
+    only once before the prompt, and no leading piece giving up an echo.
+    ``echoed`` says whether any echo was read before the prompt at all.
+    """
+
+    tail: tuple[str, ...]
+    keeps: tuple[int, ...]
+    drops: tuple[int, ...]
+    echoed: bool
+
+
+def rows(snap: Snapshot, profile: AiProfile) -> list[str]:
+    """The transcript rows of a snapshot: above the input box, cut at the transcript's width."""
+    width = profile.transcript_width(snap)
+    return [snap.lines[y][:width].rstrip() for y in range(min(profile.transcript_end(snap), len(snap.lines)))]
+
+
+def anchor(transcript: Sequence[str], profile: AiProfile, *, whole: bool = False) -> Anchor:
+    """Where ``transcript`` ends, to find the turn that a prompt sent now will start.
+
+    The tail is at least :data:`ANCHOR_ROWS` rows long and grows until it
+    occurs nowhere else: after turns that repeat each other exactly, a short
+    tail would also match one turn higher up, where an old echo follows it.
+    With ``whole`` it is every row given (the screen of a full-screen CLI,
+    whose older pages are read back later and may repeat a short tail).
+    """
+    prior = tuple(r for r in transcript if r.strip())
+    size = len(prior) if whole else min(ANCHOR_ROWS, len(prior))
+    while size < min(len(prior), MAX_ANCHOR_ROWS) and _count(prior, prior[len(prior) - size:]) > 1:
+        size += 1
+    tail = prior[len(prior) - size:]
+    firm = max(MIN_MATCH, 1 + max((i for i, r in enumerate(tail) if profile.echo(r) is not None), default=-1))
+    keeps = (size, *(k for k in range(size - 1, firm - 1, -1) if _count(prior, tail[:k]) == 1))
+    drops = tuple(d for d in range(1, size - MIN_MATCH + 1) if _count(prior, tail[d:]) == 1)
+    return Anchor(tail, keeps if size else (), drops, any(profile.echo(r) is not None for r in prior))
+
+
+def _count(rows_: Sequence[str], run: Sequence[str]) -> int:
+    """How often ``run`` occurs in ``rows_``."""
+    size, run = len(run), tuple(run)
+    if not size:
+        return 0
+    return sum(1 for i in range(len(rows_) - size + 1) if rows_[i] == run[0] and tuple(rows_[i:i + size]) == run)
+
+
+def matches(shown: str, prompt: str) -> bool:
+    """Whether an echo row shows (the start of) ``prompt``, or a CLI's short stand-in for a long paste."""
+    got, want = squash(shown), squash(prompt)
+    if not got or not want:
+        return False
+    return want.startswith(got) or got.startswith(want) or ("[Pasted" in shown and len(want) > len(got))
+
+
+def find_turn(transcript: Sequence[str], mark: Anchor, profile: AiProfile) -> int | None:
+    """The row of the echo that starts the turn after ``mark``, or None when it is not (yet) there.
+
+    Where the transcript ended is where a piece of the anchor's tail is
+    found highest up: the tail occurs once in what was read before the
+    prompt, so a copy can only lie in what came since, below it.  The
+    pieces are the whole tail; the tail without its last rows (Ink CLIs
+    redraw the rows under their last static output, and Gemini CLI writes
+    the next echo over the last rows of a long answer), giving up only rows
+    after the tail's last echo; and the tail without its first rows at the
+    very top of what is read (a full-screen CLI scrolled them away).  A
+    piece shorter than the tail counts only if it, too, occurred once.
+
+    When no piece is found and no echo was above the tail, the last echo is
+    the new one: everything that appeared since lies below the old rows.
+    """
+    echoes = [y for y, r in enumerate(transcript) if profile.echo(r) is not None]
+    if not echoes:
+        return None
+    filled = [y for y, r in enumerate(transcript) if r.strip()]
+    place = _place([transcript[y] for y in filled], mark) if mark.tail else None
+    if place is None:
+        return None if mark.echoed and mark.tail else echoes[-1]
+    after = filled[place - 1] if place else -1
+    return next((y for y in echoes if y > after), None)
+
+
+def _place(texts: Sequence[str], mark: Anchor) -> int | None:
+    """The index after the highest piece of the anchor's tail found in ``texts`` (the
+    longest piece where two start on the same row), or None."""
+    tail = mark.tail
+    starts = [i for i, t in enumerate(texts) if t == tail[0]]
+    best: tuple[int, int] | None = None  # (start, -length)
+    for keep in mark.keeps:
+        piece = tail[:keep]
+        start = next((i for i in starts if tuple(texts[i:i + keep]) == piece), None)
+        if start is not None and (best is None or (start, -keep) < best):
+            best = (start, -keep)
+    if best is None or best[0] > 0:
+        for drop in mark.drops:
+            if tuple(texts[:len(tail) - drop]) == tail[drop:]:
+                best = (0, drop - len(tail))
+                break
+    return None if best is None else best[0] - best[1]
+
+
+def capture(target: Target, lines: int | None, *, styled: bool = False) -> Snapshot:
+    """History (the last ``lines``, or all of it) plus the screen as one snapshot.
+
+    Lines tmux wrapped itself are joined (``-J``); ``styled`` keeps per-cell
+    styles, which answers need to leave out dim thinking rows.
+    """
+    start = "-" if lines is None else f"-{max(1, lines)}"
+    flags = ["-p", "-J", *(["-e"] if styled else [])]
+    out = target.tmux.cmd("capture-pane", *flags, "-S", start, "-t", target.pane)
+    height = out.count("\n") + 1
+    return screen.snapshot_from_capture(out, width=10_000, height=height)
+
+
+def cut(snap: Snapshot, start: int, stop: int, chrome: int) -> Snapshot:
+    """Rows ``start`` up to ``stop`` of a transcript, then the chrome (from row ``chrome`` on).
+
+    A profile finds the input box in what it is given, so the box and the
+    rows under it stay; the rows of other turns do not.
+    """
+    keep = [*range(max(0, start), min(stop, len(snap.lines))), *range(chrome, len(snap.lines))]
+    return Snapshot(tuple(snap.lines[y] for y in keep), snap.width, max(len(keep), 1),
+                    styles=tuple(snap.spans(y) for y in keep) if snap.styles else ())
+
+
+def turn_of(snap: Snapshot, mark: Anchor, profile: AiProfile) -> Snapshot | None:
+    """The new turn in ``snap``: from its echo to the next echo (if any), with the chrome below."""
+    transcript = rows(snap, profile)
+    y = find_turn(transcript, mark, profile)
+    if y is None:
+        return None
+    nxt = next((i for i in range(y + 1, len(transcript)) if profile.echo(transcript[i]) is not None),
+               len(transcript))
+    return cut(snap, y, nxt, len(transcript))
+
+
+def page_back(target: Target, profile: AiProfile, first: Snapshot,
+              found: Callable[[Snapshot], bool]) -> Snapshot | None:
+    """Scroll a full-screen CLI's transcript up page by page until ``found`` holds for
+    the pages stitched so far (with the chrome of the first page under them);
+    then scroll back to the end and wait until it shows, so that the next look
+    sees the end again.  None when the pages end first."""
+    up, back = profile.page_keys
+    end = profile.transcript_end(first)
+    width = profile.transcript_width(first)
+    rows_so_far: list[Row] = _page_rows(first, end, width)
+    chrome: list[Row] = [(first.lines[y], first.spans(y)) for y in range(end, len(first.lines))]
+    shown = first.digest
+    try:
+        for _ in range(MAX_PAGES):
+            keyboard.press(target.tmux, target.pane, [up])
+            page = next_screen(target, shown)
+            if page is None:
+                return None
+            shown = page.digest
+            rows_so_far = _stitch(_page_rows(page, profile.transcript_end(page), width), rows_so_far)
+            joined = _joined(rows_so_far + chrome, first)
+            if found(joined):
+                return joined
+    finally:
+        keyboard.press(target.tmux, target.pane, [back])
+        if shown != first.digest:
+            next_screen(target, shown)  # back at the end before anyone looks again
+    return None
+
+
+def _page_rows(snap: Snapshot, end: int, width: int) -> list[Row]:
+    """The transcript rows of a page, cut at the transcript's width: a side panel
+    stays put while the transcript scrolls, so it must not take part in the overlap."""
+    return [(snap.lines[y][:width].rstrip(), snap.spans(y)) for y in range(min(end, len(snap.lines)))]
+
+
+def _joined(rows_: list[Row], like: Snapshot) -> Snapshot:
+    return Snapshot(tuple(r for r, _ in rows_), like.width, len(rows_), styles=tuple(s for _, s in rows_))
+
+
+def next_screen(target: Target, shown: str) -> Snapshot | None:
+    """The screen once it differs from ``shown`` and holds still a moment (None if it never moves)."""
+    deadline = time.monotonic() + PAGE_SHOWN
+    last = None
+    while time.monotonic() < deadline:
+        snap, _ = panes.look(target.tmux, target.pane)
+        if snap.digest != shown:
+            if last is not None and snap.digest == last.digest:
+                return snap
+            last = snap
+        time.sleep(POLL)
+    return last
+
+
+def _stitch(earlier: list[Row], later: list[Row]) -> list[Row]:
+    """``earlier`` (a page scrolled up) placed above ``later`` by their longest overlap.
+
+    A scrolled-up page ends with blank padding rows that are not part of the
+    transcript, so its trailing blank rows never take part in the overlap.
+    """
+    while earlier and not earlier[-1][0].strip():
+        earlier = earlier[:-1]
+    texts_e = [r for r, _ in earlier]
+    texts_l = [r for r, _ in later]
+    for k in range(min(len(earlier), len(later)), 0, -1):
+        if texts_e[-k:] == texts_l[:k]:
+            return earlier[:-k] + later
+    return earlier + later
+
+
+def unwrap_answer(answer: str, turn: Snapshot, width: int) -> str:
+    """``answer`` with the lines the CLI broke to fit its rows joined again.
+
+    A CLI breaks a long line at a space (or, for a word longer than a row,
+    where the row ends) and starts the rest on the next row at the same
+    indentation.  A line counts as broken when the next line's first word
+    would not have fitted after it on its row of ``width`` columns, less a
+    small margin some CLIs keep free.  A line that was written that long by
+    itself cannot be told apart on the screen and is joined too.
+    """
+    lines = answer.split("\n")
+    indent = _indent(lines, turn)
+    out: list[str] = []
+    previous = ""
+    for line in lines:
+        if out and previous.strip() and line.strip() and _broken(previous, line, indent, width):
+            word = line.lstrip()
+            out[-1] += word if " " not in previous.strip() else " " + word
+        else:
+            out.append(line)
+        previous = line
+    return "\n".join(out)
+
+
+def _broken(row: str, nxt: str, indent: int, width: int) -> bool:
+    first = nxt.split()[0]
+    return indent + text_width(row.rstrip()) + 1 + text_width(first) > width - WRAP_MARGIN
+
+
+def _indent(lines: Sequence[str], turn: Snapshot) -> int:
+    """The column the answer's text starts at in the CLI's rendering (a bullet or margin before it)."""
+    first = next((line.strip() for line in lines if line.strip()), "")
+    for row in turn.lines:
+        text = row.rstrip()
+        if first and text.endswith(first):
+            return max(0, text_width(text) - text_width(first))
+    return 0
