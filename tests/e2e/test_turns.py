@@ -166,3 +166,46 @@ def test_ten_turns_each_answer_its_own(program: str, size: tuple[int, int], prep
     assert sum(o.earlier for o in outcomes) == 0, f"answers from an earlier turn:\n{report}\n\n{details}"
     assert not bad, f"{len(bad)} of {len(outcomes)} turns wrong:\n{report}\n\n{details}"
     call("kill", session=cli.name)
+
+
+def _answered(cli: Cli, prompt: str, timeout: float) -> bool:
+    """Whether the model server sent the last byte of its answer to ``prompt`` within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(prompt in (r.prompt or "") and r.ended is not None for r in cli.server.calls("main")):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", CLIS)
+def test_a_busy_cli_gets_no_second_prompt(program: str, prepare: Callable[..., Cli],
+                                          terminal_size: Callable[[int, int], None]) -> None:
+    """An ask whose timeout passes leaves its turn running; the next ask is refused, naming that
+    turn, and types nothing (a CLI would queue it); once the turn ended, the next ask gets its own answer."""
+    terminal_size(80, 24)
+    cli = prepare(program)
+    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+
+    slow_text = "The slow answer arrives at last."
+    cli.server.script.push(Reply(text=slow_text, first_delay=8.0))
+    slow = call("ask", session=cli.name, prompt="Take your time", timeout=2)
+    assert not slow["ok"] and slow["status"] == "busy" and slow["turn"] == 1, explain(slow)
+
+    refused = call("ask", session=cli.name, prompt="Are you done yet", timeout=ASK_TIMEOUT)
+    assert not refused["ok"] and refused["status"] == "busy", explain(refused)
+    assert "turn 1" in refused["error"] and "Take your time" in refused["error"], refused["error"]
+    assert "Are you done yet" not in (call("read", session=cli.name)["screen"] or "")
+
+    assert _answered(cli, "Take your time", 60), "the slow turn never reached its end at the model server"
+    waited = call("wait", session=cli.name, timeout=60)
+    assert waited["ok"] and waited["status"] == "ready", explain(waited)
+    assert not any("Are you done yet" in (r.prompt or "") for r in cli.server.calls("main")), \
+        "the refused prompt reached the model"
+
+    reply = Reply(text="This answer is the third prompt's own.")
+    outcome = _ask(cli, 2, Turn("after", "Now answer this", reply), [rendered(program, slow_text)])
+    assert outcome.good, outcome.line() + "\n" + explain(outcome.res)
+    call("kill", session=cli.name)

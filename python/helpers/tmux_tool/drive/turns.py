@@ -97,14 +97,20 @@ def _refuse(target: Target, shell: Shell, profile: Profile | None, st: State) ->
     pending = None
     if isinstance(profile, AiProfile) and st.snap is not None and not st.exact:
         pending = profile.pending_input(st.snap)
-    if st.status == "busy" and isinstance(profile, AiProfile):
+    if isinstance(profile, AiProfile):
         rec = _record(target)
-        earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when its timeout "
-                   "passed" if rec.open else "an earlier turn")
-        return result("ask", target, st, ok=False,
-                      error=f"{program} is still working on {earlier}: {st.evidence}",
-                      hint="wait for it (wait), then read its answer (read); or interrupt it - a prompt sent "
-                      "now would only be queued")
+        running = st.status == "busy" or (rec.open and st.status == "ready" and st.snap is not None
+                                           and not _shows_end(st.snap, profile, rec.asked))
+        if running:
+            earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when its timeout "
+                       "passed" if rec.open else "an earlier turn")
+            if st.status != "busy":
+                st.status, st.evidence = "busy", "that turn shows neither its end nor an answer yet"
+            return result("ask", target, st, ok=False, error=f"{program} is still working on {earlier}: {st.evidence}",
+                          hint="a prompt sent now would only be queued: ask again once that turn has ended (read "
+                          "shows its answer), or interrupt it")
+        if rec.open:
+            _remember(target, turn_open="0")
     if st.status != "ready" and not (st.status == "error" and pending is not None):
         return result("ask", target, st, ok=False, error=f"{program} is not ready for a prompt: {st.evidence}",
                       hint="answer its question with keys, wait for it, or interrupt it")
@@ -113,6 +119,19 @@ def _refuse(target: Target, shell: Shell, profile: Profile | None, st: State) ->
                       error=f"the input box already holds text that was not sent: {pending[:80]!r}",
                       hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
     return None
+
+
+def _shows_end(snap: Snapshot, profile: AiProfile, asked: str) -> bool:
+    """Whether the last turn on the screen shows the CLI's end-of-turn sign or an answer.
+
+    Only ``ask`` sends prompts here, and it sends none while a turn it left
+    running has not ended, so the last echo on the screen is that turn's
+    (when none shows, the whole screen lies below it).
+    """
+    found = transcript.rows(snap, profile)
+    start = max((y for y, r in enumerate(found) if profile.echo(r) is not None), default=0)
+    turn = transcript.cut(snap, start, len(found), len(found))
+    return profile.finished(turn) or bool(profile.answer_from(turn, asked))
 
 
 def _press_submit(target: Target, profile: Profile | None) -> None:
@@ -143,18 +162,11 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     turn = _record(target).turns + 1
     _remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
     _press_submit(target, profile)
-    started = _await_turn(ctx, target, profile, mark, prompt)
+    started = _await_turn(ctx, target, profile, mark, prompt, deadline)
     if isinstance(started, Result):
+        started.extra["turn"] = turn
         return started
-    st = _await_done(ctx, target, profile, deadline, started.busy)
-    answer = _ai_answer(target, profile, mark, prompt, unwrap) if st.status == "ready" else None
-    # A CLI may draw its end-of-turn line before the answer's text (OpenCode does), and a
-    # turn may end before a look saw it busy: an empty answer stands only once the screen
-    # has held still a while longer.
-    while st.status == "ready" and not answer and st.snap is not None \
-            and _await_change(target, st.snap.digest, min(EMPTY_SETTLE, deadline - time.monotonic())):
-        st = _await_done(ctx, target, profile, deadline, started.busy)
-        answer = _ai_answer(target, profile, mark, prompt, unwrap) if st.status == "ready" else None
+    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started.busy, unwrap)
     done = st.status in ("ready", "blocked", "error")
     if done:
         _remember(target, turn_open="0")
@@ -201,16 +213,18 @@ def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
         time.sleep(POLL)
 
 
-def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor,
-                prompt: str) -> Started | Result:
+def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
+                deadline: float) -> Started | Result:
     """Wait until the prompt has left the input box and its echo shows below ``mark``.
 
     Enter is pressed once more if the prompt still sits in the box after
     :data:`TURN_START` (the first one was swallowed); it is never pressed on
-    an emptied box.  A CLI that asks something (a dialog) has started too.
-    A busy CLI whose echo does not show within the bound (it may have
-    scrolled off already) counts as started; the answer is then only given
-    if the echo is found in the transcript.
+    an emptied box.  Once the box let the prompt go, the echo is waited for
+    up to the ask's own deadline: OpenCode takes seconds to open the session
+    of its first prompt.  A CLI that asks something (a dialog) has started
+    too.  A busy CLI whose echo does not show by then (it may have scrolled
+    off already) counts as started; the answer is then only given if the
+    echo is found in the transcript.
     """
     begun = time.monotonic()
     retry_at, give_up = begun + TURN_START, begun + 2 * TURN_START
@@ -220,6 +234,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor,
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == "busy" and not holds)
         if not holds:
+            give_up = max(give_up, deadline)
             rows = _transcript_rows(target, profile)
             y = transcript.find_turn(rows, mark, profile)
             if y is not None:
@@ -245,15 +260,18 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor,
 
 def _not_started(target: Target, st: State, holds: bool) -> Result:
     if holds:
+        _remember(target, turn_open="0")
         error = "the prompt is still in the input box after Enter was pressed twice"
         hint = "read the screen; the CLI may not take input now"
     else:
-        error = f"the prompt left the input box, but no new turn for it shows ({st.status}: {st.evidence})"
-        hint = "read the session: the prompt may be queued behind a running turn; wait, then read"
+        error = f"the prompt left the input box, but no turn for it shows yet (the screen: {st.evidence})"
+        hint = "the program took the prompt: read the session later for its turn and answer"
+        st.status = "busy"
     return result("ask", target, st, ok=False, error=error, hint=hint)
 
 
-def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float, seen_busy: bool) -> State:
+def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float,
+                seen_busy: bool) -> tuple[State, bool]:
     """Ready (or blocked, or failed) and holding still after the turn started; busy always wins.
 
     How long "still" must last depends on what was seen: a turn seen busy
@@ -273,7 +291,7 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
         done = st.status in ("ready", "blocked", "error") and now - since >= _quiet_needed(profile, st, settle,
                                                                                           seen_busy)
         if done or now >= deadline:
-            return st
+            return st, seen_busy
         time.sleep(POLL)
 
 
@@ -293,11 +311,37 @@ def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool)
     return settle
 
 
-def _ai_answer(target: Target, profile: AiProfile, mark: Anchor, prompt: str, unwrap: bool) -> str | None:
-    """The answer of the turn after ``mark``: cut from the scrollback, or for a CLI on
-    the alternate screen (no scrollback) from its pages read back; None when the
-    turn's echo cannot be found or is not this prompt's."""
-    turn = _turn(target, profile, mark)
+def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
+                  deadline: float, seen_busy: bool, unwrap: bool) -> tuple[State, str | None]:
+    """The state the turn ended in and its answer (None when it could not be cut out).
+
+    A CLI may draw its end-of-turn line before the answer's text (OpenCode
+    does), and OpenCode shows the echo of its first prompt for seconds before
+    anything tells that it works: an empty answer stands only for a turn seen
+    busy or showing the CLI's own end-of-turn sign after its echo, and only
+    once the screen has held still a while longer.  A turn that shows
+    neither by the deadline is reported ``busy``.
+    """
+    while True:
+        st, seen_busy = _await_done(ctx, target, profile, deadline, seen_busy)
+        if st.status != "ready" or st.snap is None:
+            return st, None
+        turn = _turn(target, profile, mark)
+        answer = _answer_in(turn, target, profile, prompt, unwrap)
+        if answer:
+            return st, answer
+        ended = seen_busy or (turn is not None and profile.finished(turn))
+        left = deadline - time.monotonic()
+        if left <= 0 or (not _await_change(target, st.snap.digest, min(EMPTY_SETTLE, left)) and ended):
+            if not ended:
+                st.status, st.evidence = "busy", ("the prompt's turn has started (its echo shows), but the CLI "
+                                                  "shows neither work nor an answer yet")
+            return st, answer
+
+
+def _answer_in(turn: Snapshot | None, target: Target, profile: AiProfile, prompt: str, unwrap: bool) -> str | None:
+    """The answer in a turn cut out of the transcript; None when there is no turn or its
+    echo is not this prompt's."""
     if turn is None or not transcript.matches(profile.echo(turn.lines[0]) or "", prompt):
         return None
     answer = profile.answer_from(turn, prompt)
