@@ -2,16 +2,24 @@
 
 For each CLI (Claude Code, Codex, Gemini CLI, OpenCode from tests/e2e/clis;
 Kimi and aider too when asked for and installed where tests/e2e/clis/homes.py
-expects them) against the scripted model server (tests/e2e/model_server):
+expects them) at 80x24 and at 200x50, one session takes ``--turns`` prompts
+(at least 10) against the scripted model server (tests/e2e/model_server),
+whose record of requests is the ground truth:
 
 * latency: from the moment the answer's last byte left the server to the
-  moment ``ask`` returned - median, p90 and max (target: median <= 500 ms);
-* early turns: turns where ``ask`` returned before that last byte, or with an
-  answer other than the scripted one (a shorter one above all) - target 0.
+  moment ``ask`` returned - median, p90 and max per CLI and size, each next
+  to the floors measured in this run (a bare tmux round trip, one capture of
+  the pane, ``python -c pass``) and its ratio to one capture;
+* early: turns where ``ask`` returned before the last byte of its own
+  model request, or before the CLI sent the prompt at all - target 0;
+* earlier: turns answered with the answer of an earlier turn - target 0;
+* wrong: any other answer than the scripted one.
 
-Answers vary in length and stall mid-stream for up to two seconds, the way
-a model pauses between tool calls or long thoughts.  Every CLI runs on this
-run's own tmux socket, HOME and state directory; nothing else is touched.
+Answers vary in length (up to three screens at 80x24) and most stall once
+mid-stream for up to two seconds; every third prompt repeats the one before
+and every fourth answer repeats the one before, so an answer can only be
+told apart by the turn it belongs to.  Every CLI runs on this run's own tmux
+socket, HOME and state directory; nothing else is touched.
 Usage: ``.venv/bin/python bench/ai_bench.py [--turns N] [--clis claude,codex,gemini,opencode,kimi,aider]``.
 """
 
@@ -24,29 +32,43 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.e2e.clis import homes
-from tests.e2e.conftest import TimedReply
-from tests.e2e.model_server import ModelServer
+from tests.e2e.model_server import ModelServer, Reply
 
 CLIS = ("claude", "codex", "gemini", "opencode")
+SIZES = ((80, 24), (200, 50))
 # Aider needs its flags (no git, no update check, no analytics) to start offline without questions.
 ARGS = {"aider": lambda launch: launch.argv[1:]}
 STALLS = (0.0, 0.6, 1.2, 2.0)
+MIN_TURNS = 10
 
 
 @dataclass
 class Figures:
-    """The measurements of one CLI."""
+    """The measurements of one CLI at one size."""
 
     name: str
+    size: tuple[int, int]
     latencies: list[float] = field(default_factory=list)
     early: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Floors:
+    """What the machine costs before the tool does anything (milliseconds, medians)."""
+
+    tmux: float
+    capture: float
+    python: float
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -54,88 +76,142 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def answer(name: str, turn: int) -> TimedReply:
-    """A plain answer of 2 to 12 short paragraphs; most stall once in the middle.
+def _median_ms(action: Callable[[], object], times: int) -> float:
+    spent = []
+    for _ in range(times):
+        began = time.perf_counter()
+        action()
+        spent.append((time.perf_counter() - began) * 1000)
+    return statistics.median(spent)
+
+
+def floors(socket: str) -> Floors:
+    """A bare tmux round trip, one capture of a 200x50 pane, and ``python -c pass``."""
+    tmux = ["tmux", "-L", socket]
+
+    def run(*argv: str) -> None:
+        subprocess.run(argv, capture_output=True, timeout=30, check=True)
+
+    run(*tmux, "new-session", "-d", "-s", "floor", "-x", "200", "-y", "50")
+    try:
+        round_trip = _median_ms(lambda: run(*tmux, "display-message", "-p", ""), 30)
+        capture = _median_ms(lambda: run(*tmux, "capture-pane", "-p", "-e", "-t", "floor"), 30)
+    finally:
+        run(*tmux, "kill-session", "-t", "floor")
+    python = _median_ms(lambda: run(sys.executable, "-c", "pass"), 5)
+    return Floors(round_trip, capture, python)
+
+
+def turn(name: str, number: int) -> tuple[str, str, Reply]:
+    """The prompt and scripted reply of turn ``number``: 1 to 36 lines, most stalling once.
 
     One line per paragraph: Kimi joins a paragraph's lines and aider spaces
     them out, while a blank line between paragraphs looks the same in all.
+    Every third prompt repeats the one before; every fourth answer does.
     """
-    lines = [f"{name} answer {turn}, line {n}: plain words that need no rendering." for n in range(2 + turn % 11)]
+    asked = number - 1 if number % 3 == 2 else number
+    said = number - 1 if number % 4 == 3 else number
+    lines = [f"{name} answer {said}, line {n}: plain words that need no rendering." for n in range(1 + said * 7 % 36)]
     text = "\n\n".join(lines)
-    stall = STALLS[turn % len(STALLS)]
+    stall = STALLS[said % len(STALLS)]
     pauses = ((len(text) // 2, stall),) if stall else ()
-    return TimedReply(text=text, chunk_size=24, chunk_delay=0.02, pauses=pauses)
+    return f"Question {asked}: tell me something plain.", text, Reply(text=text, chunk_size=24, chunk_delay=0.02,
+                                                                      pauses=pauses)
 
 
-def bench_cli(name: str, turns: int, call: object, workdir: Path) -> Figures:
-    figures = Figures(name)
-    home = workdir / f"home-{name}"
+def bench_session(name: str, size: tuple[int, int], turns: int, call: Callable[..., dict], workdir: Path) -> Figures:
+    figures = Figures(name, size)
+    home = workdir / f"home-{name}-{size[0]}x{size[1]}"
     cwd = home / "project"
     cwd.mkdir(parents=True)
     saved = dict(os.environ)
+    session = f"{name}-{size[0]}x{size[1]}"
     with ModelServer() as server:
         launch = getattr(homes, name)(server.url, home, cwd)
         os.environ.update(launch.env)
+        os.environ["TMUX_TOOL_WIDTH"], os.environ["TMUX_TOOL_HEIGHT"] = str(size[0]), str(size[1])
         try:
             args = ARGS[name](launch) if name in ARGS else []
-            started = call("start", program=name, session=name, cwd=str(cwd), args=args, timeout=90)
+            started = call("start", program=name, session=session, cwd=str(cwd), args=args, timeout=90)
             if started["status"] != "ready":
                 figures.failures.append(f"start: {started['status']}: {started.get('error') or started['evidence']}")
                 return figures
-            for turn in range(turns):
-                reply = answer(name, turn)
+            given: list[str] = []
+            for number in range(turns):
+                prompt, text, reply = turn(name, number)
+                before = len(server.calls("main"))
                 server.script.push(reply)
-                res = call("ask", session=name, prompt=f"Question {turn}: tell me something plain.", timeout=120)
+                res = call("ask", session=session, prompt=prompt, timeout=120)
                 returned = time.monotonic()
-                if reply.last_byte is None:
-                    figures.failures.append(f"turn {turn}: the answer was never sent ({res['status']})")
-                    continue
-                figures.latencies.append((returned - reply.last_byte) * 1000)
-                if returned < reply.last_byte or res["output"] != reply.text:
-                    got = len(res["output"] or "")
-                    figures.early.append(f"turn {turn}: {got}/{len(reply.text)} chars, "
-                                         f"{(returned - reply.last_byte) * 1000:.0f} ms after the last byte")
-            call("exit", session=name)
+                _judge(figures, number, prompt, text, res, returned, server.calls("main")[before:], given)
+                given.append(text)
+            call("exit", session=session)
         finally:
-            call("kill", session=name)
+            call("kill", session=session)
             os.environ.clear()
             os.environ.update(saved)
     return figures
 
 
+def _judge(figures: Figures, number: int, prompt: str, text: str, res: dict, returned: float,
+           requests: list, given: list[str]) -> None:
+    """File one turn under early, earlier or wrong (or none), by the model server's record."""
+    mine = next((r for r in requests if prompt in (r.prompt or "")), None)
+    output = res["output"] or ""
+    if mine is None or mine.ended is None or returned < mine.ended:
+        figures.early.append(f"turn {number}: {res['status']}, the model had "
+                             f"{'not got the prompt' if mine is None else 'not sent its last byte'}")
+        return
+    figures.latencies.append((returned - mine.ended) * 1000)
+    if output != text and output in given:
+        figures.earlier.append(f"turn {number}: the answer of turn {given.index(output)}")
+    elif output != text:
+        figures.wrong.append(f"turn {number}: {len(output)}/{len(text)} chars ({res['status']}: {res.get('error')})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--turns", type=int, default=13, help="turns per CLI (default 13: 52 in all)")
+    parser.add_argument("--turns", type=int, default=12, help=f"turns per session (at least {MIN_TURNS}; default 12)")
     parser.add_argument("--clis", default=",".join(CLIS))
     args = parser.parse_args()
+    turns = max(MIN_TURNS, args.turns)
     socket = f"tt-aibench-{os.getpid()}"
     workdir = tempfile.TemporaryDirectory(prefix="tt-aibench-")
     os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
     os.environ["TMUX_TOOL_STATE_DIR"] = str(Path(workdir.name) / "state")
+    os.environ.pop("CI", None)  # Gemini CLI leaves its interactive UI out under CI=true
     from python.tools.tmux_tool import call
 
     results: list[Figures] = []
     try:
+        floor = floors(socket)
         for name in args.clis.split(","):
-            results.append(bench_cli(name, args.turns, call, Path(workdir.name)))
+            for size in SIZES:
+                results.append(bench_session(name, size, turns, call, Path(workdir.name)))
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
         workdir.cleanup()
 
+    print(f"floors: tmux round trip {floor.tmux:.1f} ms, one capture {floor.capture:.1f} ms, "
+          f"python -c pass {floor.python:.0f} ms")
     every: list[float] = []
-    early = 0
+    early = earlier = wrong = 0
     for fig in results:
         every += fig.latencies
-        early += len(fig.early)
+        early, earlier, wrong = early + len(fig.early), earlier + len(fig.earlier), wrong + len(fig.wrong)
+        where = f"{fig.name:9} {fig.size[0]}x{fig.size[1]:<3}"
         if fig.latencies:
-            print(f"{fig.name:9} {len(fig.latencies):3} turns: last byte -> ask returned median "
-                  f"{statistics.median(fig.latencies):6.0f} ms, p90 {percentile(fig.latencies, 0.9):6.0f} ms, "
-                  f"max {max(fig.latencies):6.0f} ms; early {len(fig.early)}")
-        for line in fig.early + fig.failures:
-            print(f"{'':9} {line}")
+            median = statistics.median(fig.latencies)
+            print(f"{where} {len(fig.latencies) + len(fig.early):3} turns: last byte -> ask returned median "
+                  f"{median:5.0f} ms ({median / floor.capture:4.0f}x one capture), p90 "
+                  f"{percentile(fig.latencies, 0.9):5.0f} ms, max {max(fig.latencies):5.0f} ms; "
+                  f"early {len(fig.early)}, earlier {len(fig.earlier)}, wrong {len(fig.wrong)}")
+        for line in fig.early + fig.earlier + fig.wrong + fig.failures:
+            print(f"{'':17} {line}")
     if every:
-        print(f"{'all':9} {len(every):3} turns: median {statistics.median(every):.0f} ms (target <= 500), "
-              f"early {early} (target 0)")
+        print(f"{'all':17} {len(every) + early:3} turns: median {statistics.median(every):.0f} ms "
+              f"({statistics.median(every) / floor.capture:.0f}x one capture; target <= 500 ms), "
+              f"early {early}, earlier {earlier} (target 0 each), wrong {wrong}")
 
 
 if __name__ == "__main__":
