@@ -140,7 +140,7 @@ def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float,
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            sent = _record(lk, text, enter, keys)
+            sent = _record(st, lk, text, enter, keys)
             if _inject(tmux, target, lk, text, enter, keys, sent):
                 break
             verdict = guard.Verdict(False, "the human pressed a key at the last moment")
@@ -209,18 +209,19 @@ def _word(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _record(lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
+def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
     """What we are about to type: a submitted command is pending until its prompt is back."""
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
     front = lk.term.front
     size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0)
     if keys and not text:
-        # Keys never leave text of ours on the line; they continue (or end) what was pending.
-        sent = replace(lk.sent, text="", keys=True, at=time.time(),
+        # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
+        # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
+        sent = replace(lk.sent, text="" if "C-u" in keys or ends_line else lk.sent.text, at=time.time(),
                        submitted=lk.sent.submitted or ends_line, back=lk.sent.back and not ends_line,
                        rchar=-1, size=0)
     else:
-        head = prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
+        head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
                     head=head.strip())
@@ -239,7 +240,8 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         if digest != last:
             last, since = digest, now
         settled = st.status in ("ready", "blocked", "error") and (st.exact or now - since >= READY_STABLE)
-        if settled or now >= deadline or not sent.submitted:
+        drawn = not sent.submitted and "has not read" not in st.evidence  # unsent text: once the shell has it
+        if settled or drawn or now >= deadline:
             break
         time.sleep(poll_step(now - started))
     if st.snap is not None:
