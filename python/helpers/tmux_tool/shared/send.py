@@ -266,6 +266,16 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
 
 
+def output_of(target: Target, st: State) -> str:
+    """The output of the command we last submitted, as the screen shows it now ("" without one)."""
+    if st.facts is None or st.facts.alternate:
+        return ""
+    sent = Sent.parse(st.facts.sent)
+    if not (sent.submitted and sent.text):
+        return ""
+    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1])
+
+
 def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
@@ -274,10 +284,7 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
     just above the prompt that repeat just above the echo are the prompt's
     own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
     """
-    rows = _rows(tmux, pane, "-", cursor_y)
-    if not rows:
-        return ""
-    rows = rows[:-1]  # the cursor line: the prompt itself
+    rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
     text = sent.text
     first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
     echo = None
@@ -287,7 +294,7 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
             echo = i
             break
     if echo is None:
-        return _trim(_rows(tmux, pane, "0", cursor_y)[:-1])  # our echo scrolled away or was cleared: the screen is all
+        return _trim(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else [])  # our echo scrolled away or was cleared: the screen is all
     lines = max(1, text.rstrip("\n").count("\n") + 1)
     body = rows[echo + lines:]
     # Rows that stand above every prompt on record (a two-line prompt, PROMPT_COMMAND) are the prompt's.
@@ -310,10 +317,10 @@ def _trim(body: list[str]) -> str:
     return "\n".join(body)
 
 
-def _rows(tmux: Tmux, pane: str, start: str, cursor_y: int) -> list[str]:
-    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to the cursor line."""
+def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
+    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``."""
     try:
-        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(cursor_y), "-t", pane)
+        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
     except TmuxError:
         return []  # a vanished pane has no output to give
     return screen.clean_scrollback(out)
