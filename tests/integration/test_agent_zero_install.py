@@ -3,7 +3,7 @@
 Each test builds a small Agent Zero tree in a temporary folder and puts the
 tool in it the way a user does: Agent Zero's Plugin Hub (which clones this
 repository into ``usr/plugins/<name>/``) or the installer
-(``python/helpers/tmux_tool/install.py``).  ``tests/integration/agent_zero/``
+(``python/helpers/tmux_tool/frontends/install.py``).  ``tests/integration/agent_zero/``
 then plays Agent Zero in a separate Python process started in that tree: its
 ``agent.py`` re-implements, with the Agent Zero file and function named on
 each part, how v0.9.9+ (``A0_VERSION=1.7``) and v0.9.8 find tools
@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from python.helpers.tmux_tool import install as installer
+from python.helpers.tmux_tool.frontends import install as installer
 
 REPO = Path(__file__).resolve().parents[2]
 MIRROR = Path(__file__).resolve().parent / "agent_zero"

@@ -14,10 +14,10 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from . import config
 from .actions import ACTIONS, dispatch
-from .args import BadArgs, bind
-from .messages import reading_with
+from .core import config
+from .core.args import BadArgs, bind
+from .core.messages import reading_with
 
 __all__ = ["acall", "atext", "call", "peek", "reading_with", "text"]
 
