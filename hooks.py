@@ -14,6 +14,11 @@ tmux itself is a system package; a plugin does not install those, so a
 missing tmux is reported here and by every call of the tool, with the command
 that installs it.
 
+:func:`uninstall` runs before Agent Zero deletes the plugin: it ends the
+tool's own tmux server (the agent's private sessions, with any program still
+running in them) and removes its state, so nothing of the plugin outlives it.
+The human's shared terminal is theirs and is left alone.
+
 The same steps run by hand, or from the installer, with the framework's
 Python: ``/opt/venv-a0/bin/python usr/plugins/tmux_tool/hooks.py``.
 
@@ -28,6 +33,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 REQUIREMENTS = ("pyte==0.8.2", "wcwidth")
 """What the tool imports beyond the standard library: pyte, and wcwidth, which it uses directly too."""
@@ -64,6 +71,30 @@ def install() -> None:
         print("tmux_tool: tmux is not installed, and the tool needs it: install it with "
               "`apt-get install -y tmux` (in Agent Zero's container: "
               "`docker exec -it <container> apt-get install -y tmux`)", flush=True)
+
+
+def _config() -> ModuleType:
+    """The library's configuration module (standard library only), loaded by its path."""
+    path = Path(__file__).resolve().parent / "python" / "helpers" / "tmux_tool" / "core" / "config.py"
+    spec = importlib.util.spec_from_file_location("tmux_tool_hooks_config", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"tmux_tool's configuration module is missing: {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def uninstall() -> None:
+    """End the private tmux server of the tool and remove its state; never the shared one."""
+    cfg = _config().load()
+    tmux = shutil.which("tmux")
+    if tmux is not None:
+        subprocess.run([tmux, "-L", cfg.private_socket, "kill-server"], capture_output=True, timeout=10,
+                       check=False)
+    shutil.rmtree(cfg.private_dir, ignore_errors=True)
+    print(f"tmux_tool: ended the private tmux server {cfg.private_socket!r} and removed {cfg.private_dir}",
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -177,6 +177,21 @@ def test_plugin_hub_install_loads_tool_prompt_and_skill(version: str, tmp_path: 
     assert other["error"] == "ValueError: Tool request must have a tool_args (type dictionary) field"
 
 
+def test_deleting_the_plugin_in_agent_zero_ends_its_private_server(tmp_path: Path, shared_terminal: Any,
+                                                                   private_socket: str) -> None:
+    """Agent Zero's delete calls the ``uninstall`` hook first: no tmux server of the plugin outlives it."""
+    root = make_tree(tmp_path / "a0", V1)
+    plugin_hub_clone(root / PLUGIN)
+    run, deleted = agent_zero(root, V1, [call({"action": "run", "command": "sleep 600 &"}), {"op": "delete"}])
+    assert run["message"].startswith("ok · status: ready"), run
+    assert deleted["plugins"] == ["_code_execution"] and not (root / PLUGIN).exists()
+    alive = subprocess.run(["tmux", "-L", private_socket, "list-sessions"], capture_output=True, text=True,
+                           timeout=10, check=False)
+    assert alive.returncode != 0 and "no server running" in alive.stderr, alive.stdout + alive.stderr
+    assert not (Path(os.environ["TMUX_TOOL_STATE_DIR"]) / private_socket).exists()
+    assert shared_terminal.tmux("list-sessions", "-F", "#{session_name}").split() == ["shared"]  # the human's
+
+
 # --- the installer, both layouts --------------------------------------------------------
 LAYOUT_FILES = {
     V1: [f"{PLUGIN}/{rel}" for rel in (

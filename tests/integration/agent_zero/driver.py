@@ -49,36 +49,39 @@ async def call(agent: a0.Agent, step: dict[str, Any]) -> dict[str, Any]:
 
 async def run(spec: dict[str, Any]) -> None:
     agent = a0.Agent(profile=spec.get("profile", ""), project=spec.get("project", ""))
+    answers = sys.stdout
     for step in spec["steps"]:
         op = step["op"]
+        printed = io.StringIO()  # what the framework's code prints goes to Agent Zero's console
         try:
-            if op == "plugins":
-                out: dict[str, Any] = {"plugins": a0.plugins_list(), "enabled": a0.enabled_plugins(agent)}
-            elif op == "hook":  # what it prints goes to Agent Zero's console; here into the answer
-                printed = io.StringIO()
-                try:
-                    with contextlib.redirect_stdout(printed):
-                        out = {"returned": repr(a0.call_plugin_hook("tmux_tool", step["hook"]))}
-                except Exception as exc:  # noqa: BLE001 - what a hook raises is its answer
-                    out = {"error": f"{type(exc).__name__}: {exc}"}
-                out["printed"] = printed.getvalue()
-            elif op == "toggle":
-                a0.toggle_plugin("tmux_tool", bool(step["enabled"]))
-                out = {"enabled": a0.enabled_plugins(agent)}
-            elif op == "delete":
-                a0.delete_plugin("tmux_tool")
-                out = {"plugins": a0.plugins_list()}
-            elif op == "prompt":
-                out = {"tools": agent.tools_prompt()}
-            elif op == "skills":
-                out = {"skills": [vars(s) for s in a0.list_skills(agent)]}
-            elif op == "call":
-                out = await call(agent, step)
-            else:
-                out = {"error": f"unknown op {op}"}
+            with contextlib.redirect_stdout(printed):
+                out = await step_answer(agent, step, op)
         except Exception as exc:  # noqa: BLE001 - the step's answer is what it raised
             out = {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc(limit=3)}
-        print(json.dumps({"op": op, **out}), flush=True)
+        print(json.dumps({"op": op, **out, "printed": printed.getvalue()}), file=answers, flush=True)
+
+
+async def step_answer(agent: a0.Agent, step: dict[str, Any], op: str) -> dict[str, Any]:
+    if op == "plugins":
+        return {"plugins": a0.plugins_list(), "enabled": a0.enabled_plugins(agent)}
+    if op == "hook":
+        try:
+            return {"returned": repr(a0.call_plugin_hook("tmux_tool", step["hook"]))}
+        except Exception as exc:  # noqa: BLE001 - what a hook raises is its answer
+            return {"error": f"{type(exc).__name__}: {exc}"}
+    if op == "toggle":
+        a0.toggle_plugin("tmux_tool", bool(step["enabled"]))
+        return {"enabled": a0.enabled_plugins(agent)}
+    if op == "delete":
+        a0.delete_plugin("tmux_tool")
+        return {"plugins": a0.plugins_list()}
+    if op == "prompt":
+        return {"tools": agent.tools_prompt()}
+    if op == "skills":
+        return {"skills": [vars(s) for s in a0.list_skills(agent)]}
+    if op == "call":
+        return await call(agent, step)
+    return {"error": f"unknown op {op}"}
 
 
 if __name__ == "__main__":
