@@ -28,10 +28,11 @@ from typing import Any
 def _library() -> Any:
     """Import the library whichever way this file was loaded.
 
-    As ``python.tools.tmux_tool`` (repository, Agent Zero v0.9.x) or
-    ``usr.plugins.<name>.tools.tmux_tool`` (Agent Zero plugin) the sibling
-    package is imported by its dotted name; when Agent Zero loads this file by
-    path (no package) the library is loaded by path under a private name.
+    As ``python.tools.tmux_tool`` (the repository) or
+    ``usr.plugins.tmux_tool.python.tools.tmux_tool`` (the Agent Zero plugin,
+    through its ``tools/`` entry) the sibling package is imported by its dotted
+    name; when Agent Zero v0.9.8 loads this file by path from ``usr/tools``
+    (no package) the library is loaded by path under a private name.
     """
     if __package__ and __package__.endswith("tools"):
         dotted = __package__[: -len("tools")] + "helpers.tmux_tool"
