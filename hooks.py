@@ -90,8 +90,11 @@ def uninstall() -> None:
     cfg = _config().load()
     tmux = shutil.which("tmux")
     if tmux is not None:
-        subprocess.run([tmux, "-L", cfg.private_socket, "kill-server"], capture_output=True, timeout=10,
-                       check=False)
+        try:
+            subprocess.run([tmux, "-L", cfg.private_socket, "kill-server"], capture_output=True, timeout=10,
+                           check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:  # the plugin goes anyway; say what stayed
+            print(f"tmux_tool: could not end the private tmux server {cfg.private_socket!r}: {exc}", flush=True)
     shutil.rmtree(cfg.private_dir, ignore_errors=True)
     print(f"tmux_tool: ended the private tmux server {cfg.private_socket!r} and removed {cfg.private_dir}",
           flush=True)
