@@ -24,6 +24,7 @@ from pathlib import Path
 from .. import screen
 from ..core import masking
 from ..core.config import Config, private_path, write_private
+from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.state import State
@@ -31,7 +32,7 @@ from ..core.stillness import Stillness
 from ..private.runs import cap_text
 from ..transport import keyboard
 from ..transport.target import Target
-from ..transport.tmux import Tmux, TmuxError
+from ..transport.tmux import Tmux
 from . import guard, judge, prompt, records
 from .records import Sent
 
