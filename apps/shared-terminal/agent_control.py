@@ -16,8 +16,8 @@ from typing import Any
 # The protocol is defined once, in the library at the repository's root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from python.helpers.tmux_tool import control
-from python.helpers.tmux_tool.tmux import Tmux, TmuxError
+from python.helpers.tmux_tool.shared import control
+from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 
 def activity_sentence(activity: dict[str, Any] | None, now: float) -> str:

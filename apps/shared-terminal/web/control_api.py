@@ -36,8 +36,8 @@ from urllib.parse import urlsplit
 from tornado.web import HTTPError
 from web_handlers import Guarded, SharedSession
 
-from python.helpers.tmux_tool import control
-from python.helpers.tmux_tool.tmux import Tmux, TmuxError
+from python.helpers.tmux_tool.shared import control
+from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 STATE_TTL = 0.15
 """Seconds one look at the tmux options serves every tab that asks."""

@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import masking
-from .tmux import NoTarget, Tmux, TmuxError
+from ..core import masking
+from ..transport.tmux import NoTarget, Tmux, TmuxError
 
 PAUSED_OPTION = "@tmux_tool_paused"
 APPROVE_OPTION = "@tmux_tool_approve"
