@@ -207,17 +207,17 @@ class ControlApi(Guarded):
 
     def _same_page_only(self) -> None:
         request = self.request
-        content_type = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
-        if content_type != "application/json":
-            raise HTTPError(415, "send JSON")
         site = request.headers.get("Sec-Fetch-Site")
         if site is not None and site != "same-origin":
-            raise HTTPError(403, "cross-site request")
+            raise HTTPError(403, "only this page may change the agent's switches")
         origin = request.headers.get("Origin")
         if origin is not None:
             parts = urlsplit(origin)
             if parts.scheme != request.protocol or parts.netloc.lower() != request.host.lower():
-                raise HTTPError(403, "cross-origin request")
+                raise HTTPError(403, "only this page may change the agent's switches")
+        content_type = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            raise HTTPError(415, "send the request as application/json")
 
     def body(self) -> dict[str, Any]:
         try:
