@@ -22,6 +22,11 @@ shared send adds to the ``if-shell -F`` condition that guards every
 injection, so a pause set between the tool's last look and its keystroke
 still stops the keystroke.
 
+The audit trail (one JSON line per injection, then one with that
+injection's result status and the rendered screen after it) is a file in the
+tool's private state directory; the tool names it in ``@tmux_tool_audit`` so
+the page's activity panel finds it whatever the tool's environment.
+
 An approval names the random id of one pending injection and a digest of that
 id with the exact text, keys and Enter.  The tool takes it only for its own
 pending injection, only before it expires, and clears both options once it
@@ -39,9 +44,11 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..core import masking
+from ..core.config import private_path, write_private
 from ..transport.tmux import NoTarget, Tmux, TmuxError
 
 PAUSED_OPTION = "@tmux_tool_paused"
@@ -253,3 +260,29 @@ def answer(tmux: Tmux, target: str, request_id: str, verdict: str, given_digest:
             return "this request has already been answered"
         raise
     return None
+
+
+# --- the audit trail -------------------------------------------------------------------
+def _append(log: Path, entry: dict[str, Any]) -> None:
+    entry = {k: masking.mask(v) if isinstance(v, str) else v for k, v in entry.items()}
+    write_private(private_path(log.parent) / log.name, json.dumps(entry) + "\n", append=True)
+
+
+def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any]) -> str:
+    """Append one injection to the audit trail (masked, this user only); return its id.
+
+    Each record also names the trail in the session (one cheap tmux call), so
+    the page finds it even after the session was recreated.
+    """
+    entry_id = secrets.token_hex(8)
+    _append(log, {"id": entry_id, **entry})
+    try:
+        tmux.cmd("set-option", "-t", target, AUDIT_OPTION, str(log.resolve()))
+    except TmuxError:
+        pass  # the panel misses this entry; the trail itself is complete
+    return entry_id
+
+
+def record_result(log: Path, entry_id: str, status: str, screen: str | None) -> None:
+    """Append how the injection ``entry_id`` ended: its status and the screen after it."""
+    _append(log, {"id": entry_id, "result": status, "screen": screen or ""})
