@@ -124,7 +124,7 @@ def test_pause_in_the_page_stops_the_agent_and_resume_lets_it_type(tool: SharedT
 
     page.click("#pause")
     wait_for(lambda: not options(tool).paused, "the resume to reach the tmux session")
-    assert not switch_on(terminal_page, "#pause")
+    wait_for(lambda: not switch_on(terminal_page, "#pause"), "the page's switch to show the resume")
     done = call("send", text="echo after-resume-$((6*7))", timeout=20)
     assert done["ok"], done
     assert "after-resume-42" in done["output"]
