@@ -251,23 +251,26 @@ def test_activity_panel_lists_the_injections_in_order(tool: SharedTerminalApp, t
     commands = ["echo one-$((1*1))", "echo two-$((1+1))", "printf 'three %s\\n' $((1+2))"]
     for command in commands:
         assert call("send", text=command, timeout=20)["ok"]
-    assert call("keys", keys="C-l")["ok"]
+    assert call("send", text="echo four-$((2*2))", enter=False)["ok"]
+    assert call("keys", keys="Enter")["ok"]
     page.click("#activity-toggle")
     assert page.get_attribute("#activity-toggle", "aria-expanded") == "true"
-    wait_for(lambda: page.locator("#activity-list li").count() == 4, "four entries in the panel")
+    wait_for(lambda: page.locator("#activity-list li").count() == 5, "five entries in the panel")
     rows = page.locator("#activity-list li .what").all_text_contents()
-    assert rows == [f"{c} ⏎" for c in commands] + ["[C-l]"]
-    wait_for(lambda: page.locator("#activity-list li .status").all_text_contents() == ["ready"] * 4,
-               "each entry's result status")
-    assert page.text_content("#activity-count") == "4"
+    assert rows == [f"{c} ⏎" for c in commands] + ["echo four-$((2*2))", "[Enter]"]
+    wait_for(lambda: page.locator("#activity-list li .status").all_text_contents() == ["ready"] * 5,
+             "each entry's result status")
+    assert page.text_content("#activity-count") == "5"
     page.locator("#activity-list li").nth(1).locator("button.link").click()
     page.wait_for_selector("#screen-after:not([hidden])")
     screen = str(page.text_content("#screen-after-text"))
     assert "two-2" in screen and "three 3" not in screen
+    terminal_page.wait_for_text("four-4")
     page.screenshot(path=str(artifacts_dir / "control-activity.png"))
-    page.click("#screen-after-close")
     DOCS_IMG.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(DOCS_IMG / "shared-terminal-activity.png"))
+    page.click("#screen-after-close")
+    assert page.is_hidden("#screen-after")
     page.click("#activity-close")
     assert page.is_hidden("#activity")
 
