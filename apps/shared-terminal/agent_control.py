@@ -11,7 +11,6 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 # The protocol is defined once, in the library at the repository's root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -20,27 +19,13 @@ from python.helpers.tmux_tool.shared import control
 from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 
-def activity_sentence(activity: dict[str, Any] | None, now: float) -> str:
-    """What the agent is doing, in the words the page uses."""
-    if not activity or activity.get("state") in (None, "idle"):
-        return "idle"
-    state, text, reason = activity.get("state"), str(activity.get("text", "")), str(activity.get("reason", ""))
-    seconds = max(0, int(now - float(activity.get("since") or now)))
-    if state == "typing":
-        return f"typing {text!r}"
-    if state == "held":
-        return f"held back: {reason}" if reason else "held back"
-    after = f" after typing {text!r}" if text else ""
-    return f"waiting {reason} ({seconds} s){after}".replace("  ", " ")
-
-
 def status_lines(state: control.Control, session: str, socket: str, now: float) -> list[str]:
     where = f"session {session!r} (tmux -L {socket})"
     lines = [
         f"The agent is paused in {where}: it types nothing until `agent.sh resume`."
         if state.paused else f"The agent may type in {where} (`agent.sh pause` stops it).",
         f"Approve mode: {'on' if state.approve else 'off'}.",
-        f"Agent: {activity_sentence(state.activity, now)}.",
+        f"Now: {control.headline(state.activity, now)}.",
     ]
     pending = state.pending
     if pending is not None:
@@ -56,17 +41,19 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="agent.sh", description=__doc__.splitlines()[0])
     parser.add_argument("--socket", required=True)
     parser.add_argument("--session", required=True)
-    parser.add_argument("command", choices=("pause", "resume", "status", "approve"))
+    parser.add_argument("command", choices=("pause", "resume", "status", "approve", "statusline"))
     parser.add_argument("switch", nargs="?", choices=("on", "off"))
     args = parser.parse_args(argv)
-    if (args.command == "approve") != (args.switch is not None):
-        parser.error("approve takes on or off; the other commands take nothing")
+    if (args.command in ("approve", "statusline")) != (args.switch is not None):
+        parser.error("approve and statusline take on or off; the other commands take nothing")
     tmux, target = Tmux(args.socket), f"={args.session}:"
     try:
         if args.command in ("pause", "resume"):
             control.set_paused(tmux, target, args.command == "pause")
         elif args.command == "approve":
             control.set_approve(tmux, target, args.switch == "on")
+        elif args.command == "statusline":
+            control.set_status_line(tmux, target, args.switch == "on")
         state = control.read(tmux, target)
     except TmuxError as exc:
         print(f"agent.sh: session {args.session!r} on tmux socket {args.socket!r} is not reachable: {exc}",
@@ -78,6 +65,8 @@ def main(argv: list[str]) -> int:
         print(f"Resumed: the agent may type into session {args.session!r} again.")
     elif args.command == "approve":
         print(f"Approve mode {args.switch}.")
+    elif args.command == "statusline":
+        print(f"tmux status line {args.switch}" + (": it shows what the agent does." if args.switch == "on" else "."))
     else:
         print("\n".join(status_lines(state, args.session, args.socket, time.time())))
     return 0

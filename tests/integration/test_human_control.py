@@ -144,3 +144,19 @@ def test_announce_keeps_its_start_and_masks_secrets(tmux: Tmux) -> None:
 def test_a_missing_session_is_an_error_not_an_empty_state(tmux: Tmux) -> None:
     with pytest.raises(NoTarget):
         control.read(tmux, "=no-such-session:")
+
+
+def test_the_status_line_is_off_by_default_and_shows_the_agent_when_on(tmux: Tmux) -> None:
+    def shown() -> str:
+        return tmux.display(TARGET, "#{status}|#{E:status-right}")
+
+    assert shown().startswith("off|")
+    control.set_status_line(tmux, TARGET, True)
+    control.announce(tmux, TARGET, "typing", "grep -n '#[a-z]' notes.md")
+    assert shown() == "on|agent typing `grep -n '##[a-z]' notes.md`", "a # in the text is no style for tmux"
+    control.announce(tmux, TARGET, "held", "ls", "you are typing")
+    assert shown() == "on|agent held back: you are typing"
+    control.set_paused(tmux, TARGET, True)
+    assert shown() == "on|#[reverse] agent paused #[default]"
+    control.set_status_line(tmux, TARGET, False)
+    assert shown().startswith("off|")

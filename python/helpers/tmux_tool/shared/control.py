@@ -15,6 +15,7 @@ option                written by   value
 ``@tmux_tool_pending``   tool        JSON {id, text, keys, enter, expires}
 ``@tmux_tool_approval``  page        JSON {id, verdict, digest}
 ``@tmux_tool_audit``     tool        path of the audit trail, for the page
+``@tmux_tool_activity_line`` tool    the activity in words, for tmux's status line
 ====================  ===========  ==========================================
 
 A pause is enforced inside tmux: :data:`ALLOWED` is a format fragment the
@@ -57,6 +58,7 @@ ACTIVITY_OPTION = "@tmux_tool_activity"
 PENDING_OPTION = "@tmux_tool_pending"
 APPROVAL_OPTION = "@tmux_tool_approval"
 AUDIT_OPTION = "@tmux_tool_audit"
+LINE_OPTION = "@tmux_tool_activity_line"
 _OPTIONS = (PAUSED_OPTION, APPROVE_OPTION, ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION, AUDIT_OPTION)
 _FORMAT = "\x1f".join(f"#{{{name}}}" for name in ("session_name", *_OPTIONS))
 
@@ -128,6 +130,25 @@ def set_approve(tmux: Tmux, target: str, on: bool) -> None:
     _switch(tmux, target, APPROVE_OPTION, on)
 
 
+STATUS_RIGHT = ("#{?#{==:#{" + PAUSED_OPTION + "},1},#[reverse] agent paused #[default],"
+                "#{" + LINE_OPTION + "}}")
+
+
+def set_status_line(tmux: Tmux, target: str, on: bool) -> None:
+    """Show the agent's activity in tmux's own status line, for people attached with plain tmux.
+
+    Off by default: the status line takes a row from the pane, for the page too.
+    """
+    if on:
+        tmux.chain(["set-option", "-t", target, "status", "on"],
+                   ["set-option", "-t", target, "status-right", STATUS_RIGHT],
+                   ["set-option", "-t", target, "status-right-length", "100"])
+    else:
+        tmux.chain(["set-option", "-u", "-t", target, "status"],
+                   ["set-option", "-u", "-t", target, "status-right"],
+                   ["set-option", "-u", "-t", target, "status-right-length"])
+
+
 # --- what the agent is doing ----------------------------------------------------
 _announced: dict[tuple[str, str], tuple[str, str, str]] = {}
 
@@ -147,10 +168,31 @@ def announce(tmux: Tmux, target: str, state: str, text: str = "", reason: str = 
     shown = masking.mask(text) or ""
     value = {"state": state, "text": shown[:TEXT_LIMIT], "since": time.time(), "reason": reason}
     try:
-        tmux.cmd("set-option", "-t", target, ACTIVITY_OPTION, json.dumps(value))
+        tmux.chain(["set-option", "-t", target, ACTIVITY_OPTION, json.dumps(value)],
+                   ["set-option", "-t", target, LINE_OPTION, headline(value).replace("#", "##")])
     except TmuxError:
         return
     _announced[key] = now
+
+
+def headline(activity: dict[str, Any] | None, now: float | None = None) -> str:
+    """The activity in the page's words: a wait counts its seconds up to ``now``, else says since when.
+
+    (tmux's status line cannot count, so it shows the start time.)
+    """
+    if not activity or activity.get("state") in (None, "idle"):
+        return "agent idle"
+    state, reason = str(activity.get("state")), str(activity.get("reason") or "")
+    text = " ".join(str(activity.get("text") or "").split())
+    text = text if len(text) <= 60 else text[:59] + "…"
+    if state == "typing":
+        return f"agent typing `{text}`"
+    if state == "held":
+        return f"agent held back: {reason}" if reason else "agent held back"
+    started = float(activity.get("since") or 0)
+    when = f"({max(0, int(now - started))} s)" if now is not None else \
+        "since " + time.strftime("%H:%M:%S", time.localtime(started))
+    return " ".join(part for part in ("agent", state, reason, when) if part)
 
 
 # --- approval -------------------------------------------------------------------
