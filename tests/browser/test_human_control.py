@@ -82,7 +82,7 @@ def test_header_shows_the_agent_typing_then_waiting_then_idle(tool: SharedTermin
     command = "sleep 3; echo slow-$((6*7))"
     agent = Background("send", text=command, timeout=30)
     wait_for(lambda: any(s.startswith("agent waiting for the prompt (2 s)") for s in agent_log(terminal_page)),
-               "the header to count the wait up to 2 s")
+             "the header to count the wait up to 2 s")
     terminal_page.page.screenshot(path=str(artifacts_dir / "control-waiting.png"))
     result = agent.join()
     assert result["ok"], result
@@ -99,10 +99,12 @@ def test_pause_in_the_page_stops_the_agent_and_resume_lets_it_type(tool: SharedT
                                                                    terminal_page: BrowserTerminal,
                                                                    artifacts_dir: Path) -> None:
     page = terminal_page.page
+    running = call("send", text="sleep 30", timeout=1)  # the agent's own command, still running
+    assert running["status"] == "busy", running
     page.click("#pause")
     wait_for(lambda: options(tool).paused, "the pause to reach the tmux session")
     wait_for(lambda: switch_on(terminal_page, "#pause") and header(terminal_page) == "agent paused",
-               "the page to show the pause")
+             "the page to show the pause")
     page.screenshot(path=str(artifacts_dir / "control-paused.png"))
     before = tool.capture()
 
@@ -113,6 +115,7 @@ def test_pause_in_the_page_stops_the_agent_and_resume_lets_it_type(tool: SharedT
         answer = call(action, **args)
         assert not answer["ok"] and control.PAUSED in answer["error"], (action, answer)
     assert tool.capture() == before, "nothing may reach the pane while paused"
+    assert tool.display("#{pane_current_command}") == "sleep", "not even the agent's own Ctrl+C"
 
     status = call("status")
     assert status["ok"] and status.get("paused") is True, status
@@ -125,6 +128,8 @@ def test_pause_in_the_page_stops_the_agent_and_resume_lets_it_type(tool: SharedT
     page.click("#pause")
     wait_for(lambda: not options(tool).paused, "the resume to reach the tmux session")
     wait_for(lambda: not switch_on(terminal_page, "#pause"), "the page's switch to show the resume")
+    stopped = call("interrupt")
+    assert stopped["ok"] and stopped["status"] == "ready", stopped
     done = call("send", text="echo after-resume-$((6*7))", timeout=20)
     assert done["ok"], done
     assert "after-resume-42" in done["output"]
@@ -280,7 +285,7 @@ def test_the_human_typing_takes_the_terminal(tool: SharedTerminalApp, terminal_p
                                             artifacts_dir: Path) -> None:
     terminal_page.type("echo mine", delay_ms=30)
     wait_for(lambda: terminal_page.page.text_content("#you") == "you have the terminal",
-               "the page to say the human has the terminal")
+             "the page to say the human has the terminal")
     result = call("send", text="echo agent", timeout=3)
     assert not result["ok"]
     assert "the human took over" in result["error"], result

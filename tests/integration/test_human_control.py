@@ -160,3 +160,37 @@ def test_the_status_line_is_off_by_default_and_shows_the_agent_when_on(tmux: Tmu
     assert shown() == "on|#[reverse] agent paused #[default]"
     control.set_status_line(tmux, TARGET, False)
     assert shown().startswith("off|")
+
+
+@pytest.mark.parametrize("args", [{"action": "send", "text": "echo late-pause"},
+                                  {"action": "keys", "keys": "e c h o Space l a t e Enter"}])
+def test_a_pause_between_the_last_look_and_the_keystroke_still_stops_it(
+        shared_terminal: SharedTerminal, tmux: Tmux, monkeypatch: pytest.MonkeyPatch, args: dict[str, str]) -> None:
+    """The human pauses at the worst moment: after every check in Python, just before tmux types."""
+    from python.tools.tmux_tool import call
+
+    wait_ready = call("wait", timeout=10)
+    assert wait_ready["ok"], wait_ready
+    before = shared_terminal.screen()
+    announce = control.announce
+
+    def pause_when_typing(tmux_: Tmux, target: str, state: str, text: str = "", reason: str = "") -> None:
+        announce(tmux_, target, state, text, reason)
+        if state == "typing":
+            control.set_paused(tmux_, target, True)
+
+    monkeypatch.setattr(control, "announce", pause_when_typing)
+    args = dict(args)
+    result = call(args.pop("action"), timeout=5, **args)
+    assert not result["ok"] and result["error"] == control.PAUSED, result
+    assert (control.read(tmux, TARGET).activity or {}).get("state") == "idle"
+    # A key typed now reaches the pane after anything tmux took before it: if the
+    # agent's keys had got through, they would show before this one.
+    shared_terminal.type("Z")
+    deadline = time.monotonic() + 5
+    while (screen := shared_terminal.screen()) == before:
+        assert time.monotonic() < deadline, "the human's key never showed"
+        time.sleep(0.02)
+    prompt_line, line = before.rstrip().split("\n")[-1], screen.rstrip().split("\n")[-1]
+    assert line.startswith(prompt_line) and line[len(prompt_line):].strip() == "Z", screen
+    assert "late" not in screen

@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import time
 from collections.abc import Sequence
@@ -173,6 +174,23 @@ def announce(tmux: Tmux, target: str, state: str, text: str = "", reason: str = 
     except TmuxError:
         return
     _announced[key] = now
+
+
+_SAID_TO_THE_HUMAN = (
+    (re.compile(r"^the human (has typed|pressed a key).*$"), "you are typing"),
+    (re.compile(r"^the human is scrolling.*$"), "you are scrolling (copy mode)"),
+    (re.compile(r"^the human is using (.*?); nothing was typed$"), r"you are using \1"),
+    (re.compile(r"^the screen changed a moment ago.*$"), "the screen is still changing"),
+    (re.compile(r"^the human\b"), "you"),
+)
+
+
+def for_the_human(reason: str) -> str:
+    """Why the agent holds back, said to the person at the page ("you are typing")."""
+    for pattern, said in _SAID_TO_THE_HUMAN:
+        if pattern.search(reason):
+            return pattern.sub(said, reason, count=1)
+    return reason
 
 
 def headline(activity: dict[str, Any] | None, now: float | None = None) -> str:
