@@ -25,11 +25,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import stat
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -49,77 +51,101 @@ FEED_FIRST_READ = 1 << 20
 
 # --- the audit trail -------------------------------------------------------------
 @dataclass
-class AuditFeed:
-    """The audit trail as the panel shows it, read incrementally.
+class Tail:
+    """The complete lines appended to one file since the last read.
 
-    The tool appends one line per injection (with an ``id``) and, once the
-    call is over, one line with that id's result ``status`` and the rendered
-    ``screen`` after it. Both are already masked by the tool. Every entry
-    carries the revision at which it last changed, so a page asks only for
-    what it has not seen.
+    The path comes from a tmux option, so only a regular file of this user
+    that nobody else can read is followed, never through a symlink.
     """
 
     path: str = ""
     offset: int = 0
     inode: int = 0
-    revision: int = 0
-    seq: int = 0
-    entries: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
-    screens: dict[str, str] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def refresh(self, path: str) -> None:
-        """Read what was appended to ``path`` since the last call."""
-        with self.lock:
-            if path != self.path:
-                self._reset(path)
-            if not path:
-                return
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-            except OSError:
-                return
-            with os.fdopen(fd, "rb") as fh:
-                info = os.fstat(fh.fileno())
-                # Only a private file of ours: the path comes from a tmux option.
-                if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-                    return
-                if info.st_ino != self.inode or info.st_size < self.offset:
-                    self._reset(path)
-                    self.inode = info.st_ino
-                    self.offset = max(0, info.st_size - FEED_FIRST_READ)
-                fh.seek(self.offset)
-                data = fh.read()
-            complete = data.rfind(b"\n") + 1
-            self.offset += complete
-            for line in data[:complete].splitlines():
-                self._take(line)
+    def read(self) -> tuple[bool, list[bytes]]:
+        """(whether the file was replaced or truncated since the last read, the new lines)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return False, []
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+                return False, []
+            replaced = info.st_ino != self.inode or info.st_size < self.offset
+            if replaced:
+                self.inode = info.st_ino
+                self.offset = max(0, info.st_size - FEED_FIRST_READ)
+            fh.seek(self.offset)
+            data = fh.read()
+        complete = data.rfind(b"\n") + 1
+        self.offset += complete
+        return replaced, data[:complete].splitlines()
 
-    def _reset(self, path: str) -> None:
-        self.path, self.offset, self.inode = path, 0, 0
-        self.entries.clear()
-        self.screens.clear()
-        self.revision += 1
 
-    def _take(self, line: bytes) -> None:
+def _records(lines: list[bytes]) -> list[dict[str, Any]]:
+    found = []
+    for line in lines:
         try:
             record = json.loads(line)
         except ValueError:
-            return
-        if not isinstance(record, dict):
-            return
+            continue
+        if isinstance(record, dict):
+            found.append(record)
+    return found
+
+
+@dataclass
+class AuditFeed:
+    """The audit trail as the panel shows it, read incrementally.
+
+    The tool appends one line per injection (with an ``id``) to the trail and,
+    once the call is over, that id's result ``status`` and rendered ``screen``
+    to the results file beside it; both are already masked. Every entry
+    carries the revision at which it last changed, so a page asks only for
+    what it has not seen.
+    """
+
+    trail: Tail = field(default_factory=Tail)
+    results: Tail = field(default_factory=Tail)
+    revision: int = 0
+    epoch: str = field(default_factory=lambda: secrets.token_hex(4))
+    """Changes whenever the entries start over, so a page knows to drop what it holds."""
+    seq: int = 0
+    entries: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    screens: dict[str, str] = field(default_factory=dict)
+    early: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def refresh(self, path: str) -> None:
+        """Read what the tool appended since the last call."""
+        with self.lock:
+            if path != self.trail.path:
+                self._reset()
+                self.trail = Tail(path)
+                self.results = Tail(str(control.results_path(Path(path)))) if path else Tail()
+            if not path:
+                return
+            replaced, lines = self.trail.read()
+            if replaced:
+                self._reset()
+            for record in _records(lines):
+                self._entry(record)
+            _, lines = self.results.read()
+            for record in _records(lines):
+                self._result(record)
+
+    def _reset(self) -> None:
+        self.epoch = secrets.token_hex(4)
+        self.entries.clear()
+        self.screens.clear()
+        self.early.clear()
         self.revision += 1
-        key = str(record.get("id") or f"line-{self.revision}")
-        if "result" in record:
-            entry = self.entries.get(key)
-            if entry is not None:
-                entry["status"] = str(record["result"])
-                entry["rev"] = self.revision
-                if isinstance(record.get("screen"), str):
-                    self.screens[key] = record["screen"]
-                    entry["screen"] = True
-            return
+
+    def _entry(self, record: dict[str, Any]) -> None:
+        self.revision += 1
         self.seq += 1
+        key = str(record.get("id") or f"entry-{self.seq}")
         keys = record.get("keys")
         self.entries[key] = {
             "id": key,
@@ -133,9 +159,26 @@ class AuditFeed:
             "status": None,
             "screen": False,
         }
+        if key in self.early:
+            self._result(self.early.pop(key))
         while len(self.entries) > FEED_KEEP:
             old, _ = self.entries.popitem(last=False)
             self.screens.pop(old, None)
+
+    def _result(self, record: dict[str, Any]) -> None:
+        key = str(record.get("id", ""))
+        entry = self.entries.get(key)
+        if entry is None:  # its injection line is not read yet (or is too old to be kept)
+            self.early[key] = record
+            while len(self.early) > FEED_KEEP:
+                self.early.popitem(last=False)
+            return
+        self.revision += 1
+        entry["status"] = str(record.get("result", ""))
+        entry["rev"] = self.revision
+        if isinstance(record.get("screen"), str):
+            self.screens[key] = record["screen"]
+            entry["screen"] = True
 
     def since(self, revision: int) -> list[dict[str, Any]]:
         with self.lock:
@@ -247,7 +290,9 @@ class StateHandler(ControlApi):
         since = int(raw) if raw.isdigit() else 0
         state = await self.control.look()
         feed = self.control.feed
-        self.write({"ok": True, "now": time.time(), **view(state), "revision": feed.revision,
+        with feed.lock:
+            epoch, revision = feed.epoch, feed.revision
+        self.write({"ok": True, "now": time.time(), **view(state), "epoch": epoch, "revision": revision,
                     "entries": feed.since(since)})
 
 

@@ -45,6 +45,7 @@
   shared.agentLog = [];
 
   let revision = 0;
+  let epoch = null; // the server's trail: entries of another one are dropped
   let clockOffset = 0; // server time minus this browser's time, in seconds
   let answered = null; // id of the approval request this page has answered
   const entries = new Map();
@@ -309,12 +310,14 @@
       const sent = Date.now() / 1000;
       const data = await request("GET", "/api/state?since=" + revision);
       clockOffset = data.now - (sent + Date.now() / 1000) / 2;
-      if (data.revision < revision) {
+      if (data.epoch !== epoch && revision !== 0) {
         // The server restarted or the trail was replaced: start over.
         entries.clear();
+        renderEntries();
         revision = 0;
         delay = 0;
       } else {
+        epoch = data.epoch;
         revision = data.revision;
         for (const entry of data.entries) {
           entries.set(entry.id, entry);

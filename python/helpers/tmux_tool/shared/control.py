@@ -23,10 +23,12 @@ shared send adds to the ``if-shell -F`` condition that guards every
 injection, so a pause set between the tool's last look and its keystroke
 still stops the keystroke.
 
-The audit trail (one JSON line per injection, then one with that
-injection's result status and the rendered screen after it) is a file in the
-tool's private state directory; the tool names it in ``@tmux_tool_audit`` so
-the page's activity panel finds it whatever the tool's environment.
+The audit trail is a file in the tool's private state directory with one
+JSON line per injection (written as it happens, with an ``id``); how each one
+ended (its result status and the rendered screen after it) goes to a sibling
+file (:func:`results_path`), so the trail itself stays one short line per
+injection.  The tool names the trail in ``@tmux_tool_audit``, so the page's
+activity panel finds it whatever the tool's environment.
 
 An approval names the random id of one pending injection and a digest of that
 id with the exact text, keys and Enter.  The tool takes it only for its own
@@ -343,6 +345,11 @@ def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any]) 
     return entry_id
 
 
+def results_path(log: Path) -> Path:
+    """Where the results of the injections in ``log`` are kept (``audit.log`` → ``audit-results.log``)."""
+    return log.with_name(f"{log.stem}-results{log.suffix}")
+
+
 def record_result(log: Path, entry_id: str, status: str, screen: str | None) -> None:
-    """Append how the injection ``entry_id`` ended: its status and the screen after it."""
-    _append(log, {"id": entry_id, "result": status, "screen": screen or ""})
+    """Append how the injection ``entry_id`` of ``log`` ended: its status and the screen after it."""
+    _append(results_path(log), {"id": entry_id, "result": status, "screen": screen or ""})
