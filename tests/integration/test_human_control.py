@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from python.helpers.tmux_tool.shared import control
+from python.helpers.tmux_tool.shared import control, send
 from python.helpers.tmux_tool.transport.tmux import NoTarget, Tmux
 from tests.conftest import SharedTerminal
 
@@ -172,14 +172,13 @@ def test_a_pause_between_the_last_look_and_the_keystroke_still_stops_it(
     wait_ready = call("wait", timeout=10)
     assert wait_ready["ok"], wait_ready
     before = shared_terminal.screen()
-    announce = control.announce
+    inject = send._inject
 
-    def pause_when_typing(tmux_: Tmux, target: str, state: str, text: str = "", reason: str = "") -> None:
-        announce(tmux_, target, state, text, reason)
-        if state == "typing":
-            control.set_paused(tmux_, target, True)
+    def pause_first(tmux_: Tmux, *args: Any) -> bool:
+        control.set_paused(tmux_, TARGET, True)
+        return inject(tmux_, *args)
 
-    monkeypatch.setattr(control, "announce", pause_when_typing)
+    monkeypatch.setattr(send, "_inject", pause_first)
     args = dict(args)
     result = call(args.pop("action"), timeout=5, **args)
     assert not result["ok"] and result["error"] == control.PAUSED, result

@@ -180,7 +180,7 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
         return failure("status", st.evidence, session=target.name)
-    if target.shared and control.paused(target.tmux, target.pane):
+    if target.shared and st.facts is not None and st.facts.paused:
         res = _state_result("status", target, st, paused=True)
         res.hint = f"{control.PAUSED}: {control.PAUSED_HINT}"
         return res

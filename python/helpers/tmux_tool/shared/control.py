@@ -164,18 +164,22 @@ def announce(tmux: Tmux, target: str, state: str, text: str = "", reason: str = 
     polling caller costs no tmux call per look.  A lost announcement never
     fails the action that made it.
     """
-    key = (tmux.socket, target)
-    now = (state, text, reason)
-    if _announced.get(key) == now:
+    if _announced.get((tmux.socket, target)) == (state, text, reason):
         return
+    _tell(tmux, target, state, text, reason)
+
+
+def _tell(tmux: Tmux, target: str, state: str, text: str, reason: str,
+          *also: list[str]) -> None:
+    """Set the activity options (and the ``also`` commands) in one tmux call; remember what was said."""
     shown = masking.mask(text) or ""
     value = {"state": state, "text": shown[:TEXT_LIMIT], "since": time.time(), "reason": reason}
     try:
         tmux.chain(["set-option", "-t", target, ACTIVITY_OPTION, json.dumps(value)],
-                   ["set-option", "-t", target, LINE_OPTION, headline(value).replace("#", "##")])
+                   ["set-option", "-t", target, LINE_OPTION, headline(value).replace("#", "##")], *also)
     except TmuxError:
         return
-    _announced[key] = now
+    _announced[(tmux.socket, target)] = (state, text, reason)
 
 
 _SAID_TO_THE_HUMAN = (
@@ -330,18 +334,20 @@ def _append(log: Path, entry: dict[str, Any]) -> None:
     write_private(private_path(log.parent) / log.name, json.dumps(entry) + "\n", append=True)
 
 
-def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any]) -> str:
-    """Append one injection to the audit trail (masked, this user only); return its id.
+def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any], *, submitted: bool) -> str:
+    """Write down an injection that just happened and tell the page; return its id.
 
-    Each record also names the trail in the session (one cheap tmux call), so
-    the page finds it even after the session was recreated.
+    The entry goes to the audit trail (masked, this user only).  One tmux call
+    then names the trail in the session (so the page finds it even after the
+    session was recreated) and announces the agent as typing, or, once it
+    pressed Enter, as waiting for the prompt.
     """
     entry_id = secrets.token_hex(8)
     _append(log, {"id": entry_id, **entry})
-    try:
-        tmux.cmd("set-option", "-t", target, AUDIT_OPTION, str(log.resolve()))
-    except TmuxError:
-        pass  # the panel misses this entry; the trail itself is complete
+    keys = entry.get("keys") or []
+    what = str(entry.get("text") or "") or " ".join(str(k) for k in keys)
+    state, reason = ("waiting", "for the prompt") if submitted else ("typing", "")
+    _tell(tmux, target, state, what, reason, ["set-option", "-t", target, AUDIT_OPTION, str(log.resolve())])
     return entry_id
 
 

@@ -110,8 +110,6 @@ def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool
 def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str = "send",
          keys: tuple[str, ...] = ()) -> Result:
     """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
-    if control.paused(target.tmux, target.pane):
-        return failure(action, control.PAUSED, session=target.name, status="unknown", hint=control.PAUSED_HINT)
     try:
         return _send(cfg, target, text, enter=enter, timeout=timeout, force=force, action=action, keys=keys)
     finally:
@@ -132,6 +130,9 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         st, lk = judge.observe(tmux, target.pane, target.name)
         if lk is None:
             return failure(action, st.evidence, session=target.name)
+        if lk.facts.paused:
+            return failure(action, control.PAUSED, session=target.name, status=st.status,
+                           hint=control.PAUSED_HINT)
         if not checked and (why := _shell_checks(st, lk, text, enter, force)):
             return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
                            hint="change the command; to leave a shell the agent started, exit only that one")
@@ -139,7 +140,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         verdict = guard.may_type(st, text=text, keys=keys, force=force)
         if verdict.go:
             verdict = _human_quiet(cfg, st, lk, force)
-        if verdict.go and not approved:
+        if verdict.go and not approved and lk.facts.approve:
             refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline - time.monotonic())
             if refusal is not None:
                 hint = control.PAUSED_HINT if refusal == control.PAUSED else "ask the human what to do instead"
@@ -157,7 +158,6 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            control.announce(tmux, target.pane, "typing", what)
             if _inject(tmux, target, lk, text, enter, keys):
                 break
             if control.paused(tmux, target.pane):
@@ -167,13 +167,11 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         if verdict.final or time.monotonic() >= deadline:
             return _refusal(action, target, st, verdict)
         time.sleep(0.05)
+    sent = _record(tmux, target, lk, text, enter, keys)
     log = cfg.shared_dir / "audit.log"
     entry = control.record_injection(tmux, target.pane, log, {
         "time": time.time(), "action": action, "session": target.name, "text": text, "keys": list(keys),
-        "enter": enter})
-    sent = _record(tmux, target, lk, text, enter, keys)
-    if sent.submitted:
-        control.announce(tmux, target.pane, "waiting", what, "for the prompt")
+        "enter": enter}, submitted=sent.submitted)
     result = _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
     control.record_result(log, entry, result.status, result.screen)
     return result
