@@ -100,6 +100,9 @@ def judge(lk: Look, now: float | None = None) -> State:
     owner = _owner(lk, now)
     if front.shell and not term.working:
         return _shell(lk, front, top=False, now=now, owner=owner, **copy)
+    if front.state in ("R", "D"):
+        return _state(lk, "busy", f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
+                      front.comm, owner=owner, **copy)
     verdict = programs.detect(lk.snap, program=front.comm)
     return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
                   question=verdict.question, options=verdict.options, **copy)
@@ -128,6 +131,9 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
     if term.working:
         return _state(lk, "busy", f"the shell{where} is running a command (a builtin, a loop or $(…))",
                       name, **notes)
+    if not term.editing and not term.reading:
+        return _state(lk, "busy", f"the shell{where} is starting or ending a command (it does not wait for "
+                      "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
     if not term.editing and name not in _READ_LIKE_PROMPT:
         # bash reads its `read` builtin's answer in cooked mode or with echo on: a question.
@@ -144,8 +150,12 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
             # Busy for the agent: the line is the human's until they submit or clear it.
             return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
                           human_text=found.typed, prompt=found.prompt, **back, **notes)
-        return _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line{where}",
-                      name, prompt=found.prompt, **back, **notes)
+        st = _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line{where}",
+                    name, prompt=found.prompt, **back, **notes)
+        # The editor draws the prompt before it sleeps for keys, and the prompt is drawn: nothing of the
+        # shell's is still to come, so no stillness window is needed.
+        st.exact = term.editing
+        return st
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.continuation(text):
         return _state(lk, "blocked", f"the shell{where} waits for the rest of a command "

@@ -84,11 +84,15 @@ def owned(text: str) -> list[str]:
     return [str(v) for v in _json(text, list)]
 
 
+def dump(value: Any) -> str:
+    """A record as the JSON kept in its option (ASCII only, so it is safe in a tmux command string)."""
+    return json.dumps(asdict(value) if isinstance(value, Sent) else value).replace("'", "\\u0027")
+
+
 def save(tmux: Tmux, target: str, option: str, value: Any) -> None:
     """Write one record; a vanished session is not an error worth raising here."""
-    data = asdict(value) if isinstance(value, Sent) else value
     try:
-        tmux.cmd("set-option", "-t", target, option, json.dumps(data))
+        tmux.cmd("set-option", "-t", target, option, dump(value))
     except TmuxError:
         pass
 
