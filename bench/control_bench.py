@@ -1,12 +1,12 @@
 """What the human's control costs a shared ``send``.  Prints each step next to its floor.
 
-Every step of the control protocol is one tmux command: the pause check, the
-look at all control options (approve mode, a pending request), an
-announcement of what the agent does.  The floor is the cheapest possible tmux
-round trip (``display-message -p`` of a constant) measured in the same run;
-the ratio says how many such round trips a step costs.  A typical shared
-``send`` adds: one pause check, one look, three announcements (typing,
-waiting, idle) and one audit record.
+Every step of the control protocol is at most one tmux command.  The floor is
+the cheapest possible tmux round trip (``display-message -p`` of a constant)
+measured in the same run; the ratio says how many such round trips a step
+costs.  A shared ``send`` adds two of them: the audit record (which also
+announces "typing"/"waiting" and names the trail) and the closing "idle"
+announcement.  Its pause and approve-mode checks ride on the pane look the
+send takes anyway; the page and agent.sh use the pause check and the look.
 Usage: ``.venv/bin/python bench/control_bench.py [N]``.
 """
 
@@ -55,9 +55,9 @@ def main() -> None:
             "announce (a new state each time)": lambda: control.announce(tmux, target, "waiting", "make",
                                                                          f"for the prompt {next(flip)}"),
             "announce (same state again: skipped)": lambda: control.announce(tmux, target, "idle"),
-            "audit record (record_injection)": lambda: control.record_injection(
+            "audit record and announcement (record_injection)": lambda: control.record_injection(
                 tmux, target, log, {"time": time.time(), "action": "send", "text": "make", "keys": [],
-                                    "enter": True}),
+                                    "enter": True}, submitted=True),
         }
         print(f"floor: bare tmux round trip (display-message -p) x{n}: median {floor:.2f} ms")
         for name, step in steps.items():
