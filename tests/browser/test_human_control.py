@@ -84,6 +84,11 @@ def test_header_shows_the_agent_typing_then_waiting_then_idle(tool: SharedTermin
     wait_for(lambda: any(s.startswith("agent waiting for the prompt (2 s)") for s in agent_log(terminal_page)),
              "the header to count the wait up to 2 s")
     terminal_page.page.screenshot(path=str(artifacts_dir / "control-waiting.png"))
+    # Screen readers hear the state once: the running count is outside the live region.
+    assert terminal_page.page.get_attribute("#agent", "role") == "status"
+    assert header(terminal_page) == "agent waiting for the prompt"
+    assert terminal_page.page.get_attribute("#agent-count", "aria-hidden") == "true"
+    assert str(terminal_page.page.text_content("#agent-count")).startswith(" (")
     result = agent.join()
     assert result["ok"], result
     assert "slow-42" in result["output"]

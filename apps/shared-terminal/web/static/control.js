@@ -24,6 +24,7 @@
     return document.getElementById(id);
   }
   const agentLabel = byId("agent");
+  const agentCount = byId("agent-count");
   const youLabel = byId("you");
   const pauseSwitch = byId("pause");
   const approveSwitch = byId("approve-mode");
@@ -131,7 +132,7 @@
     }
     if (activity.state === "waiting") {
       const why = activity.reason ? " " + activity.reason : "";
-      return ["waiting", "agent waiting" + why + " (" + Math.floor(age) + " s)"];
+      return ["waiting", "agent waiting" + why, " (" + Math.floor(age) + " s)"];
     }
     return ["unknown", "agent " + activity.state];
   }
@@ -143,15 +144,19 @@
     return recent || Boolean(heldForYou);
   }
 
+  // The running count stays out of the live region: a screen reader hears
+  // "agent waiting for the prompt" once, not every second.
   function renderHeader() {
     const state = shared.control;
-    const [kind, sentence] = agentState(state);
+    const [kind, sentence, count] = agentState(state);
     document.body.dataset.agent = kind;
     if (agentLabel.textContent !== sentence) {
       agentLabel.textContent = sentence;
     }
-    if (shared.agentLog[shared.agentLog.length - 1] !== sentence) {
-      shared.agentLog.push(sentence);
+    agentCount.textContent = count || "";
+    const shown = sentence + (count || "");
+    if (shared.agentLog[shared.agentLog.length - 1] !== shown) {
+      shared.agentLog.push(shown);
       if (shared.agentLog.length > LOG_LIMIT) {
         shared.agentLog.shift();
       }
