@@ -167,8 +167,8 @@
     }
     document.body.dataset.you = you ? "1" : "";
     const paused = Boolean(state && state.paused);
+    // A switch keeps its name; on or off is its checked state (and the lit dot).
     pauseSwitch.setAttribute("aria-checked", String(paused));
-    pauseSwitch.textContent = paused ? "Resume agent" : "Pause agent";
     approveSwitch.setAttribute("aria-checked", String(Boolean(state && state.approve)));
   }
 
