@@ -15,15 +15,12 @@ from typing import Any
 
 import pytest
 from browser_terminal import BrowserTerminal
-from shared_terminal_harness import REPO, SharedTerminalApp, wait_for
+from shared_terminal_harness import SharedTerminalApp, wait_for
 
 from python.helpers.tmux_tool.shared import control
 from python.tools.tmux_tool import call
 
 pytestmark = pytest.mark.browser
-
-DOCS_IMG = REPO / "docs" / "img"
-
 
 @pytest.fixture
 def tool(shared_terminal: SharedTerminalApp, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> SharedTerminalApp:
@@ -276,9 +273,7 @@ def test_activity_panel_lists_the_injections_in_order(tool: SharedTerminalApp, t
     screen = str(page.text_content("#screen-after-text"))
     assert "two-2" in screen and "three 3" not in screen
     terminal_page.wait_for_text("four-4")
-    page.screenshot(path=str(artifacts_dir / "control-activity.png"))
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(DOCS_IMG / "shared-terminal-activity.png"))
+    page.screenshot(path=str(artifacts_dir / "control-activity.png"))  # docs/img/ holds a copy of it
     page.click("#screen-after-close")
     assert page.is_hidden("#screen-after")
     page.click("#activity-close")
