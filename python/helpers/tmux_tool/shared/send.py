@@ -29,7 +29,8 @@ from ..core import masking
 from ..core.config import Config, private_path, write_private
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import READY_STABLE, State
+from ..core.state import State
+from ..core.stillness import Stillness
 from ..private.runs import cap_text
 from ..transport import keyboard
 from ..transport.target import Target
@@ -258,15 +259,13 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     """After typing: wait (if asked) for the prompt to come back; return the output."""
     started = time.monotonic()
     deadline = started + timeout
-    last, since = None, started
+    still = Stillness()
     while True:
         st = state(target)
         now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
-        settled = st.status in ("ready", "blocked", "error") and (st.exact or now - since >= READY_STABLE)
-        drawn = not sent.submitted and "has not read" not in st.evidence  # unsent text: once the shell has it
+        still.see(st.snap.digest if st.snap else "", now)
+        settled = still.settled(st, now)
+        drawn = not sent.submitted and (st.extra.get("leftover") or not text)  # unsent text: once it is shown
         if settled or drawn or now >= deadline:
             break
         time.sleep(poll_step(now - started))
@@ -274,7 +273,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
     if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != "error":
-        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1])
+        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
@@ -299,10 +298,10 @@ def output_of(target: Target, st: State) -> str:
     sent = Sent.parse(st.facts.sent)
     if not (sent.submitted and sent.text):
         return ""
-    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1])
+    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
 
 
-def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
+def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str = "") -> str:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
     The echo is found by its text, not by a remembered row, so a clear, a
@@ -320,13 +319,24 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
             echo = i
             break
     if echo is None:
-        return _trim(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else [])  # our echo scrolled away or was cleared: the screen is all
-    lines = max(1, text.rstrip("\n").count("\n") + 1)
-    body = rows[echo + lines:]
+        # Our echo scrolled away or was cleared: the screen is all we have.
+        return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
+    body = rows[echo + _echo_rows(rows[echo:], text):]
     # Rows that stand above every prompt on record (a two-line prompt, PROMPT_COMMAND) are the prompt's.
     starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
     cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
-    return _trim(body[: len(body) - cut])
+    return _trim([*body[: len(body) - cut], before])
+
+
+def _echo_rows(rows: list[str], text: str) -> int:
+    """How many rows the echo of ``text`` takes (a line editor may break a long line itself)."""
+    tail = "".join(text.split())[-40:]
+    seen = ""
+    for n, row in enumerate(rows[:200], start=1):
+        seen += "".join(row.split())
+        if tail in seen:
+            return n
+    return max(1, text.rstrip("\n").count("\n") + 1)
 
 
 def _same_rows_above(rows: list[str], at: int, body: list[str]) -> int:
