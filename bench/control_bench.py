@@ -65,6 +65,8 @@ def main() -> None:
             print(f"{name} x{n}: median {cost:.2f} ms = {cost / floor:.2f} x floor")
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        # tmux leaves the socket file of an ended server behind; this one is ours.
+        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
         scratch.cleanup()
 
 
