@@ -26,7 +26,7 @@ from .drive import turns
 from .private import markers, runs
 from .sessions import observe
 from .sessions.context import Context, Target
-from .shared import guard, judge, send
+from .shared import control, guard, judge, send
 from .transport import keyboard, panes
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
@@ -187,6 +187,10 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
         return failure("status", st.evidence, session=target.name)
+    if target.shared and st.facts is not None and st.facts.paused:
+        res = _state_result("status", target, st, paused=True)
+        res.hint = f"{control.PAUSED}: {control.PAUSED_HINT}"
+        return res
     return _state_result("status", target, st)
 
 
