@@ -33,6 +33,7 @@ from .transcript import next_screen
 SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
                       "LINES"})
 PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
+TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
 POLL = 0.05
 
 
@@ -186,6 +187,11 @@ def result(action: str, target: Target, st: State, *, ok: bool = True, error: st
         data["question"], data["options"] = st.question, list(st.options)
     return Result(action=action, ok=ok, session=target.name, status=st.status, output=output,
                   screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
+
+
+def press_submit(target: Target, profile: Profile | None) -> None:
+    """Press the program's submit key (Enter unless its profile says otherwise)."""
+    keyboard.press(target.tmux, target.pane, list(profile.submit if profile else ("Enter",)))
 
 
 def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile | None] | Result:

@@ -18,8 +18,7 @@ whether that turn was still running when ``ask`` returned), so the next call
 can say which earlier turn a busy CLI is still working on instead of typing
 a second prompt into its queue.
 
-A REPL has no transcript of turns: its answer is what lies between the echo
-of the input and the next bare prompt (:meth:`Profile.extract_answer`).
+A REPL has no transcript of turns; :mod:`.repl` gives it its input.
 """
 
 from __future__ import annotations
@@ -38,14 +37,12 @@ from ..screen.snapshot import Snapshot
 from ..sessions import observe
 from ..sessions.context import Context, Target
 from ..transport import keyboard, panes
-from . import transcript
-from .launch import PASTE_SHOWN, POLL, program_session, result, settle_for
+from . import repl, transcript
+from .launch import PASTE_SHOWN, POLL, TURN_START, press_submit, program_session, result, settle_for
 from .transcript import Anchor
 
-TURN_START = 3.0  # seconds for a submitted prompt to leave the input box and show as a new turn
 SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
-SCROLLBACK_LINES = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +78,7 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
         return refused
     if isinstance(profile, AiProfile):
         return _ask_ai(ctx, target, shell, profile, prompt, timeout, unwrap)
-    return _ask_repl(ctx, target, shell, profile, prompt, timeout)
+    return repl.ask(ctx, target, shell, profile, prompt, timeout)
 
 
 def _refuse(target: Target, shell: Shell, profile: Profile | None, st: State) -> Result | None:
@@ -134,19 +131,7 @@ def _shows_end(snap: Snapshot, profile: AiProfile, asked: str) -> bool:
     return profile.finished(turn) or bool(profile.answer_from(turn, asked))
 
 
-def _press_submit(target: Target, profile: Profile | None) -> None:
-    keyboard.press(target.tmux, target.pane, list(profile.submit if profile else ("Enter",)))
-
-
 # --- AI CLIs ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Started:
-    """How a turn was seen to start: its echo below the anchor, and whether it was busy yet."""
-
-    echoed: bool
-    busy: bool
 
 
 def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prompt: str, timeout: float,
@@ -161,12 +146,12 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     _await_pasted(target, profile, before)
     turn = _record(target).turns + 1
     _remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
-    _press_submit(target, profile)
+    press_submit(target, profile)
     started = _await_turn(ctx, target, profile, mark, prompt, deadline)
     if isinstance(started, Result):
         started.extra["turn"] = turn
         return started
-    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started.busy, unwrap)
+    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap)
     done = st.status in ("ready", "blocked", "error")
     if done:
         _remember(target, turn_open="0")
@@ -214,8 +199,9 @@ def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
 
 
 def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                deadline: float) -> Started | Result:
-    """Wait until the prompt has left the input box and its echo shows below ``mark``.
+                deadline: float) -> bool | Result:
+    """Wait until the prompt has left the input box and its echo shows below ``mark``;
+    whether the CLI was seen busy by then.
 
     Enter is pressed once more if the prompt still sits in the box after
     :data:`TURN_START` (the first one was swallowed); it is never pressed on
@@ -244,16 +230,16 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
                                   error=f"another prompt started a turn before this one: {brief(shown)}",
                                   hint="read the session: the CLI may have had a queued prompt; this prompt "
                                   "may be queued behind it")
-                return Started(True, busy or st.status == "busy")
+                return busy
             if st.status == "blocked":
-                return Started(False, busy)
+                return busy
         now = time.monotonic()
         if holds and not resubmitted and now >= retry_at:
-            _press_submit(target, profile)
+            press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)
         elif now >= give_up:
             if busy and not holds:
-                return Started(False, True)
+                return True
             return _not_started(target, st, holds)
         time.sleep(POLL)
 
@@ -363,66 +349,3 @@ def _turn(target: Target, profile: AiProfile, mark: Anchor) -> Snapshot | None:
     if turn is None and facts.history_size > transcript.HISTORY_LINES:
         turn = transcript.turn_of(transcript.capture(target, None, styled=True), mark, profile)
     return turn
-
-
-# --- REPLs ------------------------------------------------------------------------------------------
-
-
-def _ask_repl(ctx: Context, target: Target, shell: Shell, profile: Profile | None, prompt: str,
-              timeout: float) -> Result:
-    deadline = time.monotonic() + timeout
-    before = _screen(target).digest
-    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
-    _press_submit(target, profile)
-    started = _await_repl_start(ctx, target, before, prompt)
-    if not started:
-        _press_submit(target, profile)  # one more submit: the first was swallowed
-        started = _await_repl_start(ctx, target, before, prompt)
-    if not started:
-        st = observe.state_of(ctx, target)
-        return result("ask", target, st, ok=False, error="the prompt was typed but did not start running",
-                      hint="read the screen; press Enter with keys if the prompt is still on the input line")
-    st = _await_repl_done(ctx, target, profile, deadline)
-    lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
-    answer = profile.extract_answer(lines, prompt) if profile else None
-    done = st.status in ("ready", "blocked", "error")
-    hint = None
-    if not done:
-        hint = "still working after the timeout: wait for it, then read; or interrupt it"
-    elif st.status == "blocked":
-        hint = message("blocked", program=shell.program or "the program")
-    elif answer is None:
-        hint = "the answer could not be cut out of the screen; read the session to see it"
-    return result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
-                  error=None if done and st.status != "error" else
-                  (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
-
-
-def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:
-    """The input runs: the program went busy, or its screen moved on without our text on the input line."""
-    deadline = time.monotonic() + TURN_START
-    tail = prompt.strip().splitlines()[-1][-24:]
-    while time.monotonic() < deadline:
-        st = observe.state_of(ctx, target)
-        if st.status in ("busy", "blocked", "error"):
-            return True
-        if st.snap is not None and st.snap.digest != before and st.status == "ready" \
-                and tail not in st.snap.cursor_line:
-            return True
-        time.sleep(POLL)
-    return False
-
-
-def _await_repl_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
-    """Ready (or blocked, or dead) and holding still for the profile's settle time."""
-    settle = settle_for(profile)
-    last, since = None, time.monotonic()
-    while True:
-        st = observe.state_of(ctx, target)
-        now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
-        if st.status in ("ready", "blocked", "error") and now - since >= settle or now >= deadline:
-            return st
-        time.sleep(POLL)

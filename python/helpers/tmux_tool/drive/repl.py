@@ -1,0 +1,84 @@
+"""``ask`` for a REPL: one input, the output up to the next bare prompt.
+
+A REPL has no transcript of turns: its answer is what lies between the echo
+of the input and the next bare prompt (:meth:`Profile.extract_answer`).
+The input has started when the program went busy, or its screen moved on
+without the input still on the cursor line; it is done when the prompt is
+back and the screen held still for the profile's settle time.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..core.messages import message
+from ..core.result import Result
+from ..core.state import State
+from ..private.server import Shell
+from ..programs import Profile
+from ..sessions import observe
+from ..sessions.context import Context, Target
+from ..transport import keyboard, panes
+from .launch import POLL, TURN_START, press_submit, result, settle_for
+
+SCROLLBACK_LINES = 2000
+
+
+def ask(ctx: Context, target: Target, shell: Shell, profile: Profile | None, prompt: str, timeout: float) -> Result:
+    """Type ``prompt`` into the REPL, submit it, and return its output once the prompt is back."""
+    deadline = time.monotonic() + timeout
+    before = panes.look(target.tmux, target.pane)[0].digest
+    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
+    press_submit(target, profile)
+    started = _await_repl_start(ctx, target, before, prompt)
+    if not started:
+        press_submit(target, profile)  # one more submit: the first was swallowed
+        started = _await_repl_start(ctx, target, before, prompt)
+    if not started:
+        st = observe.state_of(ctx, target)
+        return result("ask", target, st, ok=False, error="the prompt was typed but did not start running",
+                      hint="read the screen; press Enter with keys if the prompt is still on the input line")
+    st = _await_repl_done(ctx, target, profile, deadline)
+    lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
+    answer = profile.extract_answer(lines, prompt) if profile else None
+    done = st.status in ("ready", "blocked", "error")
+    hint = None
+    if not done:
+        hint = "still working after the timeout: wait for it, then read; or interrupt it"
+    elif st.status == "blocked":
+        hint = message("blocked", program=shell.program or "the program")
+    elif answer is None:
+        hint = "the answer could not be cut out of the screen; read the session to see it"
+    return result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
+                  error=None if done and st.status != "error" else
+                  (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
+
+
+def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:
+    """The input runs: the program went busy, or its screen moved on without our text on the input line."""
+    deadline = time.monotonic() + TURN_START
+    tail = prompt.strip().splitlines()[-1][-24:]
+    while time.monotonic() < deadline:
+        st = observe.state_of(ctx, target)
+        if st.status in ("busy", "blocked", "error"):
+            return True
+        if st.snap is not None and st.snap.digest != before and st.status == "ready" \
+                and tail not in st.snap.cursor_line:
+            return True
+        time.sleep(POLL)
+    return False
+
+
+def _await_repl_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
+    """Ready (or blocked, or dead) and holding still for the profile's settle time."""
+    settle = settle_for(profile)
+    last, since = None, time.monotonic()
+    while True:
+        st = observe.state_of(ctx, target)
+        now = time.monotonic()
+        digest = st.snap.digest if st.snap else None
+        if digest != last:
+            last, since = digest, now
+        if st.status in ("ready", "blocked", "error") and now - since >= settle or now >= deadline:
+            return st
+        time.sleep(POLL)
