@@ -206,11 +206,11 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
     Enter is pressed once more if the prompt still sits in the box after
     :data:`TURN_START` (the first one was swallowed); it is never pressed on
     an emptied box.  Once the box let the prompt go, the echo is waited for
-    up to the ask's own deadline: OpenCode takes seconds to open the session
-    of its first prompt.  A CLI that asks something (a dialog) has started
-    too.  A busy CLI whose echo does not show by then (it may have scrolled
-    off already) counts as started; the answer is then only given if the
-    echo is found in the transcript.
+    up to the ask's own deadline while the CLI shows nothing: OpenCode takes
+    seconds to open the session of its first prompt.  A CLI that asks
+    something (a dialog) has started too, and so has a busy CLI whose echo
+    does not show within the bound (it may have scrolled off already); the
+    answer is then only given if the echo is found in the transcript.
     """
     begun = time.monotonic()
     retry_at, give_up = begun + TURN_START, begun + 2 * TURN_START
@@ -220,7 +220,6 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == "busy" and not holds)
         if not holds:
-            give_up = max(give_up, deadline)
             rows = _transcript_rows(target, profile)
             y = transcript.find_turn(rows, mark, profile)
             if y is not None:
@@ -237,7 +236,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
         if holds and not resubmitted and now >= retry_at:
             press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)
-        elif now >= give_up:
+        elif now >= (give_up if busy or holds else max(give_up, deadline)):
             if busy and not holds:
                 return True
             return _not_started(target, st, holds)
