@@ -14,7 +14,10 @@ for the new turn, because their rows lie above the anchor (or, for an
 answer, are not followed by an echo).  Only when the transcript held no
 echo at all before the prompt (the CLI's first turn, or a page that showed
 only the end of a long answer) does the last echo stand for the new turn:
-everything that appeared since lies below what was there.
+everything that appeared since lies below what was there.  Once the new
+echo was seen below the anchor, the turn is the last one in the transcript
+(nothing else is sent while it runs): :func:`last_turn` cuts it from there,
+however the CLI redraws the rows above it later.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from ..sessions.context import Target
 from ..transport import keyboard, panes
 
 ANCHOR_ROWS = 12  # non-blank rows that mark where the transcript ended before a prompt
-MIN_MATCH = 3  # rows of the anchor that must be found when the CLI redrew or scrolled away the rest
+MIN_MATCH = 2  # rows of the anchor that must be found when the CLI redrew or scrolled away the rest
 MAX_ANCHOR_ROWS = 200  # an anchor grows until it is found only once (repeated identical turns)
 RECENT_LINES = 400  # history lines read while a turn starts (far more than scroll between two looks)
 HISTORY_LINES = 3000  # history lines read first for an answer; all of it when the turn starts higher up
@@ -47,17 +50,17 @@ Row = tuple[str, tuple[Span, ...]]
 class Anchor:
     """Where the transcript ended before a prompt was sent.
 
-    ``tail`` is the run of last non-blank rows looked for afterwards.  When
-    the CLI redrew its last rows or scrolled its first ones away, a piece of
-    it stands in: ``keeps`` are the lengths of the leading pieces, ``drops``
-    the numbers of first rows a trailing piece may lack - each piece found
-    only once before the prompt, and no leading piece giving up an echo.
-    ``echoed`` says whether any echo was read before the prompt at all.
+    ``tail`` is the run of last non-blank rows looked for afterwards;
+    ``prior`` all non-blank rows read then, to tell a piece of the tail that
+    occurred only once from one that also occurs higher up; ``firm`` is how
+    far into the tail a piece must reach (past the tail's last echo), so that
+    no echo of an earlier turn lies in the part given up; ``echoed`` says
+    whether any echo was read before the prompt at all.
     """
 
     tail: tuple[str, ...]
-    keeps: tuple[int, ...]
-    drops: tuple[int, ...]
+    prior: tuple[str, ...]
+    firm: int
     echoed: bool
 
 
@@ -81,10 +84,8 @@ def anchor(transcript: Sequence[str], profile: AiProfile, *, whole: bool = False
     while size < min(len(prior), MAX_ANCHOR_ROWS) and _count(prior, prior[len(prior) - size:]) > 1:
         size += 1
     tail = prior[len(prior) - size:]
-    firm = max(MIN_MATCH, 1 + max((i for i, r in enumerate(tail) if profile.echo(r) is not None), default=-1))
-    keeps = (size, *(k for k in range(size - 1, firm - 1, -1) if _count(prior, tail[:k]) == 1))
-    drops = tuple(d for d in range(1, size - MIN_MATCH + 1) if _count(prior, tail[d:]) == 1)
-    return Anchor(tail, keeps if size else (), drops, any(profile.echo(r) is not None for r in prior))
+    firm = 1 + max((i for i, r in enumerate(tail) if profile.echo(r) is not None), default=-1)
+    return Anchor(tail, prior, firm, any(profile.echo(r) is not None for r in prior))
 
 
 def _count(rows_: Sequence[str], run: Sequence[str]) -> int:
@@ -103,50 +104,58 @@ def matches(shown: str, prompt: str) -> bool:
     return want.startswith(got) or got.startswith(want) or ("[Pasted" in shown and len(want) > len(got))
 
 
-def find_turn(transcript: Sequence[str], mark: Anchor, profile: AiProfile) -> int | None:
+def find_turn(transcript: Sequence[str], mark: Anchor, profile: AiProfile, *, whole: bool = False) -> int | None:
     """The row of the echo that starts the turn after ``mark``, or None when it is not (yet) there.
 
     Where the transcript ended is where a piece of the anchor's tail is
-    found highest up: the tail occurs once in what was read before the
-    prompt, so a copy can only lie in what came since, below it.  The
-    pieces are the whole tail; the tail without its last rows (Ink CLIs
-    redraw the rows under their last static output, and Gemini CLI writes
-    the next echo over the last rows of a long answer), giving up only rows
-    after the tail's last echo; and the tail without its first rows at the
-    very top of what is read (a full-screen CLI scrolled them away).  A
-    piece shorter than the tail counts only if it, too, occurred once.
+    found highest up: each piece counted occurred only once before the
+    prompt, so a copy can only lie in what came since, below it.  A piece
+    is a run of the tail's rows, as long as the rows allow: the CLI may
+    have redrawn some since (Gemini CLI writes the next echo over the last
+    rows of a long answer; OpenCode drops the end line of a failed turn and
+    lays a notice over its top rows; a full-screen CLI scrolls its top rows
+    away).  The new turn's echo is the first echo after the piece.
 
     When no piece is found and no echo was above the tail, the last echo is
     the new one: everything that appeared since lies below the old rows.
+    With ``whole`` only the whole tail counts: what is read reaches above
+    what was read before the prompt, where a short piece may occur again.
     """
     echoes = [y for y, r in enumerate(transcript) if profile.echo(r) is not None]
     if not echoes:
         return None
     filled = [y for y, r in enumerate(transcript) if r.strip()]
-    place = _place([transcript[y] for y in filled], mark) if mark.tail else None
+    place = _place([transcript[y] for y in filled], mark, whole) if mark.tail else None
     if place is None:
         return None if mark.echoed and mark.tail else echoes[-1]
-    after = filled[place - 1] if place else -1
-    return next((y for y in echoes if y > after), None)
+    return next((y for y in echoes if y > filled[place - 1]), None)
 
 
-def _place(texts: Sequence[str], mark: Anchor) -> int | None:
-    """The index after the highest piece of the anchor's tail found in ``texts`` (the
-    longest piece where two start on the same row), or None."""
+def _place(texts: Sequence[str], mark: Anchor, whole: bool) -> int | None:
+    """The index after the highest piece of the anchor's tail found in ``texts``, or None.
+
+    A piece is a longest run of rows equal in ``texts`` and in the tail,
+    at least :data:`MIN_MATCH` rows (or the whole tail), reaching past the
+    tail's last echo, and found only once before the prompt.
+    """
     tail = mark.tail
-    starts = [i for i, t in enumerate(texts) if t == tail[0]]
-    best: tuple[int, int] | None = None  # (start, -length)
-    for keep in mark.keeps:
-        piece = tail[:keep]
-        start = next((i for i in starts if tuple(texts[i:i + keep]) == piece), None)
-        if start is not None and (best is None or (start, -keep) < best):
-            best = (start, -keep)
-    if best is None or best[0] > 0:
-        for drop in mark.drops:
-            if tuple(texts[:len(tail) - drop]) == tail[drop:]:
-                best = (0, drop - len(tail))
-                break
-    return None if best is None else best[0] - best[1]
+    need = len(tail) if whole else min(MIN_MATCH, len(tail))
+    at: dict[str, list[int]] = {}
+    for i, row in enumerate(tail):
+        at.setdefault(row, []).append(i)
+    longest: dict[int, tuple[int, int]] = {}  # start in texts -> (length, end in the tail)
+    runs: dict[int, int] = {}  # end in the tail -> length of the run ending at the current row
+    for j, row in enumerate(texts):
+        runs = {i + 1: runs.get(i, 0) + 1 for i in at.get(row, ())}
+        for end, length in runs.items():
+            start = j - length + 1
+            if length > longest.get(start, (0, 0))[0]:
+                longest[start] = (length, end)
+    for start in sorted(longest):
+        length, end = longest[start]
+        if length >= need and end >= mark.firm and _count(mark.prior, tail[end - length:end]) == 1:
+            return start + length
+    return None
 
 
 def capture(target: Target, lines: int | None, *, styled: bool = False) -> Snapshot:
@@ -173,15 +182,22 @@ def cut(snap: Snapshot, start: int, stop: int, chrome: int) -> Snapshot:
                     styles=tuple(snap.spans(y) for y in keep) if snap.styles else ())
 
 
-def turn_of(snap: Snapshot, mark: Anchor, profile: AiProfile) -> Snapshot | None:
+def turn_of(snap: Snapshot, mark: Anchor, profile: AiProfile, *, whole: bool = False) -> Snapshot | None:
     """The new turn in ``snap``: from its echo to the next echo (if any), with the chrome below."""
     transcript = rows(snap, profile)
-    y = find_turn(transcript, mark, profile)
+    y = find_turn(transcript, mark, profile, whole=whole)
     if y is None:
         return None
     nxt = next((i for i in range(y + 1, len(transcript)) if profile.echo(transcript[i]) is not None),
                len(transcript))
     return cut(snap, y, nxt, len(transcript))
+
+
+def last_turn(snap: Snapshot, profile: AiProfile) -> Snapshot | None:
+    """The last turn in ``snap``: from the last echo down, with the chrome below; None without an echo."""
+    found = rows(snap, profile)
+    y = max((i for i, r in enumerate(found) if profile.echo(r) is not None), default=None)
+    return None if y is None else cut(snap, y, len(found), len(found))
 
 
 def page_back(target: Target, profile: AiProfile, first: Snapshot,

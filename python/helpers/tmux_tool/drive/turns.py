@@ -125,13 +125,19 @@ def _shows_end(snap: Snapshot, profile: AiProfile, asked: str) -> bool:
     running has not ended, so the last echo on the screen is that turn's
     (when none shows, the whole screen lies below it).
     """
-    found = transcript.rows(snap, profile)
-    start = max((y for y, r in enumerate(found) if profile.echo(r) is not None), default=0)
-    turn = transcript.cut(snap, start, len(found), len(found))
+    turn = transcript.last_turn(snap, profile) or snap
     return profile.finished(turn) or bool(profile.answer_from(turn, asked))
 
 
 # --- AI CLIs ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """How a turn was seen to start: its echo found below the anchor, the CLI busy."""
+
+    echoed: bool
+    busy: bool
 
 
 def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prompt: str, timeout: float,
@@ -199,9 +205,8 @@ def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
 
 
 def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                deadline: float) -> bool | Result:
-    """Wait until the prompt has left the input box and its echo shows below ``mark``;
-    whether the CLI was seen busy by then.
+                deadline: float) -> Started | Result:
+    """Wait until the prompt has left the input box and its echo shows below ``mark``.
 
     Enter is pressed once more if the prompt still sits in the box after
     :data:`TURN_START` (the first one was swallowed); it is never pressed on
@@ -229,16 +234,16 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
                                   error=f"another prompt started a turn before this one: {brief(shown)}",
                                   hint="read the session: the CLI may have had a queued prompt; this prompt "
                                   "may be queued behind it")
-                return busy
+                return Started(True, busy)
             if st.status == "blocked":
-                return busy
+                return Started(False, busy)
         now = time.monotonic()
         if holds and not resubmitted and now >= retry_at:
             press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)
         elif now >= (give_up if busy or holds else max(give_up, deadline)):
             if busy and not holds:
-                return True
+                return Started(False, True)
             return _not_started(target, st, holds)
         time.sleep(POLL)
 
@@ -297,7 +302,7 @@ def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool)
 
 
 def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                  deadline: float, seen_busy: bool, unwrap: bool) -> tuple[State, str | None]:
+                  deadline: float, started: Started, unwrap: bool) -> tuple[State, str | None]:
     """The state the turn ended in and its answer (None when it could not be cut out).
 
     A CLI may draw its end-of-turn line before the answer's text (OpenCode
@@ -307,11 +312,12 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
     once the screen has held still a while longer.  A turn that shows
     neither by the deadline is reported ``busy``.
     """
+    seen_busy = started.busy
     while True:
         st, seen_busy = _await_done(ctx, target, profile, deadline, seen_busy)
         if st.status != "ready" or st.snap is None:
             return st, None
-        turn = _turn(target, profile, mark)
+        turn = _turn(target, profile, mark, prompt, started.echoed)
         answer = _answer_in(turn, target, profile, prompt, unwrap)
         if answer:
             return st, answer
@@ -335,16 +341,30 @@ def _answer_in(turn: Snapshot | None, target: Target, profile: AiProfile, prompt
     return answer
 
 
-def _turn(target: Target, profile: AiProfile, mark: Anchor) -> Snapshot | None:
+def _turn(target: Target, profile: AiProfile, mark: Anchor, prompt: str, echoed: bool) -> Snapshot | None:
+    """This turn cut out of the scrollback, or for a CLI on the alternate screen (no
+    scrollback) out of its pages read back.
+
+    Once the echo was seen below the anchor, and ``ask`` sends nothing while a
+    turn runs, this turn is the last one: it is cut from the last echo, which
+    stays right when a CLI later redraws rows above it.  Otherwise it is found
+    by the anchor - by the whole anchor where more is read than before the
+    prompt (pages above the screen, all of a long history).
+    """
+    def find(snap: Snapshot, beyond: bool) -> Snapshot | None:
+        last = transcript.last_turn(snap, profile) if echoed else None
+        if last is not None and transcript.matches(profile.echo(last.lines[0]) or "", prompt):
+            return last
+        return transcript.turn_of(snap, mark, profile, whole=beyond)
+
     screen, facts = panes.look(target.tmux, target.pane)
     if facts.alternate and profile.page_keys:
-        turn = transcript.turn_of(screen, mark, profile)
+        turn = find(screen, False)
         if turn is None:
-            pages = transcript.page_back(target, profile, screen,
-                                         lambda joined: transcript.turn_of(joined, mark, profile) is not None)
-            turn = transcript.turn_of(pages, mark, profile) if pages is not None else None
+            pages = transcript.page_back(target, profile, screen, lambda joined: find(joined, True) is not None)
+            turn = find(pages, True) if pages is not None else None
         return turn
-    turn = transcript.turn_of(transcript.capture(target, transcript.HISTORY_LINES, styled=True), mark, profile)
+    turn = find(transcript.capture(target, transcript.HISTORY_LINES, styled=True), False)
     if turn is None and facts.history_size > transcript.HISTORY_LINES:
-        turn = transcript.turn_of(transcript.capture(target, None, styled=True), mark, profile)
+        turn = find(transcript.capture(target, None, styled=True), True)
     return turn
