@@ -223,6 +223,37 @@ def test_chat_title_request_is_a_side_call(server: ModelServer) -> None:
     assert len(server.script.steps) == 1
 
 
+@pytest.mark.parametrize(("path", "body", "headers"), [
+    ("/v1/messages", {"model": "claude-x", "stream": True, "tools": TOOL, "messages": [
+        {"role": "user", "content": "first question"}, {"role": "assistant", "content": "first answer"},
+        {"role": "user", "content": [{"type": "text", "text": "<system-reminder>x</system-reminder>"},
+                                     {"type": "text", "text": "the second prompt"}]}]}, ANTHROPIC_HEADERS),
+    ("/v1beta/models/gemini-2.5-pro:streamGenerateContent", {"tools": [{}], "contents": [
+        {"role": "user", "parts": [{"text": "first question"}]}, {"role": "model", "parts": [{"text": "a"}]},
+        {"role": "user", "parts": [{"text": "the second prompt"}]}]}, None),
+    ("/v1/responses", {"model": "gpt", "stream": True, "tools": [{"name": "x"}], "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "first question"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "the second prompt"}]}]},
+     None),
+    ("/v1/chat/completions", {"model": "m", "stream": True, "tools": [{"type": "function"}], "messages": [
+        {"role": "user", "content": "first question"}, {"role": "assistant", "content": "a"},
+        {"role": "user", "content": "the second prompt"}]}, None),
+], ids=["anthropic", "gemini", "responses", "chat"])
+def test_the_record_holds_the_prompt_and_when_the_last_byte_left(server: ModelServer, path: str, body: dict,
+                                                                 headers: dict[str, str] | None) -> None:
+    """Each main request is logged with its last user message and the moment its answer ended."""
+    server.script.push(Reply(text="the answer", chunk_size=3, chunk_delay=0.05))
+    started = time.monotonic()
+    status, _, _ = _post(server, path, body, headers)
+    returned = time.monotonic()
+    assert status == 200
+    (entry,) = server.calls("main")
+    assert entry.prompt is not None and entry.prompt.endswith("the second prompt")
+    assert "first question" not in entry.prompt
+    assert entry.ended is not None and started <= entry.received < entry.ended <= returned
+    assert entry.ended - entry.received >= 0.05 * 3  # four pieces, three waits between them
+
+
 def test_stream_timing_honours_first_delay_and_pauses(server: ModelServer) -> None:
     server.script.push(Reply(text="abcdef", chunk_size=2, chunk_delay=0.0, first_delay=0.3, pauses=((4, 1.2),)))
     started = time.monotonic()
