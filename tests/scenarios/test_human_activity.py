@@ -1,0 +1,79 @@
+"""The human types, runs commands and types ahead; the agent never mixes in.
+
+A half-typed line is the human's: the agent waits or says so and the text
+stays.  While the human's own command runs, the agent's text does not go
+into it as type-ahead.  Keys the human types ahead while the agent's
+command runs stay on the line when the prompt comes back.
+"""
+
+from __future__ import annotations
+
+import time
+
+from python.tools.tmux_tool import call
+
+from .conftest import Scene, ended, ends_right, explain, poll, probe, refused, stamp
+
+
+def test_human_half_typed_line_is_kept(scene: Scene) -> None:
+    call("send", text="true", timeout=6)
+    scene.human.type("echo mine")
+    assert poll(lambda: scene.before_cursor().endswith("echo mine"), 4)
+    command, answer = probe()
+    res = call("send", text=command, timeout=2)
+    refused(res)
+    assert scene.before_cursor().endswith("echo mine"), explain("the human's line was changed", res, scene)
+    assert answer not in scene.history()
+    scene.human.press("Enter")
+    scene.wait_screen(r"^mine$")
+    ends_right(scene)
+
+
+def test_agent_does_not_type_ahead_into_the_humans_command(scene: Scene) -> None:
+    call("send", text="true", timeout=6)
+    scene.human.line(f"sleep 2; {stamp('human')}")
+    scene.wait_front("sleep")
+    command, answer = probe()
+    res = call("send", text=command, timeout=1)
+    if res["ok"]:
+        assert ended(scene, "human") is not None, explain("the agent typed while the human's command ran", res, scene)
+    else:
+        assert poll(lambda: ended(scene, "human"), 5)
+        assert scene.at_prompt()
+        assert not poll(lambda: answer in scene.history(), 0.5), \
+            explain("the refused text ran after the human's command (type-ahead)", res, scene)
+    ends_right(scene)
+
+
+def test_human_types_ahead_while_the_agent_waits(scene: Scene) -> None:
+    call("send", text="true", timeout=6)
+    res = call("send", text=f"sleep 1.5; {stamp()}", timeout=0)
+    assert res["ok"], explain("the command was not typed", res, scene)
+    scene.human.type("echo ahead")
+    res = call("wait", timeout=4)
+    returned = time.time()
+    end = ended(scene)
+    assert end is not None and returned >= end or not res["ok"], \
+        explain("wait returned before the command ended", res, scene)
+    assert poll(lambda: scene.before_cursor().endswith("echo ahead"), 4), \
+        explain("the human's type-ahead was lost", res, scene)
+    assert call("status")["status"] != "ready" or scene.before_cursor().endswith("echo ahead")
+    scene.human.press("Enter")
+    scene.wait_screen(r"^ahead$")
+    ends_right(scene)
+
+
+def test_human_presses_enter_on_empty_prompts(scene: Scene) -> None:
+    call("send", text="true", timeout=6)
+    for _ in range(3):
+        scene.human.press("Enter")
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def test_human_runs_a_command_with_long_output(scene: Scene) -> None:
+    call("send", text="true", timeout=6)
+    scene.human.line("seq 1 3000")
+    scene.wait_screen(r"^3000$")
+    assert scene.at_prompt()
+    ends_right(scene)
