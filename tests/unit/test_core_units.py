@@ -8,7 +8,7 @@ import pytest
 
 from python.helpers.tmux_tool.core import args, masking, names
 from python.helpers.tmux_tool.private import markers, runs
-from python.helpers.tmux_tool.shared import judge
+from python.helpers.tmux_tool.shared import prompt
 from python.helpers.tmux_tool.transport import keyboard
 from python.helpers.tmux_tool.transport.tmux import escape_arg
 
@@ -88,12 +88,12 @@ def test_markers_are_found_and_never_in_the_echo() -> None:
 
 
 def test_prompt_template_survives_cd_and_clocks() -> None:
-    pattern = judge.template("user@host:~/src$ ", "/home/user/src")
+    pattern = prompt.template("user@host:~/src$ ", "/home/user/src")
     import re
 
     assert re.fullmatch(pattern, "user@host:~/other/dir$ ")
     assert not re.fullmatch(pattern, "$ ")
-    clock = judge.template("[12:30:01] ~ % ", "/root")
+    clock = prompt.template("[12:30:01] ~ % ", "/root")
     assert re.fullmatch(clock, "[09:05:59] ~ % ")
 
 

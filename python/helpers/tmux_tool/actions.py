@@ -25,12 +25,9 @@ from .drive import turns
 from .private import markers, runs
 from .sessions import observe
 from .sessions.context import Context, Target
-from .shared import judge
+from .shared import guard, judge, send
 from .transport import keyboard, panes
 from .transport.tmux import NoServer, NoTarget, TmuxError
-
-# Keys that discard or end something; in the shared session only for our own command.
-DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
 _TIMEOUT = "seconds to wait"
@@ -106,7 +103,7 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
         return failure("send", "nothing to send: the text is empty and enter is false",
                        session=target.name, status="unknown")
     if target.shared:
-        return judge.send(ctx, target, text, enter=enter, timeout=timeout, force=force)
+        return send.send(ctx.cfg, target, text, enter=enter, timeout=timeout, force=force)
     if (missing := _require_private(ctx, target, "send")) is not None:
         return missing
     shell = ctx.private.shell(target.name)
@@ -150,37 +147,13 @@ def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, 
     target = ctx.target(session, default=ctx.cfg.shared_session)
     names_ = keyboard.key_names(keys)
     if target.shared:
-        destructive = sorted(set(names_) & DESTRUCTIVE_KEYS)
-        if destructive and not force and not _own_command_running(ctx, target):
-            return failure(
-                "keys", f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
-                "what this tool typed, and nothing of ours is running or pending there",
-                session=target.name, status="unknown",
-                hint=message("shared_keys_refused_hint"))
-        return judge.send(ctx, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
-                           action="keys", keys=tuple(names_))
+        return send.send(ctx.cfg, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
+                         action="keys", keys=tuple(names_))
     if (missing := _require_private(ctx, target, "keys")) is not None:
         return missing
     before = observe.state_of(ctx, target)
     keyboard.press(target.tmux, target.pane, names_)
     return _settle(ctx, target, "keys", timeout, before.snap.digest if before.snap else None)
-
-
-def _own_command_running(ctx: Context, target: Target) -> bool:
-    """Is what runs (or sits unsent) in the shared pane something this tool typed?"""
-    st = judge.state(ctx, target)
-    facts = st.facts
-    if facts is None:
-        return False
-    sent = judge.sent_record(facts)
-    if not sent.get("text"):
-        return False
-    human_since = judge.key_time(facts) > float(sent.get("at", 0)) + 1
-    if human_since:
-        return False
-    if st.extra.get("leftover"):
-        return True
-    return bool(sent.get("submitted")) and st.status != "ready"
 
 
 def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
@@ -274,12 +247,11 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
 def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared:
-        if not _own_command_running(ctx, target):
+        if not guard.ours(send.state(target)):
             return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
                            status="unknown", hint="ask the human to stop it")
-        res = judge.send(ctx, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
-                          keys=("C-c",))
-        return res
+        return send.send(ctx.cfg, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
+                         keys=("C-c",))
     if (missing := _require_private(ctx, target, "interrupt")) is not None:
         return missing
     keyboard.press(target.tmux, target.pane, ["C-c"])

@@ -21,7 +21,7 @@ from ..core.state import READY_STABLE, State
 from ..private import markers
 from ..private.runs import load_record
 from ..screen.snapshot import Snapshot
-from ..shared import judge
+from ..shared import send
 from ..transport import control, panes
 from ..transport.panes import PaneFacts
 from .context import Context, Target
@@ -39,10 +39,10 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
     that looks like its prompt.  ``wait`` has its own stability window and
     looks once per step.
     """
-    st = judge.state(ctx, target) if target.shared else _private_state(ctx, target)
+    st = send.state(target) if target.shared else _private_state(ctx, target)
     if settle and st.status == "ready" and not st.exact and st.snap is not None:
         time.sleep(READY_STABLE)
-        again = judge.state(ctx, target) if target.shared else _private_state(ctx, target)
+        again = send.state(target) if target.shared else _private_state(ctx, target)
         if again.status != "ready" or again.snap is None or again.snap.digest != st.snap.digest:
             again.status, again.evidence = "busy", f"the screen is still changing ({again.evidence})"
         return again
