@@ -316,9 +316,19 @@ def scene(make_scene: Callable[..., Scene]) -> Scene:
 
 # --- what every case checks ---------------------------------------------------------
 def probe() -> tuple[str, str]:
-    """A command and the output only running it can produce (not in its own text)."""
+    """A command and the output only running it can produce (not in its own text).
+
+    Its last act writes the stamp file ``probe``, so a ``ready`` can be checked
+    against the command's real end.
+    """
     n = secrets.randbelow(9000) + 1000
-    return f"printf 'ok-%s\\n' {n}", f"ok-{n}"
+    return f"printf 'ok-%s\\n' {n}; {stamp('probe')}", f"ok-{n}"
+
+
+def settle(scene: Scene) -> None:
+    """The agent's first command in the scene runs (and the tool learns the shell)."""
+    res = call("send", text="true", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the first command did not come back ready", res, scene)
 
 
 def explain(what: str, res: dict[str, Any] | None, scene: Scene) -> str:
@@ -332,10 +342,12 @@ def ends_right(scene: Scene, timeout: float = 6.0) -> None:
     """No lock-out: with nobody pressing a key, ``wait`` reaches ready and a new command answers."""
     res = call("wait", timeout=timeout)
     assert res["ok"] and res["status"] == "ready", explain("lock-out: wait never reached ready", res, scene)
+    scene.file("probe").unlink(missing_ok=True)
     command, answer = probe()
     res = call("send", text=command, timeout=timeout)
     assert res["ok"] and res["status"] == "ready", explain("lock-out: a fresh send did not run", res, scene)
-    assert answer in (res["output"] or ""), explain("a fresh send did not answer", res, scene)
+    ready_after_end(scene, res, "probe")
+    assert answer in (res["output"] or ""), explain("a fresh send's output lacks what it printed", res, scene)
     assert scene.alive()
 
 

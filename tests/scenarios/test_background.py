@@ -12,7 +12,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, bash, ends_right, explain, ready_after_end, stamp, zsh
+from .conftest import Scene, bash, ends_right, explain, ready_after_end, settle, stamp, zsh
 
 
 @pytest.mark.parametrize("who", ["agent", "human"])
@@ -22,7 +22,7 @@ def test_a_background_job_prints_after_the_prompt(scene: Scene, who: str) -> Non
         res = call("send", text=job, timeout=6)
         assert res["ok"] and res["status"] == "ready", explain("a background job is not a running command", res, scene)
     else:
-        call("send", text="true", timeout=6)
+        settle(scene)
         scene.human.line(job)
     scene.wait_screen(r"listening$")
     ends_right(scene)

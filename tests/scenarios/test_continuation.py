@@ -13,7 +13,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, dash, ends_right, explain, poll, probe, refused, zsh
+from .conftest import Scene, dash, ends_right, explain, poll, probe, refused, settle, zsh
 
 
 def blocked_now(scene: Scene) -> dict:
@@ -45,7 +45,7 @@ CONTINUED = {
 @pytest.mark.parametrize("name", list(CONTINUED))
 def test_human_leaves_a_command_open_then_finishes_it(scene: Scene, name: str) -> None:
     lines, last, printed = CONTINUED[name]
-    call("send", text="true", timeout=6)
+    settle(scene)
     for line in lines:
         scene.human.line(line)
     scene.wait_screen(r"^> ?$")
@@ -60,7 +60,7 @@ def test_human_leaves_a_command_open_then_finishes_it(scene: Scene, name: str) -
 
 
 def test_human_abandons_an_open_quote_with_ctrl_c(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line('echo "never closed')
     scene.wait_screen(r"^> ?$")
     blocked_now(scene)
@@ -75,7 +75,7 @@ def test_human_abandons_an_open_quote_with_ctrl_c(scene: Scene) -> None:
 ], ids=["zsh", "dash"])
 def test_human_leaves_a_quote_open_in_other_shells(make_scene, shell, ps2: str) -> None:
     scene: Scene = make_scene(shell)
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line('echo "open')
     scene.wait_screen(ps2)
     blocked_now(scene)
@@ -95,7 +95,7 @@ def test_human_leaves_a_quote_open_in_other_shells(make_scene, shell, ps2: str) 
     "echo $(date",
 ])
 def test_agent_incomplete_text_is_refused_before_typing(scene: Scene, text: str) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     before = scene.screen()
     res = call("send", text=text, timeout=3)
     refused(res)

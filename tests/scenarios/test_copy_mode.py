@@ -8,13 +8,14 @@ command, so ``wait`` must not return before the command has ended.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ended, ends_right, explain, poll, probe, refused, stamp
+from .conftest import Scene, ended, ends_right, explain, poll, probe, refused, settle, stamp
 
 WHEEL_UP = "\x1b[<64;20;10M"  # an SGR mouse report: wheel up over the pane
 
@@ -48,7 +49,7 @@ def test_copy_mode_does_not_end_the_wait(scene: Scene, how: str) -> None:
 
 
 def test_copy_mode_while_output_streams(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     res = call("send", text=f"for i in $(seq 1 8); do echo line$i; sleep 0.2; done; {stamp()}", timeout=0)
     assert res["ok"], explain("the command was not typed", res, scene)
     scene.wait_screen(r"^line2$")
@@ -76,11 +77,29 @@ def test_send_never_types_into_copy_mode(scene: Scene, how: str) -> None:
     ends_right(scene)
 
 
-def test_status_while_the_human_reads_the_history(scene: Scene) -> None:
-    call("send", text="seq 1 60", timeout=6)
+def test_send_waits_for_the_human_to_leave_copy_mode(scene: Scene) -> None:
+    """The human reads the history for a second and leaves; the agent's text goes in only after."""
+    res = call("send", text="seq 1 60", timeout=6)
+    assert res["ok"], explain("the first command did not run", res, scene)
     enter_copy_mode(scene, "prefix")
     scene.human.press("PageUp")
-    res = call("status")
-    assert res["status"] != "ready", explain("copy mode is not a place to type", res, scene)
-    leave_copy_mode(scene)
+    left: list[float] = []
+
+    def human_reads_then_leaves() -> None:
+        time.sleep(1.0)  # the human reading
+        left.append(time.time())
+        scene.human.press("q")
+
+    reader = threading.Thread(target=human_reads_then_leaves)
+    reader.start()
+    command, answer = probe()
+    res = call("send", text=command, timeout=6)
+    reader.join()
+    if res["ok"]:
+        ran = ended(scene, "probe")
+        assert ran is not None and ran >= left[0], explain("the agent typed while copy mode was on", res, scene)
+        assert answer in res["output"], explain("the output lacks what the command printed", res, scene)
+    else:
+        refused(res)
+        assert answer not in scene.history(), explain("refused text ran anyway", res, scene)
     ends_right(scene)

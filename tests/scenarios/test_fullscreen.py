@@ -12,7 +12,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain
+from .conftest import Scene, ends_right, explain, settle
 
 VIM = "vim -u NONE -N -i NONE notes.txt"
 
@@ -36,7 +36,7 @@ def test_human_quits_vim_with_the_cursor_low(scene: Scene, where: str) -> None:
     if where == "low":
         low_prompt(scene)
     else:
-        call("send", text="true", timeout=6)
+        settle(scene)
     scene.human.line(VIM)
     scene.wait_front("vim")
     scene.wait_screen("important line 1")
@@ -114,7 +114,7 @@ def test_agent_opens_man_and_presses_q(scene: Scene) -> None:
 
 
 def test_human_reads_a_man_page(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("man ls")
     scene.wait_screen(r"LS\(1\)")
     scene.human.press("Space")

@@ -12,11 +12,11 @@ import time
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ended, ends_right, explain, poll, probe, refused, stamp
+from .conftest import Scene, ended, ends_right, explain, poll, probe, refused, settle, stamp
 
 
 def test_human_half_typed_line_is_kept(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.type("echo mine")
     assert poll(lambda: scene.before_cursor().endswith("echo mine"), 4)
     command, answer = probe()
@@ -30,7 +30,7 @@ def test_human_half_typed_line_is_kept(scene: Scene) -> None:
 
 
 def test_agent_does_not_type_ahead_into_the_humans_command(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line(f"sleep 2; {stamp('human')}")
     scene.wait_front("sleep")
     command, answer = probe()
@@ -46,7 +46,7 @@ def test_agent_does_not_type_ahead_into_the_humans_command(scene: Scene) -> None
 
 
 def test_human_types_ahead_while_the_agent_waits(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     res = call("send", text=f"sleep 1.5; {stamp()}", timeout=0)
     assert res["ok"], explain("the command was not typed", res, scene)
     scene.human.type("echo ahead")
@@ -64,7 +64,7 @@ def test_human_types_ahead_while_the_agent_waits(scene: Scene) -> None:
 
 
 def test_human_presses_enter_on_empty_prompts(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     for _ in range(3):
         scene.human.press("Enter")
     assert scene.at_prompt()
@@ -72,7 +72,7 @@ def test_human_presses_enter_on_empty_prompts(scene: Scene) -> None:
 
 
 def test_human_runs_a_command_with_long_output(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("seq 1 3000")
     scene.wait_screen(r"^3000$")
     assert scene.at_prompt()

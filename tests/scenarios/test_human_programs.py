@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain, probe, refused
+from .conftest import Scene, ends_right, explain, probe, refused, settle
 
 VIM = "vim -u NONE -N -i NONE notes.txt"
 TEXT = "important line 1\nimportant line 2\nimportant line 3\n"
@@ -44,7 +44,7 @@ def nothing_reaches(scene: Scene, program: str, keys: str | None = None) -> None
 
 def test_human_vim_in_normal_mode(scene: Scene) -> None:
     scene.file("notes.txt").write_text(TEXT)
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line(VIM)
     scene.wait_front("vim")
     scene.wait_screen("important line 3")
@@ -58,7 +58,7 @@ def test_human_vim_in_normal_mode(scene: Scene) -> None:
 
 def test_human_vim_in_insert_mode(scene: Scene) -> None:
     scene.file("notes.txt").write_text(TEXT)
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line(VIM)
     scene.wait_screen("important line 3")
     scene.human.press("i")
@@ -74,7 +74,7 @@ def test_human_vim_in_insert_mode(scene: Scene) -> None:
 
 
 def test_human_python_repl(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("python3 -q")
     scene.wait_screen(r"^>>> ?$")
     nothing_reaches(scene, "python3")
@@ -87,7 +87,7 @@ def test_human_python_repl(scene: Scene) -> None:
 
 
 def test_human_pager(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("seq 1 200 | less")
     scene.wait_front("less")
     scene.wait_screen(r"^1$")
@@ -99,7 +99,7 @@ def test_human_pager(scene: Scene) -> None:
 
 
 def test_human_top(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("top -d 0.5")
     scene.wait_front("top")
     scene.wait_screen(r"^top - ")
@@ -111,7 +111,7 @@ def test_human_top(scene: Scene) -> None:
 
 def test_human_answers_a_password_question(scene: Scene) -> None:
     scene.file("login.py").write_text(LOGIN)
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("python3 login.py")
     scene.wait_screen(r"password: ?$")
     nothing_reaches(scene, "python3")
@@ -122,7 +122,7 @@ def test_human_answers_a_password_question(scene: Scene) -> None:
 
 
 def test_human_cat_reading_the_terminal(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("cat > mine.txt")
     scene.wait_front("cat")
     nothing_reaches(scene, "cat")
@@ -135,7 +135,7 @@ def test_human_cat_reading_the_terminal(scene: Scene) -> None:
 
 def test_human_answers_a_read_in_the_shell(scene: Scene) -> None:
     """The shell itself reads the terminal here (a builtin), for a question the human asked."""
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("read -p 'Name? ' n; echo \"hi $n\" > who")
     scene.wait_screen(r"^Name\? ?$")
     before = scene.screen()
@@ -150,7 +150,7 @@ def test_human_answers_a_read_in_the_shell(scene: Scene) -> None:
 
 
 def test_human_sqlite_shell(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("sqlite3")
     scene.wait_screen(r"^sqlite> ?$")
     nothing_reaches(scene, "sqlite3")
@@ -160,7 +160,7 @@ def test_human_sqlite_shell(scene: Scene) -> None:
 
 
 def test_force_types_into_the_humans_repl_when_asked(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     scene.human.line("python3 -q")
     scene.wait_screen(r"^>>> ?$")
     res = call("send", text="print(6 * 7)", force=True, timeout=6)

@@ -1,9 +1,11 @@
 """Nested shells: the human opens a shell inside the shell (bash, sh, zsh, su -, sudo -i).
 
-The pane's first process is then not the one reading the terminal; the
-inner shell at its prompt is as good a place for the agent's command as the
-outer one.  When the human leaves it, the outer shell is back, and nobody
-has to press a key for the agent to go on.
+The pane's first process is then not the one reading the terminal.  The
+inner shell at its prompt is ready (never a lock-out), but it is a program
+the human opened: the agent types there only with ``force`` (the human
+asked).  A nested shell the agent opened itself takes the agent's commands.
+When the human leaves, the outer shell is back, and nobody has to press a
+key for the agent to go on.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain, poll, probe, ready_after_end, stamp
+from .conftest import Scene, ends_right, explain, poll, probe, ready_after_end, refused, settle, stamp
 
 NESTED = {
     "bash": ("bash", "bash", r"tester@box:\S*# $"),
@@ -34,20 +36,29 @@ def nested_prompt(scene: Scene, comm: str, prompt: str, outer: int) -> None:
 
 
 @pytest.mark.parametrize("name", list(NESTED))
-def test_agent_works_in_a_shell_the_human_nested(scene: Scene, name: str) -> None:
+def test_a_shell_the_human_nested(scene: Scene, name: str) -> None:
+    """The human's inner shell is the human's: no lock-out, no typing unless asked (force)."""
     command, comm, prompt = NESTED[name]
     scene.file(".zshrc").write_text("PROMPT='inner-zsh%# '\nHISTFILE=/dev/null\n")
-    call("send", text="true", timeout=6)
+    settle(scene)
     outer = scene.pane_pid()
     scene.human.line(command)
     nested_prompt(scene, comm, prompt, outer)
 
+    res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain(f"lock-out in a nested {name}", res, scene)
+    before = scene.screen()
     probe_cmd, answer = probe()
-    res = call("send", text=probe_cmd, timeout=6)
-    assert res["ok"] and res["status"] == "ready", explain(f"the agent cannot work in a nested {name}", res, scene)
+    res = call("send", text=probe_cmd, timeout=2)
+    refused(res)
+    assert scene.screen() == before, explain(f"text was typed into the human's {name}", res, scene)
+
+    res = call("send", text=probe_cmd, force=True, timeout=6)  # the human asked for it
+    assert res["ok"] and res["status"] == "ready", explain(f"force did not run in a nested {name}", res, scene)
+    ready_after_end(scene, res, "probe")
     assert answer in res["output"], explain("the nested shell's output is missing", res, scene)
 
-    res = call("send", text=f"sleep 1; {stamp()}", timeout=0)
+    res = call("send", text=f"sleep 1; {stamp()}", force=True, timeout=0)
     assert res["ok"], explain("the slower command was not typed in the nested shell", res, scene)
     res = call("wait", timeout=6)
     ready_after_end(scene, res)

@@ -11,7 +11,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain, zsh
+from .conftest import Scene, ends_right, explain, settle, zsh
 
 LONG = "".join(chr(97 + i % 26) for i in range(450))
 WIDE = "é🚀" * 60
@@ -38,7 +38,7 @@ def test_send_returns_the_output(scene: Scene, name: str) -> None:
 
 
 def test_wait_returns_the_output_of_a_slow_command(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     res = call("send", text="sleep 1; python3 -c \"print(''.join(chr(97 + i % 26) for i in range(450)))\"",
                timeout=0.5)
     assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)

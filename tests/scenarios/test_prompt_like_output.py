@@ -12,7 +12,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain, no_ready_before_end, stamp, watch_until_end, zsh
+from .conftest import Scene, ends_right, explain, no_ready_before_end, settle, stamp, watch_until_end, zsh
 
 LOOPS = {
     "percent": "for i in 1 2 3 4; do printf '\\r%s 12%%' \"$(date +%S)\"; sleep 0.4; done",
@@ -26,8 +26,7 @@ LOOPS = {
 
 @pytest.mark.parametrize("name", list(LOOPS))
 def test_never_ready_before_the_loop_ends(scene: Scene, name: str) -> None:
-    res = call("send", text="true", timeout=6)
-    assert res["ok"], explain("the first command did not run", res, scene)
+    settle(scene)
     res = call("send", text=f"{LOOPS[name]}; {stamp()}", timeout=0)
     assert res["ok"], explain("the loop was not typed", res, scene)
     samples = watch_until_end(scene)
@@ -37,8 +36,7 @@ def test_never_ready_before_the_loop_ends(scene: Scene, name: str) -> None:
 
 def test_zsh_loop_with_a_percent_question(make_scene) -> None:
     scene: Scene = make_scene(zsh("PROMPT='%n@box:%~%# '\n", r"root@box:\S*# $"))
-    res = call("send", text="true", timeout=6)
-    assert res["ok"], explain("the first command did not run", res, scene)
+    settle(scene)
     res = call("send", text=f"for i in 1 2 3; do printf 'root@box:~# '; read -t 0.5 x; done; {stamp()}",
                timeout=0)
     assert res["ok"], explain("the loop was not typed", res, scene)

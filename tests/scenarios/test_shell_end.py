@@ -12,7 +12,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain, fish, refused, zsh
+from .conftest import Scene, ends_right, explain, fish, refused, settle, zsh
 
 ENDINGS = ["exit", "exit 0", "logout", "exec bash", "exec zsh", "kill -9 $$", "kill -HUP $$", "kill -9 {pid}",
            "echo bye; exit"]
@@ -26,7 +26,7 @@ def same_shell_untouched(scene: Scene, res: dict, pid: int, before: str) -> None
 
 @pytest.mark.parametrize("text", ENDINGS)
 def test_agent_cannot_end_the_shared_shell(scene: Scene, text: str) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     pid, before = scene.pane_pid(), scene.screen()
     res = call("send", text=text.format(pid=pid), timeout=3)
     same_shell_untouched(scene, res, pid, before)
@@ -34,7 +34,7 @@ def test_agent_cannot_end_the_shared_shell(scene: Scene, text: str) -> None:
 
 
 def test_agent_cannot_press_ctrl_d_at_the_empty_prompt(scene: Scene) -> None:
-    call("send", text="true", timeout=6)
+    settle(scene)
     pid, before = scene.pane_pid(), scene.screen()
     res = call("keys", keys="C-d")
     same_shell_untouched(scene, res, pid, before)
@@ -47,7 +47,7 @@ def test_agent_cannot_press_ctrl_d_at_the_empty_prompt(scene: Scene) -> None:
 ], ids=str)
 def test_agent_cannot_exit_other_shells(make_scene, shell) -> None:
     scene: Scene = make_scene(shell)
-    call("send", text="true", timeout=6)
+    settle(scene)
     pid, before = scene.pane_pid(), scene.screen()
     res = call("send", text="exit", timeout=3)
     same_shell_untouched(scene, res, pid, before)
