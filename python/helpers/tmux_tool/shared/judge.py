@@ -59,11 +59,29 @@ class Look:
     owned: list[str]
 
 
+_panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
+
+
 def take(tmux: Tmux, pane: str) -> Look:
-    """Look at the pane once: tmux's picture and facts, then the kernel's."""
-    snap, facts = panes.look(tmux, pane)
-    term = kernel.look(facts.pid, facts.tty)
+    """Look at the pane once: the kernel's facts first, then tmux's picture.
+
+    The order matters: a line editor draws its prompt before it waits for
+    keys, so a screen captured after the kernel said "waits for keys" shows
+    that prompt; captured before, it might not yet.  The pane's shell and tty
+    are known from the previous look (a pane keeps them for life); the first
+    look at a pane asks tmux for them first.
+    """
+    key = (tmux.socket, pane)
+    known = _panes.get(key)
+    if known is None:
+        _snap, facts = panes.look(tmux, pane)
+        known = _panes[key] = (facts.pid, facts.tty)
+    term = kernel.look(*known)
     rchar = kernel.bytes_read(term.front.pid) if term.front else -1
+    snap, facts = panes.look(tmux, pane)
+    if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
+        _panes[key] = (facts.pid, facts.tty)
+        return take(tmux, pane)
     return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
                 records.owned(facts.owned))
 
@@ -136,7 +154,11 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
                       "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
     if not term.editing and name not in _READ_LIKE_PROMPT:
-        # bash reads its `read` builtin's answer in cooked mode or with echo on: a question.
+        # bash reads its `read` builtin's answer in cooked mode or with echo on: a question - unless it
+        # waits in select with a time limit (`read -t`, a loop polling for keys), which ends by itself.
+        if term.wchan.startswith("poll_"):
+            return _state(lk, "busy", f"the shell{where} reads with a time limit (read -t): it goes on by "
+                          "itself", name, **notes)
         return _state(lk, "blocked", f"the shell{where} asks a question (the read builtin)", name,
                       question=line.strip() or "input", **notes)
     back = {"back": True} if ours and sent.pending else {}
@@ -150,8 +172,8 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
             # Busy for the agent: the line is the human's until they submit or clear it.
             return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
                           human_text=found.typed, prompt=found.prompt, **back, **notes)
-        st = _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line{where}",
-                    name, prompt=found.prompt, **back, **notes)
+        st = _state(lk, "ready", f"the shell's prompt {found.prompt[len(found.before):].strip()!r} is at the "
+                    f"cursor line{where}", name, prompt=found.prompt, before=found.before, **back, **notes)
         # The editor draws the prompt before it sleeps for keys, and the prompt is drawn: nothing of the
         # shell's is still to come, so no stillness window is needed.
         st.exact = term.editing

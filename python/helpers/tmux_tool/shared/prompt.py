@@ -43,6 +43,7 @@ class PromptLine:
     prompt: str = ""
     typed: str = ""
     right: str = ""
+    before: str = ""  # output left of the prompt on its row (a last line without a newline)
 
 
 def template(prompt: str, cwd: str, *, home: str | None = None) -> str:
@@ -119,7 +120,7 @@ def split(line: str, cursor_x: int, pattern: str, width: int) -> PromptLine:
     m = found[-1]
     rest, right = _right_prompt(line, cut, width)
     typed = (line[m.end():cut] + rest).strip()
-    return PromptLine(True, line[: m.end()], typed, right)
+    return PromptLine(True, line[: m.end()], typed, right, line[: m.start()])
 
 
 def candidate(line: str, cursor_x: int, width: int) -> str | None:

@@ -140,7 +140,7 @@ def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float,
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            sent = _record(lk, text, enter, keys)
+            sent = _record(st, lk, text, enter, keys)
             if _inject(tmux, target, lk, text, enter, keys, sent):
                 break
             verdict = guard.Verdict(False, "the human pressed a key at the last moment")
@@ -209,18 +209,19 @@ def _word(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _record(lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
+def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
     """What we are about to type: a submitted command is pending until its prompt is back."""
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
     front = lk.term.front
     size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0)
     if keys and not text:
-        # Keys never leave text of ours on the line; they continue (or end) what was pending.
-        sent = replace(lk.sent, text="", keys=True, at=time.time(),
+        # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
+        # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
+        sent = replace(lk.sent, text="" if "C-u" in keys or ends_line else lk.sent.text, at=time.time(),
                        submitted=lk.sent.submitted or ends_line, back=lk.sent.back and not ends_line,
                        rchar=-1, size=0)
     else:
-        head = prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
+        head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
                     head=head.strip())
@@ -239,14 +240,15 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         if digest != last:
             last, since = digest, now
         settled = st.status in ("ready", "blocked", "error") and (st.exact or now - since >= READY_STABLE)
-        if settled or now >= deadline or not sent.submitted:
+        drawn = not sent.submitted and "has not read" not in st.evidence  # unsent text: once the shell has it
+        if settled or drawn or now >= deadline:
             break
         time.sleep(poll_step(now - started))
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
     if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != "error":
-        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1])
+        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
@@ -264,7 +266,17 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
 
 
-def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
+def output_of(target: Target, st: State) -> str:
+    """The output of the command we last submitted, as the screen shows it now ("" without one)."""
+    if st.facts is None or st.facts.alternate:
+        return ""
+    sent = Sent.parse(st.facts.sent)
+    if not (sent.submitted and sent.text):
+        return ""
+    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+
+
+def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str = "") -> str:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
     The echo is found by its text, not by a remembered row, so a clear, a
@@ -272,10 +284,7 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
     just above the prompt that repeat just above the echo are the prompt's
     own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
     """
-    rows = _rows(tmux, pane, "-", cursor_y)
-    if not rows:
-        return ""
-    rows = rows[:-1]  # the cursor line: the prompt itself
+    rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
     text = sent.text
     first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
     echo = None
@@ -285,13 +294,24 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int) -> str:
             echo = i
             break
     if echo is None:
-        return _trim(_rows(tmux, pane, "0", cursor_y)[:-1])  # our echo scrolled away or was cleared: the screen is all
-    lines = max(1, text.rstrip("\n").count("\n") + 1)
-    body = rows[echo + lines:]
+        # Our echo scrolled away or was cleared: the screen is all we have.
+        return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
+    body = rows[echo + _echo_rows(rows[echo:], text):]
     # Rows that stand above every prompt on record (a two-line prompt, PROMPT_COMMAND) are the prompt's.
     starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
     cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
-    return _trim(body[: len(body) - cut])
+    return _trim([*body[: len(body) - cut], before])
+
+
+def _echo_rows(rows: list[str], text: str) -> int:
+    """How many rows the echo of ``text`` takes (a line editor may break a long line itself)."""
+    tail = "".join(text.split())[-40:]
+    seen = ""
+    for n, row in enumerate(rows[:200], start=1):
+        seen += "".join(row.split())
+        if tail in seen:
+            return n
+    return max(1, text.rstrip("\n").count("\n") + 1)
 
 
 def _same_rows_above(rows: list[str], at: int, body: list[str]) -> int:
@@ -308,10 +328,10 @@ def _trim(body: list[str]) -> str:
     return "\n".join(body)
 
 
-def _rows(tmux: Tmux, pane: str, start: str, cursor_y: int) -> list[str]:
-    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to the cursor line."""
+def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
+    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``."""
     try:
-        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(cursor_y), "-t", pane)
+        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
     except TmuxError:
         return []  # a vanished pane has no output to give
     return screen.clean_scrollback(out)
