@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import re
 import secrets
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -293,8 +295,8 @@ def make_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Call
     made: list[Scene] = []
 
     def make(shell: Shell = PLAIN_BASH, rows: int = ROWS, cols: int = COLS) -> Scene:
-        home = tmp_path / "home"
-        home.mkdir()
+        # a short HOME: the stamp paths in commands stay short (no wrapped echo)
+        home = Path(tempfile.mkdtemp(prefix="scn-"))
         scene = open_scene(home, shell, rows, cols)
         made.append(scene)
         monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", scene.socket)
@@ -306,6 +308,7 @@ def make_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Call
     for scene in made:
         scene.human.close()
         kill_server(scene.socket)
+        shutil.rmtree(scene.home, ignore_errors=True)
 
 
 @pytest.fixture
@@ -315,14 +318,14 @@ def scene(make_scene: Callable[..., Scene]) -> Scene:
 
 
 # --- what every case checks ---------------------------------------------------------
-def probe() -> tuple[str, str]:
+def probe(scene: Scene) -> tuple[str, str]:
     """A command and the output only running it can produce (not in its own text).
 
     Its last act writes the stamp file ``probe``, so a ``ready`` can be checked
     against the command's real end.
     """
     n = secrets.randbelow(9000) + 1000
-    return f"printf 'ok-%s\\n' {n}; {stamp('probe')}", f"ok-{n}"
+    return f"printf 'ok-%s\\n' {n}; {stamp(scene, 'probe')}", f"ok-{n}"
 
 
 def settle(scene: Scene) -> None:
@@ -343,7 +346,7 @@ def ends_right(scene: Scene, timeout: float = 6.0) -> None:
     res = call("wait", timeout=timeout)
     assert res["ok"] and res["status"] == "ready", explain("lock-out: wait never reached ready", res, scene)
     scene.file("probe").unlink(missing_ok=True)
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=timeout)
     assert res["ok"] and res["status"] == "ready", explain("lock-out: a fresh send did not run", res, scene)
     ready_after_end(scene, res, "probe")
@@ -351,9 +354,13 @@ def ends_right(scene: Scene, timeout: float = 6.0) -> None:
     assert scene.alive()
 
 
-def stamp(name: str = "done") -> str:
-    """Shell text that writes the time to ``name`` as the command's very last act."""
-    return f"date +%s.%N > {name}"
+def stamp(scene: Scene, name: str = "done") -> str:
+    """Shell text that writes the time to ``name`` in HOME as the command's very last act.
+
+    The path is absolute: the command may run in another directory (after
+    ``cd``, in ``su -``'s shell) and must never write outside the scene.
+    """
+    return f"date +%s.%N > {scene.file(name)}"
 
 
 def ended(scene: Scene, name: str = "done") -> float | None:

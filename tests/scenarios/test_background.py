@@ -50,7 +50,7 @@ def test_a_job_done_notice_arrives_at_once(make_scene, shell) -> None:
 def test_a_job_prints_while_the_agent_waits_for_its_own_command(scene: Scene) -> None:
     res = call("send", text="(for i in 1 2 3; do sleep 0.4; echo tick$i; done) &", timeout=6)
     assert res["ok"], explain("the background job was not started", res, scene)
-    res = call("send", text=f"sleep 1.5; {stamp()}", timeout=0)
+    res = call("send", text=f"sleep 1.5; {stamp(scene)}", timeout=0)
     assert res["ok"], explain("the foreground command was not typed", res, scene)
     res = call("wait", timeout=6)
     ready_after_end(scene, res)

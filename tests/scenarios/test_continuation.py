@@ -25,7 +25,7 @@ def blocked_now(scene: Scene) -> dict:
 def agent_types_nothing(scene: Scene) -> None:
     """The agent's ``send`` is refused and its text appears nowhere."""
     before = scene.screen()
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=2)
     refused(res)
     assert scene.screen() == before and command not in scene.history() and answer not in scene.history(), \

@@ -37,7 +37,7 @@ def leave_copy_mode(scene: Scene) -> None:
 def test_copy_mode_does_not_end_the_wait(scene: Scene, how: str) -> None:
     res = call("send", text="seq 1 60", timeout=6)
     assert res["ok"], explain("the first command did not run", res, scene)
-    res = call("send", text=f"sleep 2; {stamp()}", timeout=0)
+    res = call("send", text=f"sleep 2; {stamp(scene)}", timeout=0)
     assert res["ok"], explain("the command was not typed", res, scene)
     enter_copy_mode(scene, how)
     res = call("wait", timeout=6)
@@ -50,7 +50,7 @@ def test_copy_mode_does_not_end_the_wait(scene: Scene, how: str) -> None:
 
 def test_copy_mode_while_output_streams(scene: Scene) -> None:
     settle(scene)
-    res = call("send", text=f"for i in $(seq 1 8); do echo line$i; sleep 0.2; done; {stamp()}", timeout=0)
+    res = call("send", text=f"for i in $(seq 1 8); do echo line$i; sleep 0.2; done; {stamp(scene)}", timeout=0)
     assert res["ok"], explain("the command was not typed", res, scene)
     scene.wait_screen(r"^line2$")
     enter_copy_mode(scene, "prefix")
@@ -67,7 +67,7 @@ def test_send_never_types_into_copy_mode(scene: Scene, how: str) -> None:
     res = call("send", text="seq 1 60", timeout=6)
     assert res["ok"], explain("the first command did not run", res, scene)
     enter_copy_mode(scene, how)
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=2)
     refused(res)
     assert scene.in_copy_mode(), explain("the agent's text ended the human's copy mode", res, scene)
@@ -92,7 +92,7 @@ def test_send_waits_for_the_human_to_leave_copy_mode(scene: Scene) -> None:
 
     reader = threading.Thread(target=human_reads_then_leaves)
     reader.start()
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=6)
     reader.join()
     if res["ok"]:

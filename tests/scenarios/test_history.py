@@ -19,7 +19,7 @@ def line_is(scene: Scene, text: str) -> bool:
 
 
 def agent_refused_and_line_kept(scene: Scene, text: str) -> None:
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=2)
     refused(res)
     assert scene.before_cursor().rstrip().endswith(text), explain("the human's recalled line was changed", res, scene)
@@ -69,7 +69,7 @@ def test_human_searches_history_and_gives_up(scene: Scene) -> None:
     scene.human.press("C-r")
     scene.human.type("fir")
     scene.wait_screen(r"reverse-i-search")
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=2)
     refused(res)
     assert answer not in scene.history()

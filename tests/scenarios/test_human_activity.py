@@ -19,7 +19,7 @@ def test_human_half_typed_line_is_kept(scene: Scene) -> None:
     settle(scene)
     scene.human.type("echo mine")
     assert poll(lambda: scene.before_cursor().endswith("echo mine"), 4)
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=2)
     refused(res)
     assert scene.before_cursor().endswith("echo mine"), explain("the human's line was changed", res, scene)
@@ -31,9 +31,9 @@ def test_human_half_typed_line_is_kept(scene: Scene) -> None:
 
 def test_agent_does_not_type_ahead_into_the_humans_command(scene: Scene) -> None:
     settle(scene)
-    scene.human.line(f"sleep 2; {stamp('human')}")
+    scene.human.line(f"sleep 2; {stamp(scene, 'human')}")
     scene.wait_front("sleep")
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=1)
     if res["ok"]:
         assert ended(scene, "human") is not None, explain("the agent typed while the human's command ran", res, scene)
@@ -47,7 +47,7 @@ def test_agent_does_not_type_ahead_into_the_humans_command(scene: Scene) -> None
 
 def test_human_types_ahead_while_the_agent_waits(scene: Scene) -> None:
     settle(scene)
-    res = call("send", text=f"sleep 1.5; {stamp()}", timeout=0)
+    res = call("send", text=f"sleep 1.5; {stamp(scene)}", timeout=0)
     assert res["ok"], explain("the command was not typed", res, scene)
     scene.human.type("echo ahead")
     res = call("wait", timeout=4)

@@ -24,7 +24,7 @@ print(f"len={len(secret)}")
 def nothing_reaches(scene: Scene, program: str, keys: str | None = None) -> None:
     """``send`` (and ``keys``) are refused, type nothing, and say the human is using ``program``."""
     before = scene.screen()
-    command, answer = probe()
+    command, answer = probe(scene)
     sent = call("send", text=command, timeout=2)
     refused(sent)
     pressed = None
@@ -139,7 +139,7 @@ def test_human_answers_a_read_in_the_shell(scene: Scene) -> None:
     scene.human.line("read -p 'Name? ' n; echo \"hi $n\" > who")
     scene.wait_screen(r"^Name\? ?$")
     before = scene.screen()
-    command, _answer = probe()
+    command, _answer = probe(scene)
     res = call("send", text=command, timeout=2)
     refused(res)
     assert scene.screen() == before, explain("the agent answered the human's question", res, scene)

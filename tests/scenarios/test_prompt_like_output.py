@@ -27,7 +27,7 @@ LOOPS = {
 @pytest.mark.parametrize("name", list(LOOPS))
 def test_never_ready_before_the_loop_ends(scene: Scene, name: str) -> None:
     settle(scene)
-    res = call("send", text=f"{LOOPS[name]}; {stamp()}", timeout=0)
+    res = call("send", text=f"{LOOPS[name]}; {stamp(scene)}", timeout=0)
     assert res["ok"], explain("the loop was not typed", res, scene)
     samples = watch_until_end(scene)
     no_ready_before_end(scene, samples)
@@ -37,7 +37,7 @@ def test_never_ready_before_the_loop_ends(scene: Scene, name: str) -> None:
 def test_zsh_loop_with_a_percent_question(make_scene) -> None:
     scene: Scene = make_scene(zsh("PROMPT='%n@box:%~%# '\n", r"root@box:\S*# $"))
     settle(scene)
-    res = call("send", text=f"for i in 1 2 3; do printf 'root@box:~# '; read -t 0.5 x; done; {stamp()}",
+    res = call("send", text=f"for i in 1 2 3; do printf 'root@box:~# '; read -t 0.5 x; done; {stamp(scene)}",
                timeout=0)
     assert res["ok"], explain("the loop was not typed", res, scene)
     samples = watch_until_end(scene)

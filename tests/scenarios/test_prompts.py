@@ -49,7 +49,7 @@ SHELLS = [
 @pytest.mark.parametrize("shell", SHELLS, ids=str)
 def test_the_agent_works_at_any_prompt(make_scene, shell: Shell) -> None:
     scene: Scene = make_scene(shell)
-    command, answer = probe()
+    command, answer = probe(scene)
     res = call("send", text=command, timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("the first command did not come back ready", res, scene)
     assert res["output"] == answer, explain("send's output is not the command's alone", res, scene)

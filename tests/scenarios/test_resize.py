@@ -36,7 +36,7 @@ def test_resize_while_the_agent_waits(scene: Scene, name: str) -> None:
     rows, cols, before = SIZES[name]
     res = call("send", text=before, timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("the first command did not run", res, scene)
-    res = call("send", text=f"sleep 1.5; {stamp()}", timeout=0)
+    res = call("send", text=f"sleep 1.5; {stamp(scene)}", timeout=0)
     assert res["ok"], explain("the command was not typed", res, scene)
     samples = watch_until_end(scene, during=lambda: resized(scene, rows, cols))
     no_ready_before_end(scene, samples)
