@@ -257,12 +257,44 @@ class Scene:
     def file(self, name: str) -> Path:
         return self.home / name
 
+    def close_page(self) -> None:
+        """The human closes the browser tab: the client detaches."""
+        gone = str(self.human.proc.pid)
+        self.human.close()
+        assert poll(lambda: gone not in self.tmux("list-clients", "-F", "#{client_pid}").split(), 5)
+
+    def reload_page(self, rows: int, cols: int) -> None:
+        """The human reloads the browser page: the client goes, a new one comes at another size."""
+        self.close_page()
+        self.human = attach_human(self.socket, session_env(self.home, self.shell), rows, cols)
+
 
 def _comm(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text().strip()
     except OSError:
         return ""
+
+
+def session_env(home: Path, shell: Shell) -> dict[str, str]:
+    return {"HOME": str(home), "SHELL": shell.path, "PATH": PATH, "LANG": "C.UTF-8", "TERM": "xterm-256color",
+            "USER": "root", "LOGNAME": "root"}
+
+
+def attach_human(socket: str, env: dict[str, str], rows: int, cols: int) -> Human:
+    """A browser tab opens: a new ``tmux attach`` client of that size, under a pty of ours."""
+    proc = ptyprocess.PtyProcess.spawn(["tmux", "-u", "-L", socket, "attach", "-t", "=shared"], env=env,
+                                       dimensions=(rows, cols))
+    human = Human(proc)
+    human.start_reading()
+
+    def attached() -> bool:
+        clients = subprocess.run(["tmux", "-L", socket, "list-clients", "-F", "#{client_pid}"],
+                                 capture_output=True, text=True, timeout=10, check=False).stdout
+        return str(proc.pid) in clients.split()
+
+    assert poll(attached, 10), "the human's tmux client never attached"
+    return human
 
 
 def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS) -> Scene:
@@ -273,18 +305,11 @@ def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS) -> 
         path = home / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    env = {"HOME": str(home), "SHELL": shell.path, "PATH": PATH, "LANG": "C.UTF-8", "TERM": "xterm-256color",
-           "USER": "root", "LOGNAME": "root"}
+    env = session_env(home, shell)
     subprocess.run(["tmux", "-L", socket, "-f", str(SHARED_CONF), "new-session", "-d", "-s", "shared",
                     "-x", str(cols), "-y", str(rows), "-c", str(home)],
                    check=True, timeout=10, env=env)
-    proc = ptyprocess.PtyProcess.spawn(["tmux", "-u", "-L", socket, "attach", "-t", "=shared"],
-                                       env={**env, "HOME": str(home)}, dimensions=(rows, cols))
-    human = Human(proc)
-    human.start_reading()
-    scene = Scene(socket, home, shell, human)
-    attached = poll(lambda: str(proc.pid) in scene.tmux("list-clients", "-F", "#{client_pid}").split(), 10)
-    assert attached, "the human's tmux client never attached"
+    scene = Scene(socket, home, shell, attach_human(socket, env, rows, cols))
     assert scene.at_prompt(10), f"the {shell} prompt never showed:\n{scene.screen()}"
     return scene
 

@@ -73,3 +73,23 @@ def test_agent_interrupts_its_own_long_command(scene: Scene) -> None:
     res = call("interrupt", timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("interrupt did not bring the prompt back", res, scene)
     ends_right(scene)
+
+
+def test_agent_confirms_its_own_rm_question(scene: Scene) -> None:
+    scene.file("old.log").write_text("x\n")
+    res = call("send", text="rm -i old.log", timeout=3)
+    assert res["ok"] and res["status"] == "blocked", explain("rm -i asks a question", res, scene)
+    res = call("send", text="y", timeout=6)
+    assert res["ok"], explain("the answer to the agent's own rm question was refused", res, scene)
+    assert poll(lambda: not scene.file("old.log").exists(), 5)
+    ends_right(scene)
+
+
+def test_agent_interrupts_its_own_command_waiting_on_the_terminal(scene: Scene) -> None:
+    """``grep pattern`` without a file reads the terminal forever: the agent's own mistake."""
+    res = call("send", text="grep needle", timeout=1)
+    assert res["ok"] and res["status"] != "ready", explain("grep reading the terminal is not ready", res, scene)
+    scene.wait_front("grep")
+    res = call("interrupt", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("interrupt did not end the agent's grep", res, scene)
+    ends_right(scene)

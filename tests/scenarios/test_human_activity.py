@@ -77,3 +77,39 @@ def test_human_runs_a_command_with_long_output(scene: Scene) -> None:
     scene.wait_screen(r"^3000$")
     assert scene.at_prompt()
     ends_right(scene)
+
+
+def test_human_presses_ctrl_c_at_the_empty_prompt(scene: Scene) -> None:
+    settle(scene)
+    scene.human.press("C-c")
+    scene.wait_screen(r"\^C")
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def test_human_types_a_line_and_erases_it(scene: Scene) -> None:
+    settle(scene)
+    scene.human.type("rm -rf bui")
+    assert poll(lambda: scene.before_cursor().endswith("rm -rf bui"), 4)
+    scene.human.press(*["BSpace"] * len("rm -rf bui"))
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def test_human_reloads_the_page_at_another_size(scene: Scene) -> None:
+    res = call("send", text="seq 1 50", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("seq did not run", res, scene)
+    scene.reload_page(30, 100)
+    assert poll(lambda: scene.size() == (30, 100), 5)
+    ends_right(scene)
+
+
+def test_nobody_is_watching(scene: Scene) -> None:
+    settle(scene)
+    scene.close_page()
+    ends_right(scene)
+    res = call("send", text=f"sleep 1; {stamp(scene)}", timeout=0)
+    assert res["ok"], explain("the command was not typed", res, scene)
+    res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready" and ended(scene) is not None, \
+        explain("wait without a human did not end right", res, scene)

@@ -54,3 +54,19 @@ def test_zsh_output_without_a_final_newline(make_scene) -> None:
     assert res["ok"] and res["status"] == "ready", explain("the command did not come back ready", res, scene)
     assert res["output"] == "partial", explain("zsh's end-of-output mark leaked into the output", res, scene)
     ends_right(scene)
+
+
+def test_an_error_message_is_the_output(scene: Scene) -> None:
+    res = call("send", text="ls /nonexistent-dir", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("a failing command did not come back ready", res, scene)
+    assert res["output"] == "ls: cannot access '/nonexistent-dir': No such file or directory", \
+        explain("the error message is not the output", res, scene)
+    ends_right(scene)
+
+
+def test_a_command_longer_than_the_screen_is_wide(scene: Scene) -> None:
+    word = "w" * 90
+    res = call("send", text=f"echo {word} {word}", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("a long command did not come back ready", res, scene)
+    assert res["output"] == f"{word} {word}", explain("a wrapped command's output is wrong", res, scene)
+    ends_right(scene)

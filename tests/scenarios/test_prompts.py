@@ -15,7 +15,20 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import PLAIN_BASH, Scene, Shell, bash, dash, ends_right, explain, fish, probe, zsh
+from .conftest import (
+    PLAIN_BASH,
+    Scene,
+    Shell,
+    bash,
+    dash,
+    ends_right,
+    explain,
+    fish,
+    poll,
+    probe,
+    settle,
+    zsh,
+)
 
 PL = "\ue0b0"  # the powerline separator glyph
 
@@ -31,6 +44,7 @@ SHELLS = [
     bash(r"'🚀 \W '", r"^🚀 \S+ $", name="bash-rocket"),
     bash(r"'\W: '", r"^\S+: $", name="bash-colon"),
     bash(r"'\w\$'", r"^\S+#$", name="bash-no-space"),
+    bash(r"'\w> '", r"^\S+> $", name="bash-gt"),
     bash(r"'tester@box:\w\$ '", r"tester@box:\S*# $", name="bash-prompt-command",
          extra="PROMPT_COMMAND='echo \"[$(date +%T)] rc=$?\"'\n"),
     zsh("PROMPT='%n@box:%~%# '\n", r"root@box:\S*# $", name="zsh-plain"),
@@ -83,4 +97,21 @@ def test_a_prompt_changed_by_activating_a_virtualenv(scene: Scene) -> None:
     ends_right(scene)
     res = call("send", text="deactivate", timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("deactivate did not come back ready", res, scene)
+    ends_right(scene)
+
+
+def test_the_human_changes_the_prompt_to_one_ending_like_ps2(scene: Scene) -> None:
+    settle(scene)
+    scene.human.line("PS1='new> '")
+    assert poll(lambda: scene.before_cursor() == "new> ", 5), scene.screen()
+    ends_right(scene)
+
+
+def test_a_prompt_that_wraps_in_a_narrow_window(make_scene) -> None:
+    scene: Scene = make_scene(rows=24, cols=50)
+    deep = scene.home / "projects" / "customer-portal" / "services" / "billing-api"
+    deep.mkdir(parents=True)
+    settle(scene)
+    scene.human.line(f"cd {deep}")
+    assert poll(lambda: scene.before_cursor().endswith("# "), 5), scene.screen()
     ends_right(scene)
