@@ -85,6 +85,7 @@ def test_own_unsent_text_is_cleared_before_typing(shared_terminal: SharedTermina
 
 
 def test_copy_mode_blocks_typing(shared_terminal: SharedTerminal) -> None:
+    assert call("wait", timeout=10)["status"] == "ready"  # the shell has started
     shared_terminal.tmux("copy-mode", "-t", "=shared:")
     status = call("status")
     # Copy mode is the human scrolling, not a state of the shell: wait must not stop on it.

@@ -35,12 +35,19 @@ _TIMEOUT = "seconds to wait"
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One action of the tool: its name, what it does, its arguments."""
+    """One action of the tool: its name, what it does, its arguments, and what it may change.
+
+    ``read_only`` actions only look; ``destructive`` ones can end or discard
+    something (a program, a session, a line).  Front ends show these to
+    their users (the MCP server as tool annotations).
+    """
 
     name: str
     summary: str
     args: tuple[Arg, ...]
     handler: Callable[..., Result]
+    read_only: bool = False
+    destructive: bool = False
 
 
 def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **extra: Any) -> Result:
@@ -319,10 +326,10 @@ ACTIONS: dict[str, Action] = {
                (Arg("keys", "list", "key names, a list or separated by spaces", required=True), _SESSION,
                 Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
                 Arg("force", "bool", "shared session: allow C-c/C-u etc. on what the human runs", default=False)),
-               do_keys),
+               do_keys, destructive=True),
         Action("read", "the rendered screen, or the last N lines of history, cleaned",
                (_SESSION, Arg("lines", "int", "how many lines of history and screen (default: the screen)")),
-               do_read),
+               do_read, read_only=True),
         Action("wait", "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
                (_SESSION, Arg("sessions", "list", "several sessions to wait on"),
                 Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
@@ -330,9 +337,9 @@ ACTIONS: dict[str, Action] = {
                     choices=("ready", "stable", "change")),
                 Arg("pattern", "str", "a regular expression to wait for on the screen"),
                 Arg("timeout", "float", _TIMEOUT, default=30.0)),
-               do_wait),
+               do_wait, read_only=True),
         Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),
-               do_status),
+               do_status, read_only=True),
         Action("start", "start a program in a new private session; wait until it is ready or blocked",
                (Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
                     "or a command line", required=True),
@@ -352,12 +359,12 @@ ACTIONS: dict[str, Action] = {
         Action("exit", "leave an interactive program the right way for it",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               turns.do_exit),
+               turns.do_exit, destructive=True),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
-               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt),
-        Action("list", "sessions, their programs and states", (), do_list),
+               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt, destructive=True),
+        Action("list", "sessions, their programs and states", (), do_list, read_only=True),
         Action("kill", "end a private session (never the shared one)",
-               (Arg("session", "str", "private session name", required=True),), do_kill),
+               (Arg("session", "str", "private session name", required=True),), do_kill, destructive=True),
     )
 }
 

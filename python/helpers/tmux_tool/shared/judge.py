@@ -38,6 +38,10 @@ from .records import Sent
 
 # Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
 # for them the screen, not the kernel, tells a question from the prompt.
+# Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of the
+# kernel's sight from here.
+RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
+                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc"})
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 
 
@@ -122,8 +126,34 @@ def judge(lk: Look, now: float | None = None) -> State:
         return _state(lk, "busy", f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
                       front.comm, owner=owner, **copy)
     verdict = programs.detect(lk.snap, program=front.comm)
+    if front.comm in RELAYS and verdict.status not in ("blocked", "error"):
+        return _relayed(lk, front, owner=owner, **copy)
     return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
                   question=verdict.question, options=verdict.options, **copy)
+
+
+def _relayed(lk: Look, front: Proc, **notes: object) -> State:
+    """A program that runs a shell on a terminal of its own (``sudo -i``, ssh): only its screen can tell.
+
+    The kernel sees the relay, not the shell behind it, so the prompt is learned
+    from the screen alone, and only in a shape prompts commonly have; every
+    judgement needs the screen to hold still.
+    """
+    snap = lk.snap
+    line, x, width = snap.cursor_line, snap.cursor[0], snap.width
+    found = prompt.split(line, x, lk.book.get(str(front.pid), ""), width)
+    inside = f"the shell inside {front.comm}"
+    if found.found and found.typed:
+        return _state(lk, "busy", f"the human is typing at the prompt of {inside}: {found.typed!r}", front.comm,
+                      human_text=found.typed, prompt=found.prompt, **notes)
+    if found.found:
+        return _state(lk, "ready", f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
+                      front.comm, prompt=found.prompt, before=found.before, **notes)
+    text = prompt.candidate(line, x, width)
+    if text is not None and prompt.common_end(text):
+        return _state(lk, "ready", f"{inside} waits at its prompt {text.strip()!r}", front.comm, prompt=text,
+                      learn=(front.pid, prompt.template(text, "/")), **notes)
+    return _state(lk, "busy", f"{front.comm} runs, and no prompt is at the cursor", front.comm, **notes)
 
 
 def _owner(lk: Look, now: float) -> str:
@@ -168,6 +198,8 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         if found.typed and found.typed == sent.leftover.strip() and ours:
             return _state(lk, "ready", "our own unsent text is at the prompt", name, leftover=True,
                           prompt=found.prompt, **back, **notes)
+        if found.typed and ours and sent.leftover.strip().startswith(found.typed) and now - sent.at < records.GRACE:
+            return _state(lk, "busy", "our own text is still being drawn at the prompt", name, **notes)
         if found.typed:
             # Busy for the agent: the line is the human's until they submit or clear it.
             return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
@@ -193,8 +225,9 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
                       prompt=text, learn=(sh.pid, pattern), **back, **notes)
     if term.editing and not question_likely:
         typed = line.strip()
-        return _state(lk, "ready", f"the shell{where} waits for keys, with {typed!r} on the line "
-                      "(not told apart from its prompt yet)", name, human_text=typed, **notes)
+        return _state(lk, "busy", f"the shell{where} waits for keys with {typed!r} on its line: the human "
+                      "is typing, or output follows the prompt (not told apart yet)", name, human_text=typed,
+                      **notes)
     return _state(lk, "blocked", f"the shell{where} waits for an answer", name,
                   question=line.strip() or "input", **notes)
 

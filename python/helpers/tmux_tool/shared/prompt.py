@@ -140,6 +140,11 @@ def looks_like_prompt(text: str) -> bool:
     return bool(stripped) and (text != stripped or not stripped[-1].isalnum())
 
 
+def common_end(text: str) -> bool:
+    """The end most prompts share: ``$``, ``#``, ``%``, ``>`` or a prompt glyph, then a space."""
+    return bool(re.search(r"[$#%>❯➜»λ→] ?$", text.rstrip(" ") + " "))
+
+
 def continuation(text: str) -> bool:
     """``> `` (bash, sh) or ``dquote> ``/``heredoc> `` (zsh): the shell wants the rest of a command."""
     return bool(_CONTINUATION.fullmatch(text.strip() + " ")) if text.strip() else False

@@ -26,7 +26,8 @@ from ..core import masking
 from ..core.config import Config, private_path, write_private
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import READY_STABLE, State
+from ..core.state import State
+from ..core.stillness import Stillness
 from ..private.runs import cap_text
 from ..transport import keyboard
 from ..transport.target import Target
@@ -232,15 +233,13 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     """After typing: wait (if asked) for the prompt to come back; return the output."""
     started = time.monotonic()
     deadline = started + timeout
-    last, since = None, started
+    still = Stillness()
     while True:
         st = state(target)
         now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
-        settled = st.status in ("ready", "blocked", "error") and (st.exact or now - since >= READY_STABLE)
-        drawn = not sent.submitted and "has not read" not in st.evidence  # unsent text: once the shell has it
+        still.see(st.snap.digest if st.snap else "", now)
+        settled = still.settled(st, now)
+        drawn = not sent.submitted and (st.extra.get("leftover") or not text)  # unsent text: once it is shown
         if settled or drawn or now >= deadline:
             break
         time.sleep(poll_step(now - started))
