@@ -66,6 +66,7 @@ def test_the_agent_works_at_any_prompt(make_scene, shell: Shell) -> None:
     command, answer = probe(scene)
     res = call("send", text=command, timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("the first command did not come back ready", res, scene)
+    ready_after_end(scene, res, "probe")
     assert res["output"] == answer, explain("send's output is not the command's alone", res, scene)
 
     res = call("send", text="sleep 0.5; printf 'late-%s\\n' 5", timeout=0)
