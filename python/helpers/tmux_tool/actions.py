@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import programs
-from .core import config, masking, names
-from .core.args import Arg, BadArgs, bind, brief
+from .core import config, masking
+from .core.args import Arg, bind, brief
+from .core.errors import BadArgs, BadInput, BadName, NoServer, NoTarget, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .core.state import State
@@ -25,9 +26,8 @@ from .drive import turns
 from .private import markers, runs
 from .sessions import observe
 from .sessions.context import Context, Target
-from .shared import guard, judge, send
+from .shared import control, guard, judge, send
 from .transport import keyboard, panes
-from .transport.tmux import NoServer, NoTarget, TmuxError
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
 _TIMEOUT = "seconds to wait"
@@ -187,6 +187,10 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
         return failure("status", st.evidence, session=target.name)
+    if target.shared and st.facts is not None and st.facts.paused:
+        res = _state_result("status", target, st, paused=True)
+        res.hint = f"{control.PAUSED}: {control.PAUSED_HINT}"
+        return res
     return _state_result("status", target, st)
 
 
@@ -286,7 +290,7 @@ def do_list(ctx: Context) -> Result:
             st = observe.state_of(ctx, t)
             rows.append({"session": name, "server": f"private ({ctx.cfg.private_socket})",
                          "program": st.program, "status": st.status, "evidence": st.evidence})
-        except (names.BadName, TmuxError):
+        except (BadName, TmuxError):
             continue
     return Result(action="list", status="ready", extra={"sessions": rows},
                   output="" if rows else "no sessions",
@@ -401,7 +405,7 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     try:
         bound = bind(name, spec.args, args)
         return _masked(spec.handler(Context(config.load()), **bound))
-    except (BadArgs, names.BadName, keyboard.BadKeys) as exc:
+    except BadInput as exc:
         return failure(name, str(exc), session=session, status="unknown")
     except NoServer as exc:
         return failure(name, f"{exc}; a private server starts by itself on the next run or start",

@@ -26,13 +26,14 @@ import time
 from dataclasses import dataclass, replace
 
 from .. import programs
+from ..core.errors import NoServer, NoTarget
 from ..core.messages import message
 from ..core.state import State
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, panes
 from ..transport.kernel import Proc, Terminal
 from ..transport.panes import PaneFacts
-from ..transport.tmux import NoServer, NoTarget, Tmux
+from ..transport.tmux import Tmux
 from . import prompt, records
 from .records import Sent
 
