@@ -26,6 +26,7 @@ from .conftest import (
     fish,
     poll,
     probe,
+    ready_after_end,
     settle,
     zsh,
 )
