@@ -93,3 +93,34 @@ def test_agent_interrupts_its_own_command_waiting_on_the_terminal(scene: Scene) 
     res = call("interrupt", timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("interrupt did not end the agent's grep", res, scene)
     ends_right(scene)
+
+
+def test_agent_stages_a_command_then_presses_enter(scene: Scene) -> None:
+    res = call("send", text="printf 'staged-%s\\n' 1", enter=False, timeout=6)
+    assert res["ok"], explain("staging the agent's own text was refused", res, scene)
+    res = call("keys", keys="Enter")
+    assert res["ok"], explain("Enter after the agent's own text was refused", res, scene)
+    scene.wait_screen(r"^staged-1$")
+    ends_right(scene)
+
+
+def test_agent_stages_a_command_then_clears_it(scene: Scene) -> None:
+    res = call("send", text="rm -rf ./build", enter=False, timeout=6)
+    assert res["ok"], explain("staging the agent's own text was refused", res, scene)
+    res = call("keys", keys="C-u")
+    assert res["ok"], explain("clearing the agent's own text was refused", res, scene)
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def test_human_types_into_the_agents_repl_then_the_agent_goes_on(scene: Scene) -> None:
+    res = call("send", text="python3 -q", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the agent's REPL is not ready", res, scene)
+    scene.human.line("x = 6 * 7")
+    scene.wait_screen(r"^>>> x = 6 \* 7\n>>> ?$")
+    res = call("send", text="print(x)", timeout=6)
+    assert res["ok"] and res["output"] == "42", explain("the agent's REPL did not answer after the human", res, scene)
+    res = call("send", text="exit()", timeout=6)
+    assert res["ok"], explain("leaving the agent's own REPL was refused", res, scene)
+    assert scene.at_prompt()
+    ends_right(scene)
