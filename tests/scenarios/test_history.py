@@ -32,7 +32,7 @@ def agent_refused_and_line_kept(scene: Scene, text: str) -> None:
     ("sleep 30", "interrupt"),
 ])
 def test_human_recalls_the_agents_command_with_up(scene: Scene, first: str, then: str | None) -> None:
-    res = call("send", text=first, timeout=3)
+    res = call("send", text=first, timeout=1)
     assert res["ok"], explain("the first command did not run", res, scene)
     if then == "q":
         assert call("keys", keys="q")["ok"]
