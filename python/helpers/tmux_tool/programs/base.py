@@ -23,9 +23,10 @@ from typing import Literal
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
+from . import signs
 
 Status = Literal["ready", "busy", "blocked", "error", "unknown"]
-Kind = Literal["shell", "repl", "pager", "editor", "monitor", "ai"]
+Kind = Literal["shell", "repl", "pager", "editor", "monitor", "ai", "program"]
 Step = tuple[Literal["text", "keys"], str]
 
 STATUSES: tuple[Status, ...] = ("ready", "busy", "blocked", "error", "unknown")
@@ -61,7 +62,11 @@ class Dialog:
     ``pattern`` is searched in the text the profile says the dialog lives in;
     ``accept`` are the key names that would accept it; ``safe`` says whether
     accepting can be done without asking anyone (it loses no data and grants
-    nothing the user did not already choose).
+    nothing the user did not already choose).  ``choose``, when set, names
+    the option that accepts it in a menu: :meth:`Profile.accept_keys` then
+    moves to that option from wherever the marker is, since releases reorder
+    options and change the default (Claude Code's trust question marks
+    "Yes, I trust this folder" in one release and "No, exit" in the next).
     """
 
     name: str
@@ -69,6 +74,7 @@ class Dialog:
     accept: tuple[str, ...]
     safe: bool
     question: str
+    choose: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +197,22 @@ class Profile:
             if dialog.pattern.search(text):
                 return dialog
         return None
+
+    def accept_keys(self, snap: Snapshot, dialog: Dialog) -> tuple[str, ...]:
+        """The keys that accept ``dialog`` as this screen shows it.
+
+        With ``dialog.choose`` and a menu on the screen: as many Up or Down as
+        lie between the marked option and the chosen one, then Enter;
+        otherwise the dialog's fixed ``accept`` keys.
+        """
+        menu = signs.find_menu(snap) if dialog.choose is not None else None
+        if menu is None or dialog.choose is None:
+            return dialog.accept
+        wanted = next((i for i, o in enumerate(menu.options) if dialog.choose.search(o)), None)
+        if wanted is None:
+            return dialog.accept
+        here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
+        return (*(["Down" if wanted > here else "Up"] * abs(wanted - here)), "Enter")
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         """The output of the last submitted input, or None if it cannot be cut out."""

@@ -6,8 +6,10 @@ recognised by its *shape* at the end of the text left of the cursor, with
 nothing typed after it: a password/passphrase label ending in ``:``; a yes/no
 choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
 RETURN / any key"; a sentence ending in ``?`` (optionally followed by a
-default in brackets); or a label that asks for input (``Enter ...:``,
-``Username for ...:``).
+default in brackets); a label that asks for input (``Enter ...:``,
+``Username for ...:``); or an input field: a label with its default in
+parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
+to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
 
 A bare ``read -p 'Name: '`` matches none of these on purpose: "Name: " is
 equally the start of a progress line from a command still running.  Such a
@@ -22,7 +24,7 @@ import re
 from ..screen.snapshot import Snapshot
 from .base import Verdict, cursor_line, quote
 
-PASSWORD = re.compile(r"(?i)\b(?:pass(?:word|phrase|code)?|pass phrase|pin)\b[^:\n]{0,80}:\s*$")
+PASSWORD = re.compile(r"(?i)\b(?:pass(?:word|phrase|code)?|pass phrase|pin)\b(?:[^:\n]|'[^'\n]*')*:\s*$")
 YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
 PRESS_KEY = re.compile(r"(?i)\b(?:press|hit)\s+(?:<?enter>?|<?return>?|any key|a key)\b")
 QUESTION = re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$")
@@ -30,12 +32,15 @@ REQUEST = re.compile(
     r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login|e-?mail)"
     r"\b[^\n]*:\s*$"
 )
+FIELD = re.compile(r"\w[^\n]{0,80}?(?::\s*[\[(][^\[\]()\n]{0,80}[\])]|[\[(][^\[\]()\n]{0,80}[\])]\s*:)\s*$")
 CHOICE_GROUP = re.compile(r"[\[(]([^\])]+)[\])][\s?:]*$")
 
 
 def _options(group: str) -> tuple[str, ...]:
     """Choices inside ``[Y/n]`` / ``(yes/no/[fingerprint])`` / ``[nyae]``."""
     inner = group.strip("[]() ")
+    if inner.lower() in ("yes", "no", "ok", "y", "n"):
+        return (inner,)  # the default answer, not a list of letters
     if "/" in inner:
         return tuple(part.strip("[]() ") for part in inner.split("/") if part.strip("[]() "))
     if inner.isalpha() and inner.islower() and len(inner) <= 8:
@@ -73,4 +78,7 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
                        _options(group.group(1)) if group else ())
     if REQUEST.search(before):
         return Verdict("blocked", program, f"a request for input {quote(text)} is at the cursor", text, ())
+    if FIELD.search(before):
+        return Verdict("blocked", program, f"an input field {quote(text)} with a default waits at the cursor",
+                       text, ())
     return None
