@@ -19,8 +19,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
-from . import screen
-from .screen.snapshot import Snapshot
+from .. import screen
+from ..screen.snapshot import Snapshot
 from .tmux import DEFAULT_TIMEOUT, Tmux
 
 _FIELDS = (
@@ -28,6 +28,7 @@ _FIELDS = (
     "pane_height", "session_attached", "client_activity", "window_activity",
     "pane_current_command", "pane_pid", "history_size", "session_activity",
     "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_watch_attached",
+    "pane_tty", "@tmux_tool_owned",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
 
@@ -53,6 +54,8 @@ class PaneFacts:
     learned_prompt: str = ""
     sent: str = ""
     watch_attached: int = 0
+    tty: str = ""
+    owned: str = ""
 
     @property
     def abs_cursor_line(self) -> int:
@@ -115,6 +118,8 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         learned_prompt=v[15],
         sent=v[16],
         watch_attached=_int(v[17]),
+        tty=v[18],
+        owned=v[19],
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(

@@ -1,0 +1,208 @@
+"""The state of the human's session, decided from what the kernel and tmux know, then the screen.
+
+One look gathers three kinds of evidence (docs/ARCHITECTURE.md):
+
+1. tmux: the screen, the cursor, copy mode, a dead pane, the records the
+   tool keeps in user options (:mod:`.records`);
+2. the kernel (:mod:`..transport.kernel`): which process group owns the
+   terminal, whether it runs, and whether a shell's line editor waits for
+   keys;
+3. the screen: the learned prompt at the cursor line, a continuation prompt,
+   a question, a program's face (:mod:`..programs`).
+
+"Busy" is only ever said with something behind it: a process that runs or
+waits for a child, or keys the shell has not read yet (for at most a couple
+of seconds).  No recorded screen position keeps a session busy, so clearing,
+resizing, the alternate screen or the human's own commands cannot lock it.
+
+:func:`judge` only reads; what a look teaches (a prompt to learn, a program
+our command started, our command being over) is returned in the state's
+``notes`` and written by :func:`observe`, the one place that remembers.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from .. import programs
+from ..core.messages import message
+from ..core.state import State
+from ..screen.snapshot import Snapshot
+from ..transport import kernel, panes
+from ..transport.kernel import Proc, Terminal
+from ..transport.panes import PaneFacts
+from ..transport.tmux import NoServer, NoTarget, Tmux
+from . import prompt, records
+from .records import Sent
+
+# Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
+# for them the screen, not the kernel, tells a question from the prompt.
+_READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
+
+
+def missing(session: str, socket: str) -> str:
+    """Why the shared session cannot be used, and how the human starts it."""
+    return message("shared_missing", session=repr(session), socket=repr(socket))
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """Everything one look at the shared pane gathered."""
+
+    snap: Snapshot
+    facts: PaneFacts
+    term: Terminal
+    rchar: int  # bytes the shell in front has read (-1: unknown)
+    book: dict[str, str]
+    sent: Sent
+    owned: list[str]
+
+
+def take(tmux: Tmux, pane: str) -> Look:
+    """Look at the pane once: tmux's picture and facts, then the kernel's."""
+    snap, facts = panes.look(tmux, pane)
+    term = kernel.look(facts.pid, facts.tty)
+    rchar = kernel.bytes_read(term.front.pid) if term.front else -1
+    return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
+                records.owned(facts.owned))
+
+
+def key_time(facts: PaneFacts) -> int:
+    """When the human last pressed a key (tmux's whole seconds), 0 if unknown.
+
+    Attaching a client also sets ``session_activity``; the tool's own watch
+    client records the value its attach produced, and that one is no key.
+    """
+    return 0 if facts.session_activity == facts.watch_attached else facts.session_activity
+
+
+def _state(lk: Look, status: str, evidence: str, program: str | None, **notes: object) -> State:
+    question = notes.pop("question", None)
+    options = notes.pop("options", ())
+    return State(status, evidence, program, lk.snap, lk.facts, question=question,  # type: ignore[arg-type]
+                 options=tuple(options), extra=dict(notes))  # type: ignore[arg-type]
+
+
+def judge(lk: Look, now: float | None = None) -> State:
+    """The session's state from one look (pure: nothing is written)."""
+    now = time.time() if now is None else now
+    facts, term = lk.facts, lk.term
+    if facts.dead:
+        return _state(lk, "error", "the shared pane's shell has exited", facts.command)
+    copy = {"copy_mode": True} if facts.in_mode else {}
+    if not term.known:
+        return _by_screen(lk, **copy)
+    front = term.front
+    assert front is not None and term.shell is not None
+    if term.shell_in_front:
+        return _shell(lk, front, top=True, now=now, **copy)
+    owner = _owner(lk, now)
+    if front.shell and not term.working:
+        return _shell(lk, front, top=False, now=now, owner=owner, **copy)
+    verdict = programs.detect(lk.snap, program=front.comm)
+    return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
+                  question=verdict.question, options=verdict.options, **copy)
+
+
+def _owner(lk: Look, now: float) -> str:
+    """Who started the program in front: ``agent`` (recorded, or started by our pending command) or ``human``."""
+    tag = lk.term.owner
+    if tag in lk.owned:
+        return "agent"
+    sent, front = lk.sent, lk.term.front
+    started_since = front is not None and front.started >= kernel.started_ticks(now - sent.at) - 1
+    if sent.pending and started_since and key_time(lk.facts) <= int(sent.at):
+        return "agent"
+    return "human"
+
+
+def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> State:
+    """A shell owns the terminal: at its prompt, at a continuation, asked a question, or working."""
+    snap, term, sent = lk.snap, lk.term, lk.sent
+    name = sh.comm.lstrip("-")
+    where = "" if top else f" (a nested {name}, pid {sh.pid})"
+    ours = sent.shell == sh.pid
+    if ours and sent.unread(lk.rchar, now):
+        return _state(lk, "busy", f"the shell{where} has not read what we typed yet", name, **notes)
+    if term.working:
+        return _state(lk, "busy", f"the shell{where} is running a command (a builtin, a loop or $(…))",
+                      name, **notes)
+    line, x, width = snap.cursor_line, snap.cursor[0], snap.width
+    if not term.editing and name not in _READ_LIKE_PROMPT:
+        # bash reads its `read` builtin's answer in cooked mode or with echo on: a question.
+        return _state(lk, "blocked", f"the shell{where} asks a question (the read builtin)", name,
+                      question=line.strip() or "input", **notes)
+    back = {"back": True} if ours and sent.pending else {}
+    learned = lk.book.get(str(sh.pid), "")
+    found = prompt.split(line, x, learned, width)
+    if found.found:
+        if found.typed and found.typed == sent.leftover.strip() and ours:
+            return _state(lk, "ready", "our own unsent text is at the prompt", name, leftover=True,
+                          prompt=found.prompt, **back, **notes)
+        if found.typed:
+            # Busy for the agent: the line is the human's until they submit or clear it.
+            return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
+                          human_text=found.typed, prompt=found.prompt, **back, **notes)
+        return _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line{where}",
+                      name, prompt=found.prompt, **back, **notes)
+    text = prompt.candidate(line, x, width)
+    if text is not None and prompt.continuation(text):
+        return _state(lk, "blocked", f"the shell{where} waits for the rest of a command "
+                      f"(continuation prompt {text.strip()!r})", name, question=line.strip(),
+                      options=("finish the command", "C-c"), continuation=True, **notes)
+    if text is not None and not text.strip() and term.editing:
+        return _state(lk, "ready", f"the shell{where} waits at its prompt (output was printed after it)",
+                      name, **back, **notes)
+    question_likely = name in _READ_LIKE_PROMPT and ours and sent.pending and bool(learned)
+    if text is not None and prompt.looks_like_prompt(text) and not question_likely:
+        pattern = prompt.template(text, lk.facts.path or "/")
+        return _state(lk, "ready", f"the shell{where} waits at its prompt {text.strip()!r}", name,
+                      prompt=text, learn=(sh.pid, pattern), **back, **notes)
+    if term.editing and not question_likely:
+        typed = line.strip()
+        return _state(lk, "ready", f"the shell{where} waits for keys, with {typed!r} on the line "
+                      "(not told apart from its prompt yet)", name, human_text=typed, **notes)
+    return _state(lk, "blocked", f"the shell{where} waits for an answer", name,
+                  question=line.strip() or "input", **notes)
+
+
+def _by_screen(lk: Look, **notes: object) -> State:
+    """Without the kernel's facts (no /proc): the learned prompt, else the program profiles."""
+    facts, snap = lk.facts, lk.snap
+    learned = lk.book.get(str(facts.pid), "")
+    found = prompt.split(snap.cursor_line, snap.cursor[0], learned, snap.width)
+    if facts.command in kernel.SHELLS and found.found:
+        extra = {"human_text": found.typed} if found.typed else {}
+        return _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line",
+                      facts.command, prompt=found.prompt, **extra, **notes)
+    verdict = programs.detect(snap, program=None if facts.command in kernel.SHELLS else facts.command)
+    return _state(lk, verdict.status, verdict.evidence, verdict.program or facts.command,
+                  question=verdict.question, options=verdict.options, owner="human", **notes)
+
+
+def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple[State, Look | None]:
+    """Look, judge, and remember what the look taught (a prompt, our program, our command's end)."""
+    try:
+        lk = take(tmux, pane)
+    except (NoServer, NoTarget):
+        return State("error", missing(name, tmux.socket)), None
+    st = judge(lk, now)
+    if st.extra.get("copy_mode"):
+        st.evidence += " (the human is scrolling in copy mode)"
+    back = remember(tmux, pane, lk, st)
+    st.extra["pending"] = lk.sent.pending and not back
+    return st, lk
+
+
+def remember(tmux: Tmux, pane: str, lk: Look, st: State) -> bool:
+    """Write what a judgement learned into the session's records; True when our command is over."""
+    learn = st.extra.pop("learn", None)
+    if learn and lk.book.get(str(learn[0])) != learn[1]:
+        records.learn(tmux, pane, lk.book, learn[0], learn[1])
+    if st.extra.get("owner") == "agent" and lk.term.owner not in lk.owned:
+        records.claim(tmux, pane, lk.owned, lk.term.owner)
+    if st.extra.pop("back", False):
+        records.save(tmux, pane, records.SENT, replace(lk.sent, back=True))
+        return True
+    return False
