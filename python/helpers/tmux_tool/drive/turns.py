@@ -149,10 +149,12 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
             return _result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
                            hint="read the session's screen for its message", answered=answered)
         dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
-        allowed = dialog is not None and bool(dialog.accept) and dialog.name not in answered and (
+        # The keys come from the screen: releases move a dialog's default (see Profile.accept_keys).
+        keys = profile.accept_keys(st.snap, dialog) if (profile and st.snap and dialog) else ()
+        allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
             dialog.name in accept or ("safe" in accept and dialog.safe))
         if dialog and allowed and now - since >= min(settle, 0.3):
-            _press_one_by_one(ctx, target, list(dialog.accept))
+            _press_one_by_one(ctx, target, list(keys))
             answered.append(dialog.name)
             last = None
             time.sleep(POLL)
@@ -164,8 +166,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
                 hint = message("blocked", program=label)
                 if dialog:
                     extra["dialog"], extra["safe"] = dialog.name, dialog.safe
-                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
-                             f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
+                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(keys)} accept it (start "
+                             f"answers it by itself when given accept=[{dialog.name!r}])" if keys else
                              f". It is the {dialog.name!r} dialog, which needs the human")
             return _result("start", target, st, hint=hint, **extra)
         if now >= deadline:
