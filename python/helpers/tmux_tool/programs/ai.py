@@ -41,15 +41,12 @@ from typing import ClassVar
 
 from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import menus, signs
 from .answer import echo_rows, last_echo, plain_snapshot, squash, tidy
-from .base import Profile, Verdict, cursor_line, quote
+from .base import Kind, Profile, Verdict, quote
 from .questions import PRESS_KEY
 from .shell import split_prompt
 
-SHELL_PROMPT_END = ("$", "#", "%")
-CRASH = re.compile(r"(?i)\b(?:killed|segmentation fault|core dumped|aborted|terminated)")
-CRASH_ROWS = 3
 DIALOG_ROWS = 30  # a dialog without an input box is drawn within this many rows of the bottom
 HINT_ROWS = 6
 PALETTE_ROW = re.compile(r"^\s*(?:[❯›>]\s*)?/?[\w:-]+\s{2,}\S")
@@ -92,9 +89,12 @@ class AiProfile(Profile):
     (:meth:`finished`) a short quiet spell is enough.  ``start_settle`` is
     the same for the first screen after launch, which several CLIs draw in
     stages.  ``page_keys`` (up, back to the bottom) are set for CLIs on the
-    alternate screen, whose transcript has no tmux scrollback.
+    alternate screen, whose transcript has no tmux scrollback.  Every CLI
+    takes its prompt by bracketed paste.
     """
 
+    kind: Kind = "ai"
+    paste: bool = True
     settle: float = 1.0
     start_settle: float = 1.0
     page_keys: tuple[str, ...] = ()
@@ -166,29 +166,18 @@ class AiProfile(Profile):
         return snap.program is None or self.runs_as(snap.program)
 
     def ended(self, snap: Snapshot) -> Verdict | None:
-        """The CLI is gone and the shell's prompt is back inside its last frame.
-
-        A killed TUI leaves its frame on the screen; the shell prints its
-        prompt (and bash its ``Killed``) over it, often on a row that still
-        holds the frame's text right of the cursor, where no shell rule can
-        see a prompt.  A prompt left of the cursor and a crash word on the
-        rows just above it mean the CLI died.
-        """
-        cl = cursor_line(snap)
-        if not cl.before.rstrip().endswith(SHELL_PROMPT_END):
-            return None
-        for y in range(cl.row, max(-1, cl.row - CRASH_ROWS), -1):
-            text = snap.lines[y] if y < len(snap.lines) else ""
-            if m := CRASH.search(text):
-                return self.verdict("error", f"{self.name} has ended: {m.group()!r} above the shell's prompt, "
-                                    f"which is back at the cursor")
+        """The CLI is gone: the shell's prompt is back inside its last frame, with a crash
+        word just above it (see :func:`signs.died_under_prompt`)."""
+        if word := signs.died_under_prompt(snap):
+            return self.verdict("error", f"{self.name} has ended: {word!r} above the shell's prompt, which is back "
+                                "at the cursor")
         return None
 
     def dialog(self, snap: Snapshot, frame: Frame | None) -> Verdict | None:
         """A question drawn over or instead of the input area, by the generic signs."""
         lines = snap.lines
         low = frame.top if frame else max(0, len(lines) - DIALOG_ROWS)
-        menu = signs.find_menu(snap, low, exclude=frame.input if frame else None)
+        menu = menus.find_menu(snap, low, exclude=frame.input if frame else None)
         if menu is not None:
             known = self.find_dialog(snap.text)
             what = f"the {known.name} dialog" if known else "a menu"
@@ -197,7 +186,7 @@ class AiProfile(Profile):
                                 "is selected (Enter takes it)", question, menu.options)
         if frame is not None:
             return None
-        if buttons := signs.find_buttons(snap):
+        if buttons := menus.find_buttons(snap):
             return self.verdict("blocked", f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
         texts = [y for y, row in enumerate(lines) if row.strip()]
@@ -205,7 +194,7 @@ class AiProfile(Profile):
         if PRESS_KEY.search(last):
             return self.verdict("blocked", f"{quote(last)} is the last row: a notice waits for a key",
                                 last.strip(), ("Enter",))
-        hint = next((y for y in reversed(texts[-HINT_ROWS:]) if signs.HINT.search(lines[y])), None)
+        hint = next((y for y in reversed(texts[-HINT_ROWS:]) if menus.HINT.search(lines[y])), None)
         if hint is not None and not signs.activity(lines[hint]):
             question = _asked_above(lines, hint)
             return self.verdict("blocked", f"{quote(lines[hint])} tells which keys answer {quote(question, 60)}",
@@ -243,7 +232,7 @@ class AiProfile(Profile):
             return False
         rows = snap.lines
         near = [*rows[max(0, frame.top - 12):frame.top], *rows[frame.top:]]
-        return sum(bool(PALETTE_ROW.match(signs.unbox(r))) for r in near) >= PALETTE_ROWS
+        return sum(bool(PALETTE_ROW.match(menus.unbox(r))) for r in near) >= PALETTE_ROWS
 
     def _error_block(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         """An error as the final block of the last turn: an error line or red text."""
@@ -259,7 +248,7 @@ class AiProfile(Profile):
             if len(block) > LAST_BLOCK_ROWS:
                 return None
         for y in reversed(block):
-            text = signs.strip_box(snap.lines[y])
+            text = menus.strip_box(snap.lines[y])
             if signs.is_red(snap, y) or signs.error_line(text):
                 return quote(text, 80)
         return None
@@ -289,7 +278,7 @@ class AiProfile(Profile):
         start = last_echo(rows, end, self.echo, prompt, strict=self.strict_echo)
         if start is None:
             return None
-        y = start + echo_rows(rows, start, prompt, lambda r: self.echo(r) or signs.strip_box(r))
+        y = start + echo_rows(rows, start, prompt, lambda r: self.echo(r) or menus.strip_box(r))
         return self.cut(snap, rows, y, self.turn_end(rows, y, end))
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
@@ -327,10 +316,10 @@ class AiProfile(Profile):
 def _asked_above(lines: Sequence[str], hint: int) -> str:
     """What a screen with a key hint asks: the nearest row above it that asks (``?`` or a
     label ending in ``:``), else the first text row of the block above it."""
-    texts = [signs.strip_box(lines[y]) for y in range(hint - 1, max(-1, hint - 16), -1)]
-    texts = [t for t in texts if t and not signs.is_rule(t)]
+    texts = [menus.strip_box(lines[y]) for y in range(hint - 1, max(-1, hint - 16), -1)]
+    texts = [t for t in texts if t and not menus.is_rule(t)]
     for t in texts:
         if t.endswith(("?", ":")) or "?" in t:
             return t
-    return texts[-1] if texts else signs.strip_box(lines[hint])
+    return texts[-1] if texts else menus.strip_box(lines[hint])
 

@@ -18,20 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
+from . import menus
 from .ai import AiProfile, Frame
 from .answer import tidy
-from .base import Dialog, Verdict, cursor_line, quote
+from .base import Dialog, Verdict, cursor_line, quote, typed
 
 PROMPT = "> "
-RULE = re.compile(r"^─{20,}$")
 FILE_ROWS = 6
 YES_NO = re.compile(r"\(Y\)es/\(N\)o.*\[(?:Yes|No)\]:\s*$")
 WAITING = re.compile(r"\bWaiting for \S+")
 FAILED = re.compile(r"^litellm\.\w+Error\b")
 TOKENS = re.compile(r"^Tokens: \S+ sent, \S+ received\.")
 COMPLETION_ROW = re.compile(r"^\s+/\w[\w-]*\s{2,}/\w")
-LAUNCH = re.compile(r"^\S*[$#%] (?:\S+/)?aider\b")
-BANNER = re.compile(r"^Aider v\d")
 
 
 def _prompt_row(snap: Snapshot) -> int | None:
@@ -40,13 +38,17 @@ def _prompt_row(snap: Snapshot) -> int | None:
     if not cl.before.startswith(PROMPT.rstrip()) or not (cl.before + cl.after).startswith((PROMPT, ">")):
         return None
     for y in range(cl.row - 1, max(-1, cl.row - FILE_ROWS - 1), -1):
-        if RULE.match(snap.lines[y] if y < len(snap.lines) else ""):
+        if menus.FULL_RULE.match(snap.lines[y] if y < len(snap.lines) else ""):
             return cl.row
     return None
 
 
 def _rule_above(lines: Sequence[str], row: int) -> int:
-    return next((y for y in range(row - 1, -1, -1) if RULE.match(lines[y])), row)
+    return next((y for y in range(row - 1, -1, -1) if menus.FULL_RULE.match(lines[y])), row)
+
+
+LAUNCH = re.compile(r"^\S*[$#%] (?:\S+/)?aider\b")
+BANNER = re.compile(r"^Aider v\d")
 
 
 def _only_launched(lines: Sequence[str]) -> bool:
@@ -121,20 +123,12 @@ class AiderProfile(AiProfile):
 
 PROFILES = (
     AiderProfile(
-        "aider",
-        ("aider", "python3", "python3.*", "python"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/exit"), ("keys", "Enter")),
+        "aider", ("aider", "python3", "python3.*", "python"), exit_steps=typed("/exit"), command=("aider",),
+        rank=30,
         dialogs=(
             Dialog("create-file", re.compile(r"Create new file\? \(Y\)es/\(N\)o"), ("y", "Enter"), False,
                    "aider asks whether to create a file its answer wrote"),
         ),
-        command=("aider",),
-        rank=30,
-        skip_permission_args=("--yes-always",),
-        settle=0.6,
-        start_settle=1.0,
+        skip_permission_args=("--yes-always",), settle=0.6, start_settle=1.0,
     ),
 )

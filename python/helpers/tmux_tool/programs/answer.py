@@ -59,8 +59,8 @@ def cut_reply(
     multi-line input (a ``def``, then a call) leaves only what it printed.
 
     >>> rows = [">>> def f(x):", "...     return x * 2", "... ", ">>> f(21)", "42", ">>> "]
-    >>> cut_reply(rows, primary=lambda r: r[4:] if r.startswith(">>> ") else None,
-    ...           continuation=lambda r: r[4:] if r.startswith("... ") else None,
+    >>> cut_reply(rows, primary=lambda r: r[4:] if r.startswith(">>>") else None,
+    ...           continuation=lambda r: r[4:] if r.startswith("...") else None,
     ...           submitted="def f(x):\\n    return x * 2\\n\\nf(21)")
     '42'
     """

@@ -23,7 +23,7 @@ from typing import Literal
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import menus
 
 Status = Literal["ready", "busy", "blocked", "error", "unknown"]
 Kind = Literal["shell", "repl", "pager", "editor", "monitor", "ai", "program"]
@@ -124,6 +124,11 @@ def row(snap: Snapshot, y: int) -> str:
     return snap.lines[y] if 0 <= y < len(snap.lines) else ""
 
 
+def typed(command: str) -> tuple[Step, ...]:
+    """The steps that type ``command`` and press Enter (``/exit`` in an AI CLI)."""
+    return (("text", command), ("keys", "Enter"))
+
+
 def quote(text: str, limit: int = 60) -> str:
     """Screen text for an evidence sentence: stripped, shortened, quoted."""
     text = text.strip()
@@ -205,7 +210,7 @@ class Profile:
         lie between the marked option and the chosen one, then Enter;
         otherwise the dialog's fixed ``accept`` keys.
         """
-        menu = signs.find_menu(snap) if dialog.choose is not None else None
+        menu = menus.find_menu(snap) if dialog.choose is not None else None
         if menu is None or dialog.choose is None:
             return dialog.accept
         wanted = next((i for i, o in enumerate(menu.options) if dialog.choose.search(o)), None)

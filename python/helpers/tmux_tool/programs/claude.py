@@ -29,12 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import menus, signs
 from .ai import AiProfile, Frame
-from .base import Dialog
+from .base import Dialog, typed
 from .questions import PRESS_KEY
 
-RULE = re.compile(r"^─{20,}$")
 PALETTE_ROW = re.compile(r"^/[\w:-]+\s{2,}\S")
 SUMMARY = re.compile(r"^✻ \S+ for \d")
 THINKING = re.compile(r"^\s*(?:● )?(?:Thinking|Thought) for .*\(ctrl\+o to expand\)$")
@@ -67,7 +66,7 @@ class ClaudeProfile(AiProfile):
         """The ``❯`` rows between the last two rules, with only a footer or the
         command palette under them."""
         lines = snap.lines
-        rules = [y for y, row in enumerate(lines) if RULE.match(row)]
+        rules = [y for y, row in enumerate(lines) if menus.FULL_RULE.match(row)]
         if len(rules) < 2:
             return None
         top, bottom = rules[-2], rules[-1]
@@ -142,12 +141,7 @@ def _is_tool(rows: Sequence[str], y: int, end: int) -> bool:
 
 PROFILES = (
     ClaudeProfile(
-        "claude",
-        ("claude",),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/exit"), ("keys", "Enter")),
+        "claude", ("claude",), exit_steps=typed("/exit"), command=("claude",), rank=10,
         dialogs=(
             Dialog("theme", re.compile(r"Choose the text style that looks best with your terminal"),
                    ("Enter",), True, "Claude Code's first-run theme picker: which text style?"),
@@ -164,10 +158,6 @@ PROFILES = (
                    "Claude Code asks permission to run a tool"),
             Dialog("notice", PRESS_KEY, ("Enter",), True, "Claude Code shows a notice (security notes, ...)"),
         ),
-        command=("claude",),
-        rank=10,
-        skip_permission_args=("--dangerously-skip-permissions",),
-        settle=0.6,
-        start_settle=1.0,
+        skip_permission_args=("--dangerously-skip-permissions",), settle=0.6, start_settle=1.0,
     ),
 )

@@ -30,20 +30,19 @@ from dataclasses import dataclass
 from ..screen.snapshot import Snapshot
 from . import signs
 from .ai import AiProfile, Frame
-from .base import Dialog
+from .base import Dialog, typed
 
 COMPOSER = re.compile(r"^› (?P<text>.*)$")
 OPTION = re.compile(r"^› \d{1,2}\. ")
+POPUP_ROW = re.compile(r"^(?:› | {2})/[\w-]+\s{2,}\S")
 FOOTER_ROWS = 3
 STATUS_ROWS = 6
-WORKED = re.compile(r"^\s{0,2}Worked for [<\d][^•]*• \d{1,2}:\d{2}\s*$")
-FAILED = re.compile(r"^■ ")
-INTERRUPTED = re.compile(r"^■ Conversation interrupted\b")
 HEADER = re.compile(r"^\s*(?:│\s*)?>_ OpenAI Codex \(v")
-POPUP_ROW = re.compile(r"^(?:› | {2})/[\w-]+\s{2,}\S")
+WORKED = re.compile(r"^\s{0,2}Worked for [<\d][^•]*• \d{1,2}:\d{2}\s*$")
+ENDED = re.compile(r"^■ (?P<interrupted>Conversation interrupted\b)?")  # failed, or interrupted (no failure)
+NESTED = "  └ "
 TOOL_CELL = re.compile(r"^• (?:Ran|Running) ")
 TIP = re.compile(r"^\s+└ Tip: ")
-NESTED = "  └ "
 
 
 def _composer(lines: Sequence[str]) -> int | None:
@@ -96,14 +95,16 @@ class CodexProfile(AiProfile):
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         last = _last_content(snap.lines, frame.top)
-        if last is not None and FAILED.match(snap.lines[last]) and not INTERRUPTED.match(snap.lines[last]):
-            return repr(snap.lines[last].strip()[:80])
+        m = ENDED.match(snap.lines[last]) if last is not None else None
+        if m and not m.group("interrupted"):
+            return repr(m.string.strip()[:80])
         return None
 
     def turn_open(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         lines = snap.lines
         last = _last_content(lines, frame.top)
-        if last is None or HEADER.match(lines[last]) or _worked(snap, last) or INTERRUPTED.match(lines[last]):
+        ended = ENDED.match(lines[last]) if last is not None else None
+        if last is None or HEADER.match(lines[last]) or _worked(snap, last) or (ended and ended.group("interrupted")):
             return None
         if start is None and any(HEADER.match(r) for r in lines[:last]):
             return None
@@ -135,12 +136,8 @@ def _status_like(row: str) -> bool:
 
 PROFILES = (
     CodexProfile(
-        "codex",
-        ("codex", "codex-*", "node"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/quit"), ("keys", "Enter")),
+        "codex", ("codex", "codex-*", "node"), exit_steps=typed("/quit"),
+        command=("codex", "--no-daemon", "--no-alt-screen"), rank=10,
         dialogs=(
             Dialog("trust", re.compile(r"Trust this folder\?|Do you trust the contents of this directory\?"),
                    ("Enter",), False, "Codex asks whether to trust this folder",
@@ -150,10 +147,6 @@ PROFILES = (
             Dialog("permission", re.compile(r"Would you like to run the following command\?"), ("y",), False,
                    "Codex asks permission to run a command"),
         ),
-        command=("codex", "--no-daemon", "--no-alt-screen"),
-        rank=10,
-        skip_permission_args=("--dangerously-bypass-approvals-and-sandbox",),
-        settle=1.0,
-        start_settle=1.0,
+        skip_permission_args=("--dangerously-bypass-approvals-and-sandbox",), settle=1.0, start_settle=1.0,
     ),
 )

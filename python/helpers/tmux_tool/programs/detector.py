@@ -116,6 +116,9 @@ def _shell_in_front(shell: Profile, snap: Snapshot, started: Profile | None, sta
         # a pipeline, where tmux names the shell rather than the program.
         if own is None and (v := (started or generic(started_name)).classify(snap)):
             return v
+        if own is None and (word := signs.died_under_prompt(snap)):
+            return Verdict("error", started_name, f"{started_name} has ended: {word!r} above the shell's prompt, "
+                           "which is back at the cursor inside its last frame")
     if own is not None:
         return own
     if v := _recognise(snap, FULL_SCREEN_KINDS):
@@ -302,6 +305,6 @@ def _lines(screen: object) -> list[str] | None:
     """The rows of a screen given as one string or as a list of strings."""
     if isinstance(screen, str):
         return screen.split("\n")
-    if isinstance(screen, Sequence) and all(isinstance(r, str) for r in screen):
+    if isinstance(screen, (list, tuple)) and all(isinstance(r, str) for r in screen):
         return [r.replace("\n", " ") for r in screen]
     return None

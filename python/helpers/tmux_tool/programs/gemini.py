@@ -23,19 +23,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import menus, signs
 from .ai import AiProfile, Frame
-from .base import Dialog
+from .base import Dialog, typed
 
-RULE = re.compile(r"^─{20,}$")
 INPUT = re.compile(r"^ [>*] (?P<text>.*)$")
 PLACEHOLDER = re.compile(r"^\s+Type your message or @path/to/file$")
-FAILED = re.compile(r"^✕ ")
-ANSWER = "✦ "
 SUGGESTION = re.compile(r"^ \(\d+/\d+\)$")
 STATUS_ROWS = 3
 RULE_GAP = 4
 PALETTE_SPAN = 14
+ANSWER = "✦ "
+FAILED = "✕ "
 
 
 def _echo(row: str) -> str | None:
@@ -56,7 +55,7 @@ class GeminiProfile(AiProfile):
             m = INPUT.match(lines[y])
             if not m:
                 continue
-            rule = next((r for r in range(y - 1, max(-1, y - RULE_GAP), -1) if RULE.match(lines[r])), None)
+            rule = next((r for r in range(y - 1, max(-1, y - RULE_GAP), -1) if menus.FULL_RULE.match(lines[r])), None)
             if rule is None:
                 return None
             below = [row for row in lines[y + 1:] if row.strip()]
@@ -76,7 +75,7 @@ class GeminiProfile(AiProfile):
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         if start is None:
             return None
-        row = next((r for r in snap.lines[start + 1:frame.top] if FAILED.match(r)), None)
+        row = next((r for r in snap.lines[start + 1:frame.top] if r.startswith(FAILED)), None)
         return repr(row.strip()[:80]) if row else None
 
     def finished(self, snap: Snapshot) -> bool:
@@ -90,12 +89,7 @@ class GeminiProfile(AiProfile):
 
 PROFILES = (
     GeminiProfile(
-        "gemini",
-        ("gemini", "node"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/quit"), ("keys", "Enter")),
+        "gemini", ("gemini", "node"), exit_steps=typed("/quit"), command=("gemini",), rank=11,
         dialogs=(
             Dialog("trust", re.compile(r"Do you trust the files in this folder\?|Do you trust this folder\?"),
                    ("Enter",), False, "Gemini CLI asks whether to trust the files in this folder",
@@ -105,10 +99,6 @@ PROFILES = (
             Dialog("permission", re.compile(r"Allow execution of \["), ("Enter",), False,
                    "Gemini CLI asks permission to run a tool"),
         ),
-        command=("gemini",),
-        rank=11,
-        skip_permission_args=("--yolo",),
-        settle=0.6,
-        start_settle=1.5,
+        skip_permission_args=("--yolo",), settle=0.6, start_settle=1.5,
     ),
 )

@@ -24,11 +24,12 @@ import re
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import menus, signs
 from .base import Profile, Verdict, quote
 from .questions import ask
 
-PROGRESS = re.compile(r"(?:^|[\s\[(|])\d{1,3}(?:\.\d+)?%(?:$|[\s\])|])")
+PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?%")
+BAR = re.compile(r"[#=█▓▒░■━>]{5,}|\beta\b|\[Working\]", re.IGNORECASE)
 LOOK_ROWS = 6
 DIALOG_ROWS = 30
 
@@ -40,19 +41,19 @@ class GenericProfile(Profile):
     def classify(self, snap: Snapshot) -> Verdict | None:
         if q := ask(snap, self.name):
             return q
-        menu = signs.find_menu(snap, max(0, len(snap.lines) - DIALOG_ROWS))
+        menu = menus.find_menu(snap, max(0, len(snap.lines) - DIALOG_ROWS))
         if menu is not None:
             return self.verdict("blocked", f"a menu asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
                                 "is selected (Enter takes it)", menu.question, menu.options)
-        if buttons := signs.find_buttons(snap):
+        if buttons := menus.find_buttons(snap):
             return self.verdict("blocked", f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
         texts = [row for row in snap.lines if row.strip()][-LOOK_ROWS:]
         for row in reversed(texts):
             if sign := signs.activity(row):
                 return self.verdict("busy", f"{quote(sign)} shows work in progress")
-            if m := PROGRESS.search(row):
-                return self.verdict("busy", f"a progress figure {quote(m.group())} is on the screen")
+            if m := _progress(row):
+                return self.verdict("busy", f"a progress figure {quote(m)} is on the screen")
         return None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
@@ -60,6 +61,16 @@ class GenericProfile(Profile):
             return self.verdict("unknown", f"{self.name} holds the full screen and shows no question, dialog "
                                 "or sign of work")
         return self.verdict("busy", f"{self.name} is running and shows no question at the cursor")
+
+
+def _progress(row: str) -> str | None:
+    """A percentage that measures work going on: beside a bar or an ETA, or alone in its
+    box (a gauge) - not a figure in a status line ("410 (0%)" of a context window)."""
+    m = PERCENT.search(row)
+    if m is None:
+        return None
+    alone = menus.strip_box(row).strip() == m.group()
+    return m.group() if alone or BAR.search(row) else None
 
 
 def generic(name: str | None) -> GenericProfile:

@@ -26,23 +26,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
+from . import menus
 from .ai import AiProfile, Frame
-from .base import Dialog, quote
+from .base import Dialog, quote, typed
 
 INPUT_RULE = re.compile(r"^── input ─")
-RULE = re.compile(r"^─{20,}")
-SPINNER = re.compile(r"^[⠁-⣿🌑🌒🌓🌔🌕🌖🌗🌘](?: |$)")
-RETRYING = re.compile(r"^Retrying after server error\b")
 COMMAND_ROW = re.compile(r"^\s+/[\w-]+\s{2,}\S")
+BUSY_ROW = re.compile(r"^(?:[⠁-⣿🌑🌒🌓🌔🌕🌖🌗🌘](?: |$)|Retrying after server error\b)")  # a spinner, or a retry
+SPINNER_GAP = 3
 ECHO = re.compile(r"^✨ (?P<text>.*)$")
 ANSWER = "• "
 TOOL_USE = re.compile(r"^• Used \w+ \(")
-SPINNER_GAP = 3
 
 
 def _busy_row(lines: Sequence[str], rule: int) -> str | None:
     for y in range(rule - 1, max(-1, rule - SPINNER_GAP - 1), -1):
-        if SPINNER.match(lines[y]) or RETRYING.match(lines[y]):
+        if BUSY_ROW.match(lines[y]):
             return lines[y]
     return None
 
@@ -58,7 +57,7 @@ class KimiProfile(AiProfile):
         rule = next((y for y in range(len(lines) - 1, -1, -1) if INPUT_RULE.match(lines[y])), None)
         if rule is None:
             return None
-        close = next((y for y in range(rule + 1, len(lines)) if RULE.match(lines[y])), None)
+        close = next((y for y in range(rule + 1, len(lines)) if menus.FULL_RULE.match(lines[y])), None)
         rows = lines[rule + 1:close if close is not None else len(lines)]
         pending = "\n".join(row.strip() for row in rows if row.strip())
         palette = close is not None and any(COMMAND_ROW.match(row) for row in lines[close + 1:])
@@ -84,25 +83,16 @@ class KimiProfile(AiProfile):
 
     def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:
         row = rows[y]
-        return row.startswith(ANSWER) and not TOOL_USE.match(row) and not SPINNER.match(row)
+        return row.startswith(ANSWER) and not TOOL_USE.match(row) and not BUSY_ROW.match(row)
 
 
 PROFILES = (
     KimiProfile(
-        "kimi",
-        ("Kimi", "kimi"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/exit"), ("keys", "Enter")),
+        "kimi", ("Kimi", "kimi"), exit_steps=typed("/exit"), command=("kimi",), rank=12,
         dialogs=(
             Dialog("permission", re.compile(r"is requesting approval to run"), ("Enter",), False,
                    "Kimi asks approval to run a tool"),
         ),
-        command=("kimi",),
-        rank=12,
-        skip_permission_args=("--yolo",),
-        settle=0.8,
-        start_settle=1.0,
+        skip_permission_args=("--yolo",), settle=0.8, start_settle=1.0,
     ),
 )

@@ -27,21 +27,22 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import menus, signs
 from .ai import AiProfile, Frame
 from .answer import tidy
-from .base import Dialog, Verdict, quote
+from .base import Dialog, Verdict, quote, typed
 
 EDGE = re.compile(r"^\s*╹▀{10,}$")
 BLOCK = re.compile(r"^\s*┃")
+COMMAND_ROW = re.compile(r"^\s*┃ /[\w-]+\s{2,}\S.*┃$")
+PLACEHOLDER = re.compile(r"^Ask anything… ")
+ANSWER_INDENT = "     "
+ECHO = re.compile(r"^ {2}┃ {2}(?P<text>\S.*)$")
 TURN_END = re.compile(r"^\s+▣\s+\S")
 DURATION = re.compile(r"· (?:\d+m\s*)?\d+(?:\.\d+)?(?:ms|s|m)\b")
+PERMISSION_ROWS = 20
 PERMISSION = re.compile(r"△ Permission required")
 CHOICES = re.compile(r"\bAllow once\s+Allow always\s+Reject\b")
-COMMAND_ROW = re.compile(r"^\s*┃ /[\w-]+\s{2,}\S.*┃$")
-ECHO = re.compile(r"^ {2}┃ {2}(?P<text>\S.*)$")
-ANSWER_INDENT = "     "
-PLACEHOLDER = re.compile(r"^Ask anything… ")
 
 
 def _edge(lines: Sequence[str]) -> int | None:
@@ -72,10 +73,10 @@ class OpencodeProfile(AiProfile):
     def dialog(self, snap: Snapshot, frame: Frame | None) -> Verdict | None:
         """The permission question inside the input area, with its three choices on one row."""
         lines = snap.lines
-        asked = next((y for y in range(len(lines) - 1, max(-1, len(lines) - 20), -1)
+        asked = next((y for y in range(len(lines) - 1, max(-1, len(lines) - PERMISSION_ROWS), -1)
                       if PERMISSION.search(lines[y])), None)
         if asked is not None and any(CHOICES.search(row) for row in lines[asked:]):
-            what = " ".join(signs.strip_box(row) for row in lines[asked + 1:asked + 4] if signs.strip_box(row))
+            what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4] if menus.strip_box(row))
             question = f"Permission required: {what}".strip()
             return self.verdict("blocked", f"OpenCode asks {quote(question, 80)}", question,
                                 ("Allow once", "Allow always", "Reject"))
@@ -96,7 +97,7 @@ class OpencodeProfile(AiProfile):
         if top == edge:
             return None
         width = self.transcript_width(snap)
-        rows = [signs.strip_box(row[:width]) for row in lines[top:edge - 1]]
+        rows = [menus.strip_box(row[:width]) for row in lines[top:edge - 1]]
         text = "\n".join(row for row in rows if row).strip()
         pending = "" if PLACEHOLDER.match(text) else text
         footer = next((row for row in reversed(lines) if row.strip()), "")
@@ -118,7 +119,7 @@ class OpencodeProfile(AiProfile):
         before = _block_above(lines, block[0])
         if before is None and not signs.is_red(snap, block[0]):
             return None
-        text = " ".join(signs.strip_box(r) for r in lines[block[0]:block[1] + 1] if signs.strip_box(r))
+        text = " ".join(menus.strip_box(r) for r in lines[block[0]:block[1] + 1] if menus.strip_box(r))
         return quote(text, 80)
 
     def finished(self, snap: Snapshot) -> bool:
@@ -145,20 +146,10 @@ class OpencodeProfile(AiProfile):
 
 PROFILES = (
     OpencodeProfile(
-        "opencode",
-        ("opencode", ".opencode"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/exit"), ("keys", "Enter")),
+        "opencode", ("opencode", ".opencode"), exit_steps=typed("/exit"), command=("opencode",), rank=10,
         dialogs=(
             Dialog("permission", PERMISSION, ("Enter",), False, "OpenCode asks permission to run a tool"),
         ),
-        command=("opencode",),
-        rank=10,
-        skip_permission_args=("--auto",),
-        settle=0.6,
-        start_settle=1.0,
-        page_keys=("PageUp", "End"),
+        skip_permission_args=("--auto",), settle=0.6, start_settle=1.0, page_keys=("PageUp", "End"),
     ),
 )
