@@ -155,7 +155,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
             dialog.name in accept or ("safe" in accept and dialog.safe))
         if dialog and allowed and now - since >= min(settle, 0.3):
             _press_one_by_one(ctx, target, list(keys))
-            answered.append(dialog.name)
+            if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
+                answered.append(dialog.name)
             last = None
             time.sleep(POLL)
             continue
@@ -166,7 +167,9 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
                 hint = message("blocked", program=label)
                 if dialog:
                     extra["dialog"], extra["safe"] = dialog.name, dialog.safe
-                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(keys)} accept it (start "
+                    how = (f"keys {' '.join(keys)} accept it" if dialog.choose is None else
+                           f"the option matching {dialog.choose.pattern!r} accepts it (now: {' '.join(keys)})")
+                    hint += (f". It is the {dialog.name!r} dialog: {how} (start "
                              f"answers it by itself when given accept=[{dialog.name!r}])" if keys else
                              f". It is the {dialog.name!r} dialog, which needs the human")
             return _result("start", target, st, hint=hint, **extra)

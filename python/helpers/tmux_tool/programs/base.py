@@ -204,11 +204,14 @@ class Profile:
         return None
 
     def accept_keys(self, snap: Snapshot, dialog: Dialog) -> tuple[str, ...]:
-        """The keys that accept ``dialog`` as this screen shows it.
+        """The keys to press now toward accepting ``dialog`` as this screen shows it.
 
-        With ``dialog.choose`` and a menu on the screen: as many Up or Down as
-        lie between the marked option and the chosen one, then Enter;
-        otherwise the dialog's fixed ``accept`` keys.
+        A dialog that names its accepting option (``choose``) is answered one
+        step at a time, each judged on a fresh look: Up or Down while another
+        option is marked, Enter once the chosen one is - so a key the program
+        swallowed, or a default that moved, is seen and corrected.  It is
+        accepted when Enter was pressed.  Otherwise (or when no menu shows)
+        the dialog's fixed ``accept`` keys.
         """
         menu = menus.find_menu(snap) if dialog.choose is not None else None
         if menu is None or dialog.choose is None:
@@ -217,7 +220,7 @@ class Profile:
         if wanted is None:
             return dialog.accept
         here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
-        return (*(["Down" if wanted > here else "Up"] * abs(wanted - here)), "Enter")
+        return ("Enter",) if wanted == here else ("Down" if wanted > here else "Up",)
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         """The output of the last submitted input, or None if it cannot be cut out."""
