@@ -39,7 +39,7 @@ PLACEHOLDER = re.compile(r"^Ask anything… ")
 ANSWER_INDENT = "     "
 ECHO = re.compile(r"^ {2}┃ {2}(?P<text>\S.*)$")
 TURN_END = re.compile(r"^\s+▣\s+\S")
-DURATION = re.compile(r"· (?:\d+m\s*)?\d+(?:\.\d+)?(?:ms|s|m)\b")
+DURATION = re.compile(r"·\s*(?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?\s?(?:ms|s|m|h)\b")
 PERMISSION_ROWS = 20
 PERMISSION = re.compile(r"△ Permission required")
 CHOICES = re.compile(r"\bAllow once\s+Allow always\s+Reject\b")
@@ -121,6 +121,14 @@ class OpencodeProfile(AiProfile):
             return None
         text = " ".join(menus.strip_box(r) for r in lines[block[0]:block[1] + 1] if menus.strip_box(r))
         return quote(text, 80)
+
+    def turn_open(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
+        """A prompt echoed with no ``▣`` line under it yet: OpenCode draws that line as soon
+        as the turn begins, so the turn was only just submitted."""
+        end = _last_turn_end(snap.lines, frame.top)
+        if start is None or (end is not None and end > start):
+            return None
+        return "the prompt is echoed but no '▣' line follows it yet: the turn has only just begun"
 
     def finished(self, snap: Snapshot) -> bool:
         frame = self.frame(snap)
