@@ -178,6 +178,10 @@ class AiProfile(Profile):
         lines = snap.lines
         low = frame.top if frame else max(0, len(lines) - DIALOG_ROWS)
         menu = menus.find_menu(snap, low, exclude=frame.input if frame else None)
+        after = next((a for r in lines[menu.last_row + 1:] if (a := signs.activity(r, hints=False))), None) \
+            if menu else None
+        if after:  # the menu was answered and stays drawn above what the program does now
+            return self.verdict("busy", f"{quote(after)} below a menu that was already answered")
         if menu is not None:
             known = self.find_dialog(snap.text)
             what = f"the {known.name} dialog" if known else "a menu"

@@ -60,18 +60,20 @@ WARNING = re.compile(r"(?i)^\W{0,3}(?:\w+:\s*)?warn(?:ing)?\b")
 RED_NAMES = {"red", "brightred"}
 
 
-def activity(text: str) -> str | None:
+def activity(text: str, *, hints: bool = True) -> str | None:
     """What in ``text`` (one status row) says the program is at work, or None.
 
     A spinner glyph before words that go on (``✽ Thinking…``), a running
     timer in parentheses (``(12s · ↓ 40 tokens)``, ``(esc to cancel, 3s)``),
     an interrupt hint, or a working word trailing off (``Retrying…``).
     A finished turn's summary (``✻ Worked for 12s``) has none of these.
+    Without ``hints`` an interrupt hint alone does not count: under a menu
+    "Esc to cancel" closes the menu, it interrupts nothing.
     """
     stripped = text.strip()
     if not stripped:
         return None
-    for sign in (INTERRUPT, TIMER):
+    for sign in (INTERRUPT, TIMER) if hints else (TIMER,):
         if m := sign.search(stripped):
             return m.group()
     if SPINNER.search(stripped):
