@@ -127,11 +127,15 @@ class CodexProfile(AiProfile):
         return row.startswith(NESTED) or bool(TIP.match(row))
 
 
+STARTING = re.compile(r"(?i)^\s*\W{0,2}\s*(?:waiting for|booting|starting|connecting|reconnecting|retrying)\b")
+
+
 def _status_like(row: str) -> bool:
     """A row of Codex's own status above the composer (``◦ Working (0s • esc to interrupt)``,
-    ``Waiting for startup · esc cancel``): at column 0 with a timer or a cancel hint.  An
-    answer quoting one is indented under its ``•``."""
-    return row[:1].strip() != "" and bool(signs.TIMER.search(row) or signs.INTERRUPT.search(row))
+    ``Waiting for startup · esc cancel``): at column 0, or opening with a start-up word,
+    with a timer or a cancel hint.  An answer quoting one is indented under its ``•``."""
+    return (row[:1].strip() != "" or bool(STARTING.match(row))) and bool(
+        signs.TIMER.search(row) or signs.INTERRUPT.search(row))
 
 
 PROFILES = (

@@ -33,7 +33,7 @@ QUESTION_LOOKBACK = 12
 HINT = re.compile(
     r"(?i)(?:\b(?:enter|return|esc|escape|tab|space|ctrl\+\w|y/n)\b|[↑↓←→⇆▲▼↵⏎])"
     r"[^\n]{0,24}?\b(?:to\s+)?(?:confirm|cancel|select|choose|continue|submit|navigate|toggle|go back|back"
-    r"|approve|deny|reject|skip|move|proceed|close|dismiss)\b"
+    r"|approve|deny|reject|skip|move|proceed|close|dismiss|save|apply|next|retry)\b"
 )
 BUTTON = re.compile(r"<\s*[A-Za-z][\w .'-]{0,18}?\s*>")
 FULL_RULE = re.compile(r"^─{20,}$")  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
