@@ -28,6 +28,7 @@ RULE_CHARS = set("─━═╌┄╍┅-—_▀▄ ")
 MARKS = "❯›>●→▶▸➜◉"
 MARKED = re.compile(rf"^(?P<pad>\s*)(?P<mark>[{MARKS}])\s+(?P<label>\S.*)$")
 NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\[\d{1,2}\])\s+\S")
+FIRST = re.compile(r"^(?:1[.)]|\[1\])\s")
 MENU_SPAN = 16  # rows an option list may take, descriptions and gaps included
 QUESTION_LOOKBACK = 12
 HINT = re.compile(
@@ -78,14 +79,16 @@ class Menu:
 
 
 def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: int,
-              stop: int) -> tuple[list[int], int]:
+              stop: int, numbered: bool) -> tuple[list[int], int]:
     """Option rows next to the marked one, walking by ``step`` until the list ends, and
     how many blank rows lie between them.
 
     A sibling starts in the marked row's label column (give or take a
     two-cell check mark); deeper rows are descriptions of the option above;
     one blank row may separate options; anything at or left of the marker's
-    column ends the list.
+    column ends the list.  Options of a ``numbered`` list are numbered: a row
+    without a number in that column is the question or a note, and the list
+    starts at its ``1.``.
     """
     found: list[int] = []
     blanks = 0
@@ -107,9 +110,14 @@ def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: 
         if indent <= mark_col:
             break
         if label_col - 1 <= indent <= label_col + 2 and not HINT.search(text):
+            label = text.strip()
+            if numbered and not NUMBERED.match(label):
+                break
             found.append(i)
             gaps += blanks
             blanks = 0
+            if numbered and step < 0 and FIRST.match(label):
+                break
         elif indent <= label_col + 2:
             break
         i += step
@@ -136,8 +144,10 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
             continue
         mark_col = _indent(m.group("pad"))
         label_col = sum(char_width(c) for c in text[: m.start("label")])
-        above, gaps_above = _siblings(rows, y, mark_col, label_col, -1, stop)
-        below, gaps_below = _siblings(rows, y, mark_col, label_col, 1, stop)
+        first = bool(NUMBERED.match(m.group("label")))
+        above, gaps_above = _siblings(rows, y, mark_col, label_col, -1, stop, first) \
+            if not FIRST.match(m.group("label")) else ([], 0)
+        below, gaps_below = _siblings(rows, y, mark_col, label_col, 1, stop, first)
         members = sorted([*above, y, *below])
         if len(members) < 2:
             continue
