@@ -190,6 +190,9 @@ class AiProfile(Profile):
                                 "is selected (Enter takes it)", question, menu.options)
         if frame is not None:
             return None
+        if overlay := menus.find_overlay(snap):
+            return self.verdict("blocked", f"a dialog {quote(overlay[0], 40)} is open over the screen (esc closes it)",
+                                overlay[0], overlay[1])
         if buttons := menus.find_buttons(snap):
             return self.verdict("blocked", f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)

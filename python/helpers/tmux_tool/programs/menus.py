@@ -37,7 +37,8 @@ HINT = re.compile(
     r"|approve|deny|reject|skip|move|proceed|close|dismiss|save|apply|next|retry)\b"
 )
 BUTTON = re.compile(r"<\s*[A-Za-z][\w .'-]{0,18}?\s*>")
-FULL_RULE = re.compile(r"^─{20,}$")  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
+FULL_RULE = re.compile(r"^─{20,}$")
+TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialog's title, its close key right  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
 
 
 def unbox(row: str) -> str:
@@ -226,4 +227,14 @@ def find_buttons(snap: Snapshot) -> Buttons | None:
         question = f"{title}: {asked[1]}" if title and title != asked[1] else asked[1] or "a dialog waits"
         items = tuple(t for i, t in inner if i > asked[0])
         return Buttons(y, tuple(" ".join(label.strip("<> ").split()) for label in labels), question, items)
+    return None
+
+
+def find_overlay(snap: Snapshot) -> tuple[str, tuple[str, ...]] | None:
+    """A dialog drawn over the screen whose title bar ends in its close key (``Commands   esc``):
+    the title and the first entries listed under it, or None."""
+    for y, row in enumerate(snap.lines):
+        if m := TITLE_BAR.match(row):
+            entries = [re.split(r"\s{2,}", strip_box(r))[0] for r in snap.lines[y + 1:]]
+            return m.group("title"), tuple(e for e in entries if e and not is_rule(e))[:8]
     return None

@@ -53,17 +53,6 @@ def _last_turn_end(lines: Sequence[str], stop: int) -> int | None:
     return next((y for y in range(stop - 1, -1, -1) if TURN_END.match(lines[y])), None)
 
 
-def _block_above(lines: Sequence[str], y: int) -> tuple[int, int] | None:
-    """The ``┃`` block whose last row is the nearest text row above ``y``: (first, last)."""
-    last = next((i for i in range(y - 1, -1, -1) if lines[i].strip()), None)
-    if last is None or not BLOCK.match(lines[last]):
-        return None
-    first = last
-    while first > 0 and BLOCK.match(lines[first - 1]):
-        first -= 1
-    return first, last
-
-
 @dataclass(frozen=True)
 class OpencodeProfile(AiProfile):
     """OpenCode's screens and how to drive it."""
@@ -109,18 +98,22 @@ class OpencodeProfile(AiProfile):
         return m.group("text") if m else None
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
-        """An error block: a ``┃`` block right under the prompt's own block, before the
-        turn's ``▣`` line, with no answer between (its edge is drawn red)."""
+        """The last turn ended (its ``▣`` line) without a duration and without any answer
+        row, and shows a ``┃`` block besides its prompt's: that block is the error.  (A
+        toast box may overlap the blocks; a red edge says the same where styles are known.)"""
         lines = snap.lines
         end = _last_turn_end(lines, frame.top)
-        block = _block_above(lines, end) if end is not None else None
-        if block is None:
+        if end is None or DURATION.search(lines[end]):
             return None
-        before = _block_above(lines, block[0])
-        if before is None and not signs.is_red(snap, block[0]):
+        begin = _last_turn_end(lines, end)
+        turn = range(begin + 1 if begin is not None else 0, end)
+        if any(lines[y].startswith(ANSWER_INDENT) and lines[y].strip()[:1] not in ("", "┃") for y in turn):
             return None
-        text = " ".join(menus.strip_box(r) for r in lines[block[0]:block[1] + 1] if menus.strip_box(r))
-        return quote(text, 80)
+        texts = [(y, menus.strip_box(lines[y])) for y in turn if BLOCK.match(lines[y])]
+        texts = [(y, t) for y, t in texts if t]
+        if len(texts) < 2 and not any(signs.is_red(snap, y) for y, _ in texts):
+            return None
+        return quote(" ".join(t for _, t in texts[1:]) or texts[0][1], 80)
 
     def turn_open(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         """A prompt echoed with no ``▣`` line under it yet: OpenCode draws that line as soon
