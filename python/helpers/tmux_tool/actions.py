@@ -204,11 +204,15 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         exact = _wait_run(ctx, targets[0], timeout)
         if exact is not None:
             return exact
+    # In the shared session, a command of ours still running when send returned gets its output here.
+    ours_pending = len(targets) == 1 and targets[0].shared and send.state(targets[0]).extra.get("pending")
     watches = [observe.Watch(t, until, regex, observe.DEFAULT_STABLE) for t in targets]
     ok = observe.wait_all(ctx, watches, mode, timeout)
     if len(watches) == 1:
         w = watches[0]
         res = _state_result("wait", w.target, w.state, ok=ok)
+        if ours_pending and w.state.status in ("ready", "blocked"):
+            res.output = send.output_of(w.target, w.state)
         if not ok:
             res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.state.status})"
             res.hint = message("wait_timeout_hint")

@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
 FRONT_ENDS = """\
 also:
   mcp                                 serve every action as an MCP tool over stdio
-  install AGENT_ZERO_DIR [--uninstall] [--dry-run]
+  install AGENT_ZERO_DIR [--uninstall] [--dry-run] [--python PATH]
                                       install into (or remove from) an Agent Zero tree
 """
 

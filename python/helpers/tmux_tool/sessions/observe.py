@@ -77,7 +77,7 @@ def _private_state(ctx: Context, target: Target) -> State:
         return State("busy", f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
-        # DESIGN: a started program that ended with an error or a crash is "error";
+        # The contract: a started program that ended with an error or a crash is "error";
         # a clean exit leaves the shell's own state.  The exit code is exact.
         status = "error" if mark.exit_code else "ready"
         return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",

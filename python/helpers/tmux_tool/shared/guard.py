@@ -63,7 +63,7 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Ver
     owner = st.extra.get("owner")
     if owner == "human":
         what = st.program or "a program"
-        return Verdict(False, f"the human is using {what}; nothing was typed", final=True)
+        return Verdict(False, f"the human is using {what}", final=True)
     destructive = sorted(set(keys) & DESTRUCTIVE_KEYS)
     if destructive and not ours(st):
         return Verdict(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "

@@ -38,6 +38,10 @@ from .records import Sent
 
 # Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
 # for them the screen, not the kernel, tells a question from the prompt.
+# Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of the
+# kernel's sight from here.
+RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
+                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc"})
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 
 
@@ -59,11 +63,29 @@ class Look:
     owned: list[str]
 
 
+_panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
+
+
 def take(tmux: Tmux, pane: str) -> Look:
-    """Look at the pane once: tmux's picture and facts, then the kernel's."""
-    snap, facts = panes.look(tmux, pane)
-    term = kernel.look(facts.pid, facts.tty)
+    """Look at the pane once: the kernel's facts first, then tmux's picture.
+
+    The order matters: a line editor draws its prompt before it waits for
+    keys, so a screen captured after the kernel said "waits for keys" shows
+    that prompt; captured before, it might not yet.  The pane's shell and tty
+    are known from the previous look (a pane keeps them for life); the first
+    look at a pane asks tmux for them first.
+    """
+    key = (tmux.socket, pane)
+    known = _panes.get(key)
+    if known is None:
+        _snap, facts = panes.look(tmux, pane)
+        known = _panes[key] = (facts.pid, facts.tty)
+    term = kernel.look(*known)
     rchar = kernel.bytes_read(term.front.pid) if term.front else -1
+    snap, facts = panes.look(tmux, pane)
+    if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
+        _panes[key] = (facts.pid, facts.tty)
+        return take(tmux, pane)
     return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
                 records.owned(facts.owned))
 
@@ -100,9 +122,38 @@ def judge(lk: Look, now: float | None = None) -> State:
     owner = _owner(lk, now)
     if front.shell and not term.working:
         return _shell(lk, front, top=False, now=now, owner=owner, **copy)
+    if front.state in ("R", "D"):
+        return _state(lk, "busy", f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
+                      front.comm, owner=owner, **copy)
     verdict = programs.detect(lk.snap, program=front.comm)
+    if front.comm in RELAYS and verdict.status not in ("blocked", "error"):
+        return _relayed(lk, front, owner=owner, **copy)
     return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
                   question=verdict.question, options=verdict.options, **copy)
+
+
+def _relayed(lk: Look, front: Proc, **notes: object) -> State:
+    """A program that runs a shell on a terminal of its own (``sudo -i``, ssh): only its screen can tell.
+
+    The kernel sees the relay, not the shell behind it, so the prompt is learned
+    from the screen alone, and only in a shape prompts commonly have; every
+    judgement needs the screen to hold still.
+    """
+    snap = lk.snap
+    line, x, width = snap.cursor_line, snap.cursor[0], snap.width
+    found = prompt.split(line, x, lk.book.get(str(front.pid), ""), width)
+    inside = f"the shell inside {front.comm}"
+    if found.found and found.typed:
+        return _state(lk, "busy", f"the human is typing at the prompt of {inside}: {found.typed!r}", front.comm,
+                      human_text=found.typed, prompt=found.prompt, **notes)
+    if found.found:
+        return _state(lk, "ready", f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
+                      front.comm, prompt=found.prompt, before=found.before, **notes)
+    text = prompt.candidate(line, x, width)
+    if text is not None and prompt.common_end(text):
+        return _state(lk, "ready", f"{inside} waits at its prompt {text.strip()!r}", front.comm, prompt=text,
+                      learn=(front.pid, prompt.template(text, "/")), **notes)
+    return _state(lk, "busy", f"{front.comm} runs, and no prompt is at the cursor", front.comm, **notes)
 
 
 def _owner(lk: Look, now: float) -> str:
@@ -128,9 +179,16 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
     if term.working:
         return _state(lk, "busy", f"the shell{where} is running a command (a builtin, a loop or $(…))",
                       name, **notes)
+    if not term.editing and not term.reading:
+        return _state(lk, "busy", f"the shell{where} is starting or ending a command (it does not wait for "
+                      "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
     if not term.editing and name not in _READ_LIKE_PROMPT:
-        # bash reads its `read` builtin's answer in cooked mode or with echo on: a question.
+        # bash reads its `read` builtin's answer in cooked mode or with echo on: a question - unless it
+        # waits in select with a time limit (`read -t`, a loop polling for keys), which ends by itself.
+        if term.wchan.startswith("poll_"):
+            return _state(lk, "busy", f"the shell{where} reads with a time limit (read -t): it goes on by "
+                          "itself", name, **notes)
         return _state(lk, "blocked", f"the shell{where} asks a question (the read builtin)", name,
                       question=line.strip() or "input", **notes)
     back = {"back": True} if ours and sent.pending else {}
@@ -144,8 +202,12 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
             # Busy for the agent: the line is the human's until they submit or clear it.
             return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
                           human_text=found.typed, prompt=found.prompt, **back, **notes)
-        return _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line{where}",
-                      name, prompt=found.prompt, **back, **notes)
+        st = _state(lk, "ready", f"the shell's prompt {found.prompt[len(found.before):].strip()!r} is at the "
+                    f"cursor line{where}", name, prompt=found.prompt, before=found.before, **back, **notes)
+        # The editor draws the prompt before it sleeps for keys, and the prompt is drawn: nothing of the
+        # shell's is still to come, so no stillness window is needed.
+        st.exact = term.editing
+        return st
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.continuation(text):
         return _state(lk, "blocked", f"the shell{where} waits for the rest of a command "

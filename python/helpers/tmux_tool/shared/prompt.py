@@ -43,6 +43,7 @@ class PromptLine:
     prompt: str = ""
     typed: str = ""
     right: str = ""
+    before: str = ""  # output left of the prompt on its row (a last line without a newline)
 
 
 def template(prompt: str, cwd: str, *, home: str | None = None) -> str:
@@ -119,7 +120,7 @@ def split(line: str, cursor_x: int, pattern: str, width: int) -> PromptLine:
     m = found[-1]
     rest, right = _right_prompt(line, cut, width)
     typed = (line[m.end():cut] + rest).strip()
-    return PromptLine(True, line[: m.end()], typed, right)
+    return PromptLine(True, line[: m.end()], typed, right, line[: m.start()])
 
 
 def candidate(line: str, cursor_x: int, width: int) -> str | None:
@@ -137,6 +138,11 @@ def looks_like_prompt(text: str) -> bool:
     """A prompt ends in a space or a mark; text the human typed usually ends in a word."""
     stripped = text.rstrip()
     return bool(stripped) and (text != stripped or not stripped[-1].isalnum())
+
+
+def common_end(text: str) -> bool:
+    """The end most prompts share: ``$``, ``#``, ``%``, ``>`` or a prompt glyph, then a space."""
+    return bool(re.search(r"[$#%>❯➜»λ→] ?$", text.rstrip(" ") + " "))
 
 
 def continuation(text: str) -> bool:

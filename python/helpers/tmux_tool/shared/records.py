@@ -46,7 +46,6 @@ class Sent:
     rchar: int = -1  # that shell's bytes read before we typed (-1: unknown)
     size: int = 0  # bytes we typed
     back: bool = True  # the shell was seen at its prompt again after this
-    keys: bool = False  # named keys, not text
     head: str = ""  # the cursor line left of the cursor when we typed (the prompt or question)
 
     @classmethod
@@ -66,11 +65,11 @@ class Sent:
     @property
     def leftover(self) -> str:
         """Text we typed without Enter: the only line content the tool may clear."""
-        return self.text if self.text and not self.submitted and not self.keys else ""
+        return self.text if self.text and not self.submitted else ""
 
     def unread(self, rchar: int, now: float) -> bool:
         """The shell has not yet read all we typed (within the grace period)."""
-        return (self.submitted and self.rchar >= 0 and rchar >= 0 and rchar - self.rchar < self.size
+        return (self.rchar >= 0 and rchar >= 0 and rchar - self.rchar < self.size
                 and now - self.at < GRACE)
 
 
@@ -84,11 +83,15 @@ def owned(text: str) -> list[str]:
     return [str(v) for v in _json(text, list)]
 
 
+def dump(value: Any) -> str:
+    """A record as the JSON kept in its option (ASCII only, so it is safe in a tmux command string)."""
+    return json.dumps(asdict(value) if isinstance(value, Sent) else value).replace("'", "\\u0027")
+
+
 def save(tmux: Tmux, target: str, option: str, value: Any) -> None:
     """Write one record; a vanished session is not an error worth raising here."""
-    data = asdict(value) if isinstance(value, Sent) else value
     try:
-        tmux.cmd("set-option", "-t", target, option, json.dumps(data))
+        tmux.cmd("set-option", "-t", target, option, dump(value))
     except TmuxError:
         pass
 

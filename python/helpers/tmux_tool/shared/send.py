@@ -30,13 +30,13 @@ from ..core.state import READY_STABLE, State
 from ..private.runs import cap_text
 from ..transport import keyboard
 from ..transport.target import Target
-from ..transport.tmux import Tmux
+from ..transport.tmux import Tmux, TmuxError
 from . import guard, judge, prompt, records
 from .records import Sent
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
-MIN_GAP = 0.1  # between two injections
+MIN_GAP = 0.02  # between two injections: at most 50 a second
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
 
@@ -140,7 +140,8 @@ def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float,
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            if _inject(tmux, target, lk, text, enter, keys):
+            sent = _record(st, lk, text, enter, keys)
+            if _inject(tmux, target, lk, text, enter, keys, sent):
                 break
             verdict = guard.Verdict(False, "the human pressed a key at the last moment")
         if verdict.final or time.monotonic() >= deadline:
@@ -148,7 +149,6 @@ def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float,
         time.sleep(0.05)
     _audit(cfg.shared_dir, {"time": time.time(), "action": action, "session": target.name,
                                 "text": text, "keys": list(keys), "enter": enter})
-    sent = _record(tmux, target, lk, text, enter, keys)
     return _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
 
 
@@ -177,8 +177,9 @@ def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.V
     return guard.GO
 
 
-def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> bool:
-    """Paste/press only if nothing changed since we looked - atomically, inside tmux."""
+def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
+            sent: Sent) -> bool:
+    """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it."""
     pane = target.pane
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
@@ -191,6 +192,7 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in keys))
     if enter:
         actions.append(f"send-keys -t {pane} Enter")
+    actions.append(f"set-option -t {pane} {records.SENT} {_word(records.dump(sent))}")
     steps: list[list[str]] = []
     if text:
         steps.append(["load-buffer", "-b", buf, "-"])
@@ -207,22 +209,22 @@ def _word(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _record(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
-    """Remember what we typed: a submitted command is pending until its prompt is back."""
+def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
+    """What we are about to type: a submitted command is pending until its prompt is back."""
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
     front = lk.term.front
     size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0)
     if keys and not text:
-        # Keys never leave text of ours on the line; they continue (or end) what was pending.
-        sent = replace(lk.sent, text="", keys=True, at=time.time(),
+        # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
+        # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
+        sent = replace(lk.sent, text="" if "C-u" in keys or ends_line else lk.sent.text, at=time.time(),
                        submitted=lk.sent.submitted or ends_line, back=lk.sent.back and not ends_line,
                        rchar=-1, size=0)
     else:
-        head = prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
+        head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
                     head=head.strip())
-    records.save(tmux, target.pane, records.SENT, sent)
     return sent
 
 
@@ -237,15 +239,16 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         digest = st.snap.digest if st.snap else None
         if digest != last:
             last, since = digest, now
-        settled = st.status in ("ready", "blocked", "error") and now - since >= READY_STABLE
-        if settled or now >= deadline or not sent.submitted:
+        settled = st.status in ("ready", "blocked", "error") and (st.exact or now - since >= READY_STABLE)
+        drawn = not sent.submitted and "has not read" not in st.evidence  # unsent text: once the shell has it
+        if settled or drawn or now >= deadline:
             break
         time.sleep(poll_step(now - started))
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
     if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != "error":
-        output = command_output(target.tmux, target.pane, sent)
+        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
@@ -263,7 +266,17 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
 
 
-def command_output(tmux: Tmux, pane: str, sent: Sent) -> str:
+def output_of(target: Target, st: State) -> str:
+    """The output of the command we last submitted, as the screen shows it now ("" without one)."""
+    if st.facts is None or st.facts.alternate:
+        return ""
+    sent = Sent.parse(st.facts.sent)
+    if not (sent.submitted and sent.text):
+        return ""
+    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+
+
+def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str = "") -> str:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
     The echo is found by its text, not by a remembered row, so a clear, a
@@ -271,10 +284,7 @@ def command_output(tmux: Tmux, pane: str, sent: Sent) -> str:
     just above the prompt that repeat just above the echo are the prompt's
     own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
     """
-    rows = _rows(tmux, pane, "-")
-    if not rows:
-        return ""
-    rows = rows[:-1]  # the cursor line: the prompt itself
+    rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
     text = sent.text
     first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
     echo = None
@@ -284,26 +294,44 @@ def command_output(tmux: Tmux, pane: str, sent: Sent) -> str:
             echo = i
             break
     if echo is None:
-        body = _rows(tmux, pane, "0")[:-1]  # our echo scrolled away or was cleared: the screen is all we have
-        head: list[str] = []
-    else:
-        lines = max(1, text.rstrip("\n").count("\n") + 1)
-        body = rows[echo + lines:]
-        head = rows[max(0, echo - HEAD_ROWS): echo]
-    cut = 0
-    while cut < min(len(head), len(body)) and prompt.same_shape(head[len(head) - 1 - cut], body[len(body) - 1 - cut]):
-        cut += 1
-    body = body[: len(body) - cut]
+        # Our echo scrolled away or was cleared: the screen is all we have.
+        return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
+    body = rows[echo + _echo_rows(rows[echo:], text):]
+    # Rows that stand above every prompt on record (a two-line prompt, PROMPT_COMMAND) are the prompt's.
+    starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
+    cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
+    return _trim([*body[: len(body) - cut], before])
+
+
+def _echo_rows(rows: list[str], text: str) -> int:
+    """How many rows the echo of ``text`` takes (a line editor may break a long line itself)."""
+    tail = "".join(text.split())[-40:]
+    seen = ""
+    for n, row in enumerate(rows[:200], start=1):
+        seen += "".join(row.split())
+        if tail in seen:
+            return n
+    return max(1, text.rstrip("\n").count("\n") + 1)
+
+
+def _same_rows_above(rows: list[str], at: int, body: list[str]) -> int:
+    """How many rows right above ``rows[at]`` repeat the last rows of ``body`` (at most HEAD_ROWS)."""
+    n = 0
+    while n < min(HEAD_ROWS, at, len(body)) and prompt.same_shape(rows[at - 1 - n], body[len(body) - 1 - n]):
+        n += 1
+    return n
+
+
+def _trim(body: list[str]) -> str:
     while body and not body[-1].strip():
         body.pop()
     return "\n".join(body)
 
 
-def _rows(tmux: Tmux, pane: str, start: str) -> list[str]:
-    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to the cursor line."""
+def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
+    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``."""
     try:
-        cursor = tmux.cmd("display-message", "-p", "-t", pane, "#{cursor_y}").strip()
-        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", cursor or "-", "-t", pane)
-    except Exception:  # noqa: BLE001 - a vanished pane has no output to give
-        return []
+        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
+    except TmuxError:
+        return []  # a vanished pane has no output to give
     return screen.clean_scrollback(out)

@@ -33,6 +33,7 @@ import termios
 from dataclasses import dataclass
 from pathlib import Path
 
+_INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
 
 
@@ -83,6 +84,12 @@ class Terminal:
         if f is None:
             return False
         return f.state in ("R", "D") or self.wchan in ("do_wait", "pipe_read", "pipe_wait")
+
+    @property
+    def reading(self) -> bool:
+        """The process in front sleeps in a read or poll, the way a program waits for keys."""
+        f = self.front
+        return bool(f and f.state == "S" and (self.wchan in _INPUT_WAITS or self.wchan.startswith("poll_")))
 
     @property
     def owner(self) -> str:
