@@ -321,12 +321,15 @@ class AiProfile(Profile):
 
 
 def _asked_above(lines: Sequence[str], hint: int) -> str:
-    """What a screen with a key hint asks: the nearest row above it that asks (``?`` or a
-    label ending in ``:``), else the first text row of the block above it."""
-    texts = [menus.strip_box(lines[y]) for y in range(hint - 1, max(-1, hint - 16), -1)]
-    texts = [t for t in texts if t and not menus.is_rule(t)]
-    for t in texts:
-        if t.endswith(("?", ":")) or "?" in t:
+    """What a screen with a key hint asks: the nearest row above it that asks (``?``), else
+    the nearest row of text that is no option, description or other hint."""
+    texts = [(lines[y], menus.strip_box(lines[y])) for y in range(hint - 1, max(-1, hint - 16), -1)]
+    texts = [(row, t) for row, t in texts if t and not menus.is_rule(t)]
+    for _, t in texts:
+        if "?" in t:
             return t
-    return texts[-1] if texts else menus.strip_box(lines[hint])
-
+    for row, t in texts:
+        option = menus.MARKED.match(menus.unbox(row)) or menus.NUMBERED.match(t)
+        if not (option or menus.HINT.search(t) or len(row) - len(row.lstrip()) > 4):
+            return t
+    return texts[-1][1] if texts else menus.strip_box(lines[hint])
