@@ -204,7 +204,8 @@ class AiProfile(Profile):
         hint = next((y for y in reversed(texts[-HINT_ROWS:]) if menus.HINT.search(lines[y])), None)
         if hint is not None and not signs.activity(lines[hint]):
             question = _asked_above(lines, hint)
-            return self.verdict("blocked", f"{quote(lines[hint])} tells which keys answer {quote(question, 60)}",
+            return self.verdict("blocked", f"{quote(menus.plain(lines[hint]))} tells which keys answer "
+                                f"{quote(question, 60)}",
                                 question, ("Enter", "Escape"))
         return None
 
@@ -323,7 +324,7 @@ class AiProfile(Profile):
 def _asked_above(lines: Sequence[str], hint: int) -> str:
     """What a screen with a key hint asks: the nearest row above it that asks (``?``), else
     the nearest row of text that is no option, description or other hint."""
-    texts = [(lines[y], menus.strip_box(lines[y])) for y in range(hint - 1, max(-1, hint - 16), -1)]
+    texts = [(lines[y], menus.plain(lines[y])) for y in range(hint - 1, max(-1, hint - 16), -1)]
     texts = [(row, t) for row, t in texts if t and not menus.is_rule(t)]
     for _, t in texts:
         if "?" in t:

@@ -134,8 +134,9 @@ def _status_like(row: str) -> bool:
     """A row of Codex's own status above the composer (``◦ Working (0s • esc to interrupt)``,
     ``Waiting for startup · esc cancel``): at column 0, or opening with a start-up word,
     with a timer or a cancel hint.  An answer quoting one is indented under its ``•``."""
-    return (row[:1].strip() != "" or bool(STARTING.match(row))) and bool(
-        signs.TIMER.search(row) or signs.INTERRUPT.search(row))
+    busy = signs.TIMER.search(row) or signs.INTERRUPT.search(row) or (
+        signs.CANCEL.search(row) and signs.WORKING.search(row))
+    return (row[:1].strip() != "" or bool(STARTING.match(row))) and bool(busy)
 
 
 PROFILES = (

@@ -37,6 +37,7 @@ HINT = re.compile(
     r"|approve|deny|reject|skip|move|proceed|close|dismiss|save|apply|next|retry)\b"
 )
 BUTTON = re.compile(r"<\s*[A-Za-z][\w .'-]{0,18}?\s*>")
+BOX_CHARS = re.compile(r"[│┃║┌┐└┘├┤┬┴┼─━╭╮╰╯▒▮░█↑↓]")
 FULL_RULE = re.compile(r"^─{20,}$")
 TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialog's title, its close key right  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
 
@@ -50,6 +51,11 @@ def unbox(row: str) -> str:
     if text[-1:] in BOX_EDGES:
         text = text[:-1]
     return text.rstrip()
+
+
+def plain(row: str) -> str:
+    """A row's words without any box drawing around or inside them (nested boxes too)."""
+    return " ".join(BOX_CHARS.sub(" ", row).split())
 
 
 def strip_box(row: str) -> str:
@@ -201,7 +207,6 @@ class Buttons:
     items: tuple[str, ...]
 
 
-BOX_CHARS = re.compile(r"[│┃║┌┐└┘├┤┬┴┼─━╭╮╰╯▒▮░█↑↓]")
 TITLE = re.compile(r"┤\s*(?P<title>[^├┤]*?\S)\s*├")
 
 
@@ -221,7 +226,7 @@ def find_buttons(snap: Snapshot) -> Buttons | None:
             block -= 1
         top = next((i for i in range(block, y) if re.search(r"[┌╭]─", rows[i])), block)
         title = m.group("title") if (m := TITLE.search(rows[top])) else ""
-        inner = [(i, " ".join(BOX_CHARS.sub(" ", rows[i]).split())) for i in range(top + 1, y)]
+        inner = [(i, plain(rows[i])) for i in range(top + 1, y)]
         inner = [(i, t) for i, t in inner if t]
         asked = next(((i, t) for i, t in inner if t.endswith(":") or "?" in t), inner[0] if inner else (top, title))
         question = f"{title}: {asked[1]}" if title and title != asked[1] else asked[1] or "a dialog waits"

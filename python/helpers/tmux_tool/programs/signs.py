@@ -27,7 +27,8 @@ from .base import cursor_line
 SPINNER_GLYPHS = "⠁-⣿◐◓◑◒◴◷◶◵✶✢✽✻✳⏺◯◉⬝■🌑🌒🌓🌔🌕🌖🌗🌘"
 SPINNER = re.compile(rf"^\s*[{SPINNER_GLYPHS}·*•◦]\s*\S[^\n]*?(?:…|\.\.\.)")
 TIMER = re.compile(r"\((?:[^()\n]*?[\s,·•])?(?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?s\b[^()\n]*\)")
-INTERRUPT = re.compile(r"(?i)\b(?:esc|escape|ctrl\+c)\s+(?:to\s+)?(?:interrupt|cancel|stop)\b")
+INTERRUPT = re.compile(r"(?i)\b(?:esc|escape|ctrl\+c)\s+(?:to\s+)?(?:interrupt|stop)\b")
+CANCEL = re.compile(r"(?i)\b(?:esc|escape)\s+(?:to\s+)?cancel\b")
 WORKING = re.compile(
     r"(?i)\b(?:retrying|reconnecting|restarting|waiting for|connecting|starting|booting|loading|initiali[sz]ing"
     r"|thinking|working|generating|compacting|attempt \d+(?:/| of )\d+)\b"
@@ -67,8 +68,9 @@ def activity(text: str, *, hints: bool = True) -> str | None:
     timer in parentheses (``(12s · ↓ 40 tokens)``, ``(esc to cancel, 3s)``),
     an interrupt hint, or a working word trailing off (``Retrying…``).
     A finished turn's summary (``✻ Worked for 12s``) has none of these.
-    Without ``hints`` an interrupt hint alone does not count: under a menu
-    "Esc to cancel" closes the menu, it interrupts nothing.
+    "Esc to cancel" is a sign of work only beside a working word (``Waiting
+    for startup · esc cancel``); beside "Enter to submit" it closes a dialog.
+    Without ``hints`` an interrupt hint alone does not count.
     """
     stripped = text.strip()
     if not stripped:
@@ -76,6 +78,8 @@ def activity(text: str, *, hints: bool = True) -> str | None:
     for sign in (INTERRUPT, TIMER) if hints else (TIMER,):
         if m := sign.search(stripped):
             return m.group()
+    if hints and (m := CANCEL.search(stripped)) and WORKING.search(stripped):
+        return m.group()
     if SPINNER.search(stripped):
         return stripped[:60]
     if (m := WORKING.search(stripped)) and re.search(r"(?:…|\.\.\.)\s*(?:\(.*\))?$|\battempt\b", stripped):
