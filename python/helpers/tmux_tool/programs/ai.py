@@ -269,6 +269,10 @@ class AiProfile(Profile):
         frame = self.frame(snap)
         return frame.pending if frame else None
 
+    def shows_echo(self, snap: Snapshot, prompt: str) -> bool:
+        """Whether the transcript shows the echo of this very ``prompt`` (its first rows)."""
+        return last_echo(snap.lines, self.transcript_end(snap), self.echo, prompt, strict=True) is not None
+
     def transcript_end(self, snap: Snapshot) -> int:
         """The first row of the bottom chrome: the transcript is everything above it."""
         frame = self.frame(snap)

@@ -101,7 +101,8 @@ class OpencodeProfile(AiProfile):
         """The last turn ended (its ``▣`` line) without a duration and without any answer
         row, and shows a ``┃`` block besides its prompt's: that block is the error.  (A
         toast box may overlap the blocks; a red edge says the same where styles are known.)"""
-        lines = snap.lines
+        width = self.transcript_width(snap)  # a side panel may stand right of the session
+        lines = [row[:width] for row in snap.lines]
         end = _last_turn_end(lines, frame.top)
         if end is None or DURATION.search(lines[end]):
             return None
