@@ -312,7 +312,10 @@ def _await_turn_start(ctx: Context, target: Target, profile: Profile, before: st
             return True
         if st.snap is not None and st.snap.digest != before:
             if isinstance(profile, AiProfile):
-                if st.status in ("ready", "error") and not profile.pending_input(st.snap):
+                # An emptied input box is not yet a turn: until the prompt's echo is drawn the
+                # screen may still end with the previous turn's end sign (OpenCode clears first).
+                drawn = not profile.finished(st.snap) or profile.shows_echo(st.snap, prompt)
+                if st.status in ("ready", "error") and not profile.pending_input(st.snap) and drawn:
                     return True
             elif st.status == "error" or (st.status == "ready" and not (tail and tail in st.snap.cursor_line)):
                 return True
