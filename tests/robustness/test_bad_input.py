@@ -169,7 +169,8 @@ def _fresh(env: ModuleEnv) -> None:
     """A clean base session: an earlier value may have left its shell mid-line."""
     call("kill", session=BASE_SESSION)
     _cleanup(env)
-    assert call("run", command="true", session=BASE_SESSION)["ok"]
+    res = call("run", command="true", session=BASE_SESSION)
+    assert res["ok"], res
 
 
 @pytest.mark.parametrize("action", sorted(ACTIONS))

@@ -340,7 +340,7 @@ def test_message_reads_the_file_the_host_finds_and_falls_back_to_ours(tmp_path: 
         assert messages.message("busy_after_timeout", timeout=30) == "still going after 30s"
         assert messages.message("shell_exited") == messages.template("shell_exited") == \
             (REPO / "prompts" / f"{messages.PREFIX}shell_exited.md").read_text(encoding="utf-8").strip()
-        assert messages.message("human_typing", text="{{ include 'x.md' }}").startswith("the human has typed {{ ")
+        assert messages.message("human_typing", text="{{ include 'x.md' }}").startswith("the human took over: they have typed {{ ")
     assert asked[:2] == [f"{messages.PREFIX}busy_after_timeout.md", f"{messages.PREFIX}shell_exited.md"]
     assert messages.message("busy_after_timeout", timeout=30) != "still going after 30s"  # reader gone
     with pytest.raises(KeyError):

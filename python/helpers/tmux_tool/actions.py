@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import programs
-from .core import config, masking, names
-from .core.args import Arg, BadArgs, bind, brief
+from .core import config, masking
+from .core.args import Arg, bind, brief
+from .core.errors import BadArgs, BadInput, BadName, NoServer, NoTarget, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .core.state import State
@@ -25,9 +26,8 @@ from .drive import turns
 from .private import markers, runs
 from .sessions import observe
 from .sessions.context import Context, Target
-from .shared import guard, judge, send
+from .shared import control, guard, judge, send
 from .transport import keyboard, panes
-from .transport.tmux import NoServer, NoTarget, TmuxError
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
 _TIMEOUT = "seconds to wait"
@@ -35,12 +35,19 @@ _TIMEOUT = "seconds to wait"
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One action of the tool: its name, what it does, its arguments."""
+    """One action of the tool: its name, what it does, its arguments, and what it may change.
+
+    ``read_only`` actions only look; ``destructive`` ones can end or discard
+    something (a program, a session, a line).  Front ends show these to
+    their users (the MCP server as tool annotations).
+    """
 
     name: str
     summary: str
     args: tuple[Arg, ...]
     handler: Callable[..., Result]
+    read_only: bool = False
+    destructive: bool = False
 
 
 def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **extra: Any) -> Result:
@@ -180,6 +187,10 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
         return failure("status", st.evidence, session=target.name)
+    if target.shared and st.facts is not None and st.facts.paused:
+        res = _state_result("status", target, st, paused=True)
+        res.hint = f"{control.PAUSED}: {control.PAUSED_HINT}"
+        return res
     return _state_result("status", target, st)
 
 
@@ -279,7 +290,7 @@ def do_list(ctx: Context) -> Result:
             st = observe.state_of(ctx, t)
             rows.append({"session": name, "server": f"private ({ctx.cfg.private_socket})",
                          "program": st.program, "status": st.status, "evidence": st.evidence})
-        except (names.BadName, TmuxError):
+        except (BadName, TmuxError):
             continue
     return Result(action="list", status="ready", extra={"sessions": rows},
                   output="" if rows else "no sessions",
@@ -319,10 +330,10 @@ ACTIONS: dict[str, Action] = {
                (Arg("keys", "list", "key names, a list or separated by spaces", required=True), _SESSION,
                 Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
                 Arg("force", "bool", "shared session: allow C-c/C-u etc. on what the human runs", default=False)),
-               do_keys),
+               do_keys, destructive=True),
         Action("read", "the rendered screen, or the last N lines of history, cleaned",
                (_SESSION, Arg("lines", "int", "how many lines of history and screen (default: the screen)")),
-               do_read),
+               do_read, read_only=True),
         Action("wait", "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
                (_SESSION, Arg("sessions", "list", "several sessions to wait on"),
                 Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
@@ -330,9 +341,9 @@ ACTIONS: dict[str, Action] = {
                     choices=("ready", "stable", "change")),
                 Arg("pattern", "str", "a regular expression to wait for on the screen"),
                 Arg("timeout", "float", _TIMEOUT, default=30.0)),
-               do_wait),
+               do_wait, read_only=True),
         Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),
-               do_status),
+               do_status, read_only=True),
         Action("start", "start a program in a new private session; wait until it is ready or blocked",
                (Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
                     "or a command line", required=True),
@@ -352,12 +363,12 @@ ACTIONS: dict[str, Action] = {
         Action("exit", "leave an interactive program the right way for it",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               turns.do_exit),
+               turns.do_exit, destructive=True),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
-               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt),
-        Action("list", "sessions, their programs and states", (), do_list),
+               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt, destructive=True),
+        Action("list", "sessions, their programs and states", (), do_list, read_only=True),
         Action("kill", "end a private session (never the shared one)",
-               (Arg("session", "str", "private session name", required=True),), do_kill),
+               (Arg("session", "str", "private session name", required=True),), do_kill, destructive=True),
     )
 }
 
@@ -394,7 +405,7 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     try:
         bound = bind(name, spec.args, args)
         return _masked(spec.handler(Context(config.load()), **bound))
-    except (BadArgs, names.BadName, keyboard.BadKeys) as exc:
+    except BadInput as exc:
         return failure(name, str(exc), session=session, status="unknown")
     except NoServer as exc:
         return failure(name, f"{exc}; a private server starts by itself on the next run or start",

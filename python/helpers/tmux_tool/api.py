@@ -16,7 +16,8 @@ from typing import Any
 
 from .actions import ACTIONS, dispatch
 from .core import config
-from .core.args import BadArgs, bind
+from .core.args import bind
+from .core.errors import BadArgs
 from .core.messages import reading_with
 
 __all__ = ["acall", "atext", "call", "peek", "reading_with", "text"]

@@ -23,9 +23,9 @@ from pathlib import Path
 from .. import screen
 from ..core import masking
 from ..core.config import private_path, write_private
+from ..core.errors import NoServer, NoTarget
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..transport.tmux import NoServer, NoTarget
 from . import markers
 from .markers import Mark
 from .server import PrivateServer, Shell, settle_log

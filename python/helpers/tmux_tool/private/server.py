@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..core.config import Config, private_path, write_private
-from ..transport.tmux import NoServer, NoTarget, Tmux, TmuxError
+from ..core.errors import NoServer, NoTarget, ShellNotReady
+from ..transport.tmux import Tmux
 from . import markers
 
 SERVER_CONF = """\
@@ -66,9 +67,6 @@ class Shell:
         """Make the shell's next prompt (or exit) signal ``channel``."""
         write_private(self.channel_file, channel + "\n")
 
-
-class ShellNotReady(TmuxError):
-    """The shell of a new session did not show its prompt in time."""
 
 
 class PrivateServer:

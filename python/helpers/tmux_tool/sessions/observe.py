@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import programs
 from ..core.state import READY_STABLE, State
+from ..core.stillness import Stillness
 from ..private import markers
 from ..private.runs import load_record
 from ..screen.snapshot import Snapshot
@@ -114,9 +115,7 @@ class Watch:
     until: str
     pattern: re.Pattern[str] | None
     stable_for: float
-    first_digest: str | None = None
-    since: float = 0.0
-    last_digest: str | None = None
+    still: Stillness = field(default_factory=Stillness)
     state: State | None = None
     done: bool = False
     reason: str = ""
@@ -135,12 +134,7 @@ class Watch:
         """Take a fresh state; a new screen dates from ``changed_by`` when known (else now)."""
         st = state_of(ctx, self.target)
         self.state = st
-        digest = st.snap.digest if st.snap else ""
-        if self.first_digest is None:
-            self.first_digest = digest
-        if digest != self.last_digest:
-            self.last_digest = digest
-            self.since = now if changed_by is None else min(now, changed_by)
+        self.still.see(st.snap.digest if st.snap else "", now, changed_by)
 
     def judge(self, now: float) -> bool:
         """Decide from the state in hand; True when the condition holds."""
@@ -148,17 +142,16 @@ class Watch:
         if self.done or st is None:
             return self.done
         snap = st.snap
-        held = now - self.since
+        held = self.still.held(now)
         if self.pattern is not None:
             hit = bool(snap and self.pattern.search(snap.text))
             reason = f"the pattern {self.pattern.pattern!r} is on the screen"
         elif self.until == "change":
-            hit, reason = self.last_digest != self.first_digest, "the screen changed"
+            hit, reason = self.still.changed, "the screen changed"
         elif self.until == "stable":
             hit, reason = held >= self.stable_for, f"the screen has not changed for {held:.1f}s"
         else:
-            settled = st.exact or st.status == "error" or held >= READY_STABLE
-            hit, reason = st.status in ("ready", "blocked", "error") and settled, st.evidence
+            hit, reason = self.still.settled(st, now), st.evidence
         if hit:
             self.done, self.reason, self.done_at = True, reason, now
         return self.done
@@ -168,10 +161,8 @@ class Watch:
         if self.pattern is not None or self.until == "change" or self.state is None:
             return None
         if self.until == "stable":
-            return self.since + self.stable_for
-        if self.state.status in ("ready", "blocked", "error"):
-            return self.since + READY_STABLE
-        return None
+            return self.still.since + self.stable_for
+        return self.still.due(self.state)
 
     def settle(self) -> float:
         """How long the session must be silent before a look can tell something new.

@@ -26,13 +26,14 @@ import time
 from dataclasses import dataclass, replace
 
 from .. import programs
+from ..core.errors import NoServer, NoTarget
 from ..core.messages import message
 from ..core.state import State
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, panes
 from ..transport.kernel import Proc, Terminal
 from ..transport.panes import PaneFacts
-from ..transport.tmux import NoServer, NoTarget, Tmux
+from ..transport.tmux import Tmux
 from . import prompt, records
 from .records import Sent
 
@@ -198,6 +199,8 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         if found.typed and found.typed == sent.leftover.strip() and ours:
             return _state(lk, "ready", "our own unsent text is at the prompt", name, leftover=True,
                           prompt=found.prompt, **back, **notes)
+        if found.typed and ours and sent.leftover.strip().startswith(found.typed) and now - sent.at < records.GRACE:
+            return _state(lk, "busy", "our own text is still being drawn at the prompt", name, **notes)
         if found.typed:
             # Busy for the agent: the line is the human's until they submit or clear it.
             return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
@@ -223,8 +226,9 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
                       prompt=text, learn=(sh.pid, pattern), **back, **notes)
     if term.editing and not question_likely:
         typed = line.strip()
-        return _state(lk, "ready", f"the shell{where} waits for keys, with {typed!r} on the line "
-                      "(not told apart from its prompt yet)", name, human_text=typed, **notes)
+        return _state(lk, "busy", f"the shell{where} waits for keys with {typed!r} on its line: the human "
+                      "is typing, or output follows the prompt (not told apart yet)", name, human_text=typed,
+                      **notes)
     return _state(lk, "blocked", f"the shell{where} waits for an answer", name,
                   question=line.strip() or "input", **notes)
 

@@ -20,7 +20,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..transport.tmux import Tmux, TmuxError
+from ..core.errors import TmuxError
+from ..transport.tmux import Tmux
 
 PROMPTS, SENT, OWNED = "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_owned"
 KEEP_OWNED = 8

@@ -11,6 +11,9 @@
   cut the output from the scrollback between our echoed command and the
   prompt, wrapped lines joined, the prompt's own upper rows left out.
 * Every injection is rate-limited and written to the audit trail.
+* The human has the last word (:mod:`.control`): while paused nothing is
+  typed (checked again inside the injecting tmux command), in approve mode
+  each injection waits for Approve, and the page hears what the agent does.
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from pathlib import Path
 from .. import screen
 from ..core import masking
 from ..core.config import Config, private_path, write_private
+from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import READY_STABLE, State
+from ..core.state import State
+from ..core.stillness import Stillness
 from ..private.runs import cap_text
 from ..transport import keyboard
 from ..transport.target import Target
-from ..transport.tmux import Tmux, TmuxError
-from . import guard, judge, prompt, records
+from ..transport.tmux import Tmux
+from . import control, guard, judge, prompt, records
 from .records import Sent
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
@@ -80,12 +85,6 @@ def note_screen(cfg: Config, digest: str, *, ours: bool = False) -> float:
     return now - float(seen["since"])
 
 
-def _audit(dir_: Path, entry: dict) -> None:
-    path = private_path(dir_) / "audit.log"
-    entry = {k: masking.mask(v) if isinstance(v, str) else v for k, v in entry.items()}
-    write_private(path, json.dumps(entry) + "\n", append=True)
-
-
 def _last_injection(dir_: Path) -> float:
     try:
         return (dir_ / "audit.log").stat().st_mtime
@@ -113,17 +112,29 @@ def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool
 def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str = "send",
          keys: tuple[str, ...] = ()) -> Result:
     """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
+    try:
+        return _send(cfg, target, text, enter=enter, timeout=timeout, force=force, action=action, keys=keys)
+    finally:
+        control.announce(target.tmux, target.pane, "idle")
+
+
+def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str,
+          keys: tuple[str, ...]) -> Result:
     tmux: Tmux = target.tmux
+    what = text or " ".join(keys)
     if len(text) > MAX_TEXT:
         return failure(action, f"{len(text)} characters is too much to type into the human's terminal "
                        f"(the limit is {MAX_TEXT})", session=target.name, status="unknown",
                        hint="write the text to a file and send a short command that uses it")
     deadline = time.monotonic() + timeout
-    checked = False
+    checked = approved = False
     while True:
         st, lk = judge.observe(tmux, target.pane, target.name)
         if lk is None:
             return failure(action, st.evidence, session=target.name)
+        if lk.facts.paused:
+            return failure(action, control.PAUSED, session=target.name, status=st.status,
+                           hint=control.PAUSED_HINT)
         if not checked and (why := _shell_checks(st, lk, text, enter, force)):
             return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
                            hint="change the command; to leave a shell the agent started, exit only that one")
@@ -131,6 +142,15 @@ def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float,
         verdict = guard.may_type(st, text=text, keys=keys, force=force)
         if verdict.go:
             verdict = _human_quiet(cfg, st, lk, force)
+        if verdict.go and not approved and lk.facts.approve:
+            refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline - time.monotonic())
+            if refusal is not None:
+                hint = control.PAUSED_HINT if refusal == control.PAUSED else "ask the human what to do instead"
+                return failure(action, refusal, session=target.name, status=st.status, hint=hint)
+            approved = True
+            continue  # the screen may have changed while the human decided
+        if not verdict.go:
+            control.announce(tmux, target.pane, "held", what, control.for_the_human(verdict.reason))
         if verdict.go and st.extra.get("leftover") and (text or enter):
             keyboard.press(tmux, target.pane, ["C-u"])  # only our own unsent text
             records.save(tmux, target.pane, records.SENT, replace(lk.sent, text=""))
@@ -143,13 +163,20 @@ def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float,
             sent = _record(st, lk, text, enter, keys)
             if _inject(tmux, target, lk, text, enter, keys, sent):
                 break
+            if control.paused(tmux, target.pane):
+                return failure(action, control.PAUSED, session=target.name, status=st.status,
+                               hint=control.PAUSED_HINT)
             verdict = guard.Verdict(False, "the human pressed a key at the last moment")
         if verdict.final or time.monotonic() >= deadline:
             return _refusal(action, target, st, verdict)
         time.sleep(0.05)
-    _audit(cfg.shared_dir, {"time": time.time(), "action": action, "session": target.name,
-                                "text": text, "keys": list(keys), "enter": enter})
-    return _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
+    log = cfg.shared_dir / "audit.log"
+    entry = control.record_injection(tmux, target.pane, log, {
+        "time": time.time(), "action": action, "session": target.name, "text": text, "keys": list(keys),
+        "enter": enter}, submitted=sent.submitted)
+    result = _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
+    control.record_result(log, entry, result.status, result.screen)
+    return result
 
 
 def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> Result:
@@ -184,7 +211,8 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
     seen = f"{facts.session_activity}/{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
-    cond = "#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "}"
+    cond = ("#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
+            + control.ALLOWED + "}")
     actions = []
     if text:
         actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
@@ -232,15 +260,13 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     """After typing: wait (if asked) for the prompt to come back; return the output."""
     started = time.monotonic()
     deadline = started + timeout
-    last, since = None, started
+    still = Stillness()
     while True:
         st = state(target)
         now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
-        settled = st.status in ("ready", "blocked", "error") and (st.exact or now - since >= READY_STABLE)
-        drawn = not sent.submitted and "has not read" not in st.evidence  # unsent text: once the shell has it
+        still.see(st.snap.digest if st.snap else "", now)
+        settled = still.settled(st, now)
+        drawn = not sent.submitted and (st.extra.get("leftover") or not text)  # unsent text: once it is shown
         if settled or drawn or now >= deadline:
             break
         time.sleep(poll_step(now - started))

@@ -20,6 +20,8 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.errors import NoServer, NoTarget, TmuxError
+
 DEFAULT_TIMEOUT = 5.0
 
 _NO_SERVER = ("no server running", "error connecting to", "server exited", "lost server")
@@ -29,16 +31,7 @@ _NO_TARGET = ("can't find session", "can't find pane", "can't find window", "ses
               "no current target")
 
 
-class TmuxError(Exception):
-    """A tmux command failed; the message is a sentence for the agent."""
 
-
-class NoServer(TmuxError):
-    """The tmux server behind the socket is not running."""
-
-
-class NoTarget(TmuxError):
-    """The session, window or pane named does not exist."""
 
 
 def escape_arg(arg: str) -> str:
