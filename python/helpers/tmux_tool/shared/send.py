@@ -96,8 +96,7 @@ def _last_injection(dir_: Path) -> float:
 def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool) -> str | None:
     """A command line for a shell at its prompt: would it end the shell, is it complete?"""
     front = lk.term.front
-    at_shell = st.status == "ready" and front is not None and front.shell and st.extra.get("owner") != "human"
-    if not (text and at_shell):
+    if front is None or not (text and front.shell and st.status == "ready" and st.extra.get("owner") != "human"):
         return None
     top = lk.term.shell_in_front
     if top and (why := guard.ends_shell(text) or ("`kill` of the shell's own process would end the human's "
@@ -285,7 +284,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         hint = message("not_submitted")
     elif not done:
         hint = message("still_running")
-    extra = {"evidence": st.evidence, "program": st.program}
+    extra: dict[str, object] = {"evidence": st.evidence, "program": st.program}
     if st.question:
         extra["question"], extra["options"] = st.question, list(st.options)
     return Result(action=action, session=target.name, status=st.status, output=output,
