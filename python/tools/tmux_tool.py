@@ -105,7 +105,7 @@ try:  # Agent Zero v0.9.9 and later
     from helpers.tool import Response, Tool  # type: ignore[import-not-found]
 except ImportError:
     try:  # Agent Zero up to v0.9.8
-        from python.helpers.tool import Response, Tool  # type: ignore[import-not-found,no-redef]
+        from python.helpers.tool import Response, Tool  # type: ignore[import-not-found]
     except ImportError:  # standalone: the same shapes, so the class below works alike
 
         @dataclass

@@ -161,7 +161,7 @@ def _value(action: str, arg_name: str, i: int) -> Any:
 @pytest.fixture(scope="module")
 def fz(module_env: ModuleEnv) -> ModuleEnv:
     res = call("run", command="true", session=BASE_SESSION)
-    assert res["ok"], res
+    assert res["ok"], (res["status"], res["error"])
     return module_env
 
 
@@ -170,7 +170,7 @@ def _fresh(env: ModuleEnv) -> None:
     call("kill", session=BASE_SESSION)
     _cleanup(env)
     res = call("run", command="true", session=BASE_SESSION)
-    assert res["ok"], res
+    assert res["ok"], (res["status"], res["error"])
 
 
 @pytest.mark.parametrize("action", sorted(ACTIONS))

@@ -136,7 +136,7 @@ def _settle(ctx: Context, target: Target, action: str, timeout: float, before: s
     changed = False
     while True:
         watch.step(ctx, time.monotonic())
-        st = watch.state
+        st = watch.last
         changed = changed or (st.snap is not None and st.snap.digest != before)
         if changed and watch.done:
             if st.exact:  # the shell's marker comes just before it draws the prompt
@@ -221,19 +221,19 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     ok = observe.wait_all(ctx, watches, mode, timeout)
     if len(watches) == 1:
         w = watches[0]
-        res = _state_result("wait", w.target, w.state, ok=ok)
-        if ours_pending and w.state.status in ("ready", "blocked"):
-            res.output = send.output_of(w.target, w.state)
+        res = _state_result("wait", w.target, w.last, ok=ok)
+        if ours_pending and w.last.status in ("ready", "blocked"):
+            res.output = send.output_of(w.target, w.last)
         if not ok:
-            res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.state.status})"
+            res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
             res.hint = message("wait_timeout_hint")
         else:
             res.extra["reason"] = w.reason
         return res
-    rows = [{"session": w.target.name, "status": w.state.status, "done": w.done,
-             "evidence": w.state.evidence, "program": w.state.program} for w in watches]
+    rows = [{"session": w.target.name, "status": w.last.status, "done": w.done,
+             "evidence": w.last.evidence, "program": w.last.program} for w in watches]
     done = [w.target.name for w in watches if w.done]
-    status = watches[0].state.status if len(done) == len(watches) else ("ready" if done else "busy")
+    status = watches[0].last.status if len(done) == len(watches) else ("ready" if done else "busy")
     return Result(action="wait", ok=ok, session=",".join(wanted), status=status,
                   error=None if ok else f"not {mode} of {', '.join(wanted)} became {until} "
                                         f"within {timeout:g}s",

@@ -37,7 +37,7 @@ TURN_START = 3.0  # seconds for a submitted input to leave the input box and sho
 POLL = 0.05
 
 
-def settle_for(profile: Profile | None, *, starting: bool = False) -> float:
+def settle_for(profile: Profile, *, starting: bool = False) -> float:
     """How long a program's ready screen must hold still to count as done.
 
     AI CLIs may stream with no busy marker and pause between chunks, and
@@ -92,8 +92,8 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         if not argv:
             return failure("start", "the program is empty", status="unknown",
                            hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
-        profile = programs.profile_for(argv[0])
-    label = profile.name if profile else os.path.basename(argv[0])
+        profile = programs.profile_or_generic(argv[0])
+    label = profile.name
     label = "".join(c if c.isprintable() else "?" for c in label)[:60]
     name = names.check(session) if session else names.generate(label)
     if name == ctx.cfg.shared_session:
@@ -123,11 +123,12 @@ def _default_accept() -> list[str]:
     return [w for w in raw.replace(",", " ").split() if w]
 
 
-def _await_start(ctx: Context, target: Target, profile: Profile | None, label: str, timeout: float,
+def _await_start(ctx: Context, target: Target, profile: Profile, label: str, timeout: float,
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = time.monotonic() + timeout
-    last, since, answered = None, time.monotonic(), []
+    last, since = None, time.monotonic()
+    answered: list[str] = []
     settle = settle_for(profile, starting=True)
     while True:
         st = observe.state_of(ctx, target)
@@ -139,26 +140,29 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
         if st.status == "error" or (st.exact and st.status == "ready"):
             return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
                            hint="read the session's screen for its message", answered=answered)
-        dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
-        allowed = dialog is not None and bool(dialog.accept) and dialog.name not in answered and (
+        dialog = profile.find_dialog(st.snap.text) if (st.snap and st.status == "blocked") else None
+        # The keys come from the screen: releases move a dialog's default (see Profile.accept_keys).
+        keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
+        allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
             dialog.name in accept or ("safe" in accept and dialog.safe))
         if dialog and allowed and now - since >= min(settle, 0.3):
-            _press_one_by_one(ctx, target, list(dialog.accept))
-            answered.append(dialog.name)
+            _press_one_by_one(ctx, target, list(keys))
+            if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
+                answered.append(dialog.name)
             last = None
             time.sleep(POLL)
             continue
         if st.status in ("ready", "blocked") and not blank and now - since >= settle:
-            hint = None
-            extra: dict[str, object] = {"answered": answered}
-            if st.status == "blocked":
-                hint = message("blocked", program=label)
-                if dialog:
-                    extra["dialog"], extra["safe"] = dialog.name, dialog.safe
-                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
-                             f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
-                             f". It is the {dialog.name!r} dialog, which needs the human")
-            return result("start", target, st, hint=hint, **extra)
+            if st.status != "blocked":
+                return result("start", target, st, answered=answered)
+            hint = message("blocked", program=label)
+            if not dialog:
+                return result("start", target, st, hint=hint, answered=answered)
+            how = (f"keys {' '.join(keys)} accept it" if dialog.choose is None else
+                   f"the option matching {dialog.choose.pattern!r} accepts it (now: {' '.join(keys)})")
+            hint += (f". It is the {dialog.name!r} dialog: {how} (start answers it by itself when given "
+                     f"accept=[{dialog.name!r}])" if keys else f". It is the {dialog.name!r} dialog, which needs the human")
+            return result("start", target, st, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
         if now >= deadline:
             return result("start", target, st, ok=False,
                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
@@ -189,12 +193,12 @@ def result(action: str, target: Target, st: State, *, ok: bool = True, error: st
                   screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
 
 
-def press_submit(target: Target, profile: Profile | None) -> None:
-    """Press the program's submit key (Enter unless its profile says otherwise)."""
-    keyboard.press(target.tmux, target.pane, list(profile.submit if profile else ("Enter",)))
+def press_submit(target: Target, profile: Profile) -> None:
+    """Press the program's submit key."""
+    keyboard.press(target.tmux, target.pane, list(profile.submit))
 
 
-def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile | None] | Result:
+def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile] | Result:
     """The private session a program runs in, its shell record and the program's profile."""
     name = names.check(session)
     if name == ctx.cfg.shared_session:
@@ -205,10 +209,10 @@ def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Sh
     if shell is None or not srv.exists(name):
         return failure(action, f"there is no private session {name!r}", session=name, status="unknown",
                        hint="start a program with start; list shows the sessions that exist")
-    return Target(name, False, srv.tmux), shell, programs.profile_for(shell.program)
+    return Target(name, False, srv.tmux), shell, programs.profile_or_generic(shell.program)
 
 
-def _await_typed(ctx: Context, target: Target, profile: Profile | None, text: str) -> None:
+def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> None:
     """Wait (bounded) until typed ``text`` shows where input goes, so the key that
     follows (Enter) acts on all of it - a palette filters as it is typed."""
     want = squash(text)
@@ -232,7 +236,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         st = observe.state_of(ctx, target)
         return result("exit", target, st, ok=False, error="no program is running in this session",
                        hint="kill the session to end its shell")
-    steps: Sequence[tuple[str, str]] = profile.exit_steps if profile and profile.exit_steps else (("keys", "C-d"),)
+    steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
         if kind == "text":
             keyboard.paste(target.tmux, target.pane, value, bracketed=False)

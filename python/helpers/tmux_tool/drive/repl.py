@@ -24,11 +24,11 @@ from .launch import POLL, TURN_START, press_submit, result, settle_for
 SCROLLBACK_LINES = 2000
 
 
-def ask(ctx: Context, target: Target, shell: Shell, profile: Profile | None, prompt: str, timeout: float) -> Result:
+def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, timeout: float) -> Result:
     """Type ``prompt`` into the REPL, submit it, and return its output once the prompt is back."""
     deadline = time.monotonic() + timeout
     before = panes.look(target.tmux, target.pane)[0].digest
-    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
+    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     press_submit(target, profile)
     started = _await_repl_start(ctx, target, before, prompt)
     if not started:
@@ -40,7 +40,7 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile | None, pro
                       hint="read the screen; press Enter with keys if the prompt is still on the input line")
     st = _await_repl_done(ctx, target, profile, deadline)
     lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
-    answer = profile.extract_answer(lines, prompt) if profile else None
+    answer = profile.extract_answer(lines, prompt)
     done = st.status in ("ready", "blocked", "error")
     hint = None
     if not done:
@@ -69,7 +69,7 @@ def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) ->
     return False
 
 
-def _await_repl_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
+def _await_repl_done(ctx: Context, target: Target, profile: Profile, deadline: float) -> State:
     """Ready (or blocked, or dead) and holding still for the profile's settle time."""
     settle = settle_for(profile)
     last, since = None, time.monotonic()

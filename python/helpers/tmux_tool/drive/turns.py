@@ -81,7 +81,7 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
     return repl.ask(ctx, target, shell, profile, prompt, timeout)
 
 
-def _refuse(target: Target, shell: Shell, profile: Profile | None, st: State) -> Result | None:
+def _refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result | None:
     """Why a prompt cannot be given now, or None.
 
     An AI CLI back at its input box after a failed turn shows ``error`` but

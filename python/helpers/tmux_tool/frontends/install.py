@@ -302,7 +302,8 @@ def install(root: Path, *, dry_run: bool = False, source: Path | None = SOURCE,
             conflicts.append(f"{rel} was changed since it was installed")
         else:
             conflicts.append(f"{rel} exists and was not written by this installer")
-    stale, kept = [], []
+    stale: list[str] = []
+    kept: list[str] = []
     for rel, digest in old.files.items():
         path = root / rel
         if rel in files or not path.is_file():
@@ -401,7 +402,8 @@ def uninstall(root: Path, *, dry_run: bool = False) -> Report:
     if not manifests:
         report.add(f"nothing to remove: tmux_tool is not installed here (no {layout.manifest})")
         return report
-    removed, kept = [], []
+    removed: list[str] = []
+    kept: list[str] = []
     for rel, digest in sorted(old.files.items()):
         path = root / rel
         if path.is_file():

@@ -125,6 +125,14 @@ class Watch:
     confirm_at: float | None = None
     next_poll: float = 0.0
 
+    @property
+    def last(self) -> State:
+        """The state of the last look; a watch is read only after it has looked
+        (``step``, and ``wait_all`` looks at every watch at least once)."""
+        if self.state is None:
+            raise RuntimeError(f"the watch on {self.target.name} was read before it looked")
+        return self.state
+
     def step(self, ctx: Context, now: float) -> bool:
         """Look once; return True when the condition holds."""
         self.look(ctx, now)

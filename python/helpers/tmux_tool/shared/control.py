@@ -53,7 +53,8 @@ from typing import Any
 
 from ..core import masking
 from ..core.config import private_path, write_private
-from ..transport.tmux import NoTarget, Tmux, TmuxError
+from ..core.errors import NoTarget, TmuxError
+from ..transport.tmux import Tmux
 
 PAUSED_OPTION = "@tmux_tool_paused"
 APPROVE_OPTION = "@tmux_tool_approve"

@@ -52,7 +52,7 @@ class Sent:
     @classmethod
     def parse(cls, text: str) -> Sent:
         data = _json(text, dict)
-        fields = {k: data[k] for k in cls.__slots__ if k in data}  # type: ignore[attr-defined]
+        fields = {k: data[k] for k in cls.__slots__ if k in data}
         try:
             return cls(**fields)
         except TypeError:

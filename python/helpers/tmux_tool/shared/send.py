@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +45,8 @@ KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this 
 MIN_GAP = 0.02  # between two injections: at most 50 a second
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
+# zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
+_EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
 
 
 def poll_step(elapsed: float) -> float:
@@ -96,8 +99,7 @@ def _last_injection(dir_: Path) -> float:
 def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool) -> str | None:
     """A command line for a shell at its prompt: would it end the shell, is it complete?"""
     front = lk.term.front
-    at_shell = st.status == "ready" and front is not None and front.shell and st.extra.get("owner") != "human"
-    if not (text and at_shell):
+    if front is None or not (text and front.shell and st.status == "ready" and st.extra.get("owner") != "human"):
         return None
     top = lk.term.shell_in_front
     if top and (why := guard.ends_shell(text) or ("`kill` of the shell's own process would end the human's "
@@ -285,7 +287,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         hint = message("not_submitted")
     elif not done:
         hint = message("still_running")
-    extra = {"evidence": st.evidence, "program": st.program}
+    extra: dict[str, object] = {"evidence": st.evidence, "program": st.program}
     if st.question:
         extra["question"], extra["options"] = st.question, list(st.options)
     return Result(action=action, session=target.name, status=st.status, output=output,
@@ -360,4 +362,4 @@ def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
         out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
     except TmuxError:
         return []  # a vanished pane has no output to give
-    return screen.clean_scrollback(out)
+    return screen.clean_scrollback(_EOL_MARK.sub("", out))
