@@ -112,15 +112,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.owner.record(entry)
         try:
             if answer.stream is not None and answer.status == 200:
-                self._send_stream(answer)
+                self._send_stream(answer, entry)
             else:
-                self._send_json(answer)
-            entry.ended = time.monotonic()
+                self._send_json(answer, entry)
             entry.finished = True
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
-    def _send_json(self, answer: Answer) -> None:
+    def _send_json(self, answer: Answer, entry: LoggedRequest | None = None) -> None:
         data = json.dumps(answer.body if answer.body is not None else {}).encode()
         self.send_response(answer.status)
         self.send_header("Content-Type", "application/json")
@@ -128,10 +127,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
+        if entry is not None:
+            entry.ended = time.monotonic()  # stamped before the last byte: no client sees it earlier
         self.wfile.write(data)
         self.wfile.flush()
 
-    def _send_stream(self, answer: Answer) -> None:
+    def _send_stream(self, answer: Answer, entry: LoggedRequest) -> None:
         assert answer.stream is not None
         self.send_response(200)
         headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **answer.headers}
@@ -146,6 +147,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         answer.stream(WriterSink(write_chunk, self.server.owner.sleep))
+        entry.ended = time.monotonic()  # stamped before the closing chunk: no client sees the end earlier
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
