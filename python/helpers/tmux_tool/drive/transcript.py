@@ -39,7 +39,8 @@ MAX_ANCHOR_ROWS = 200  # an anchor grows until it is found only once (repeated i
 RECENT_LINES = 400  # history lines read while a turn starts (far more than scroll between two looks)
 HISTORY_LINES = 3000  # history lines read first for an answer; all of it when the turn starts higher up
 MAX_PAGES = 60
-PAGE_SHOWN = 1.5  # seconds for a page to move after a page key
+PAGE_SHOWN = 5.0  # seconds for a page to move after a page key (a busy machine draws late)
+PAGE_STILL = 0.1  # seconds a moved page must hold still before it is read
 POLL = 0.05
 WRAP_MARGIN = 2  # columns at the right some CLIs leave free when they break a line
 
@@ -205,7 +206,8 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
     """Scroll a full-screen CLI's transcript up page by page until ``found`` holds for
     the pages stitched so far (with the chrome of the first page under them);
     then scroll back to the end and wait until it shows, so that the next look
-    sees the end again.  None when the pages end first."""
+    sees the end again.  None when the pages end first, or a page does not
+    overlap the one below it."""
     up, back = profile.page_keys
     end = profile.transcript_end(first)
     width = profile.transcript_width(first)
@@ -219,7 +221,10 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
             if page is None:
                 return None
             shown = page.digest
-            rows_so_far = _stitch(_page_rows(page, profile.transcript_end(page), width), rows_so_far)
+            stitched = _stitch(_page_rows(page, profile.transcript_end(page), width), rows_so_far)
+            if stitched is None:
+                return None
+            rows_so_far = stitched
             joined = _joined(rows_so_far + chrome, first)
             if found(joined):
                 return joined
@@ -241,21 +246,25 @@ def _joined(rows_: list[Row], like: Snapshot) -> Snapshot:
 
 
 def next_screen(target: Target, shown: str) -> Snapshot | None:
-    """The screen once it differs from ``shown`` and holds still a moment (None if it never moves)."""
+    """The screen once it differs from ``shown`` and has held still for :data:`PAGE_STILL`
+    (a page read while it is drawn would be stitched wrong); None if it never moves."""
     deadline = time.monotonic() + PAGE_SHOWN
-    last = None
+    last, since = None, 0.0
     while time.monotonic() < deadline:
         snap, _ = panes.look(target.tmux, target.pane)
+        now = time.monotonic()
         if snap.digest != shown:
-            if last is not None and snap.digest == last.digest:
+            if last is None or snap.digest != last.digest:
+                last, since = snap, now
+            elif now - since >= PAGE_STILL:
                 return snap
-            last = snap
         time.sleep(POLL)
     return last
 
 
-def _stitch(earlier: list[Row], later: list[Row]) -> list[Row]:
-    """``earlier`` (a page scrolled up) placed above ``later`` by their longest overlap.
+def _stitch(earlier: list[Row], later: list[Row]) -> list[Row] | None:
+    """``earlier`` (a page scrolled up) placed above ``later`` by their longest overlap;
+    None when they do not overlap (a row may be missing between them).
 
     A scrolled-up page ends with blank padding rows that are not part of the
     transcript, so its trailing blank rows never take part in the overlap.
@@ -267,7 +276,7 @@ def _stitch(earlier: list[Row], later: list[Row]) -> list[Row]:
     for k in range(min(len(earlier), len(later)), 0, -1):
         if texts_e[-k:] == texts_l[:k]:
             return earlier[:-k] + later
-    return earlier + later
+    return None
 
 
 def unwrap_answer(answer: str, turn: Snapshot, width: int) -> str:

@@ -161,21 +161,20 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     done = st.status in ("ready", "blocked", "error")
     if done:
         _remember(target, turn_open="0")
-    extra = {"turn": turn}
     if not done:
         return result("ask", target, st, ok=False, error=f"no answer within {timeout:g}s",
-                      hint="still working after the timeout: wait for it, then read; or interrupt it", **extra)
+                      hint="still working after the timeout: wait for it, then read; or interrupt it", turn=turn)
     if st.status == "blocked":
         return result("ask", target, st, hint=message("blocked", program=shell.program or "the program"),
-                      **extra)
+                      turn=turn)
     if st.status == "error":
         return result("ask", target, st, ok=False, error=f"the turn ended with an error: {st.evidence}",
-                      hint="read the screen for the CLI's message", **extra)
+                      hint="read the screen for the CLI's message", turn=turn)
     if answer is None:
         return result("ask", target, st, ok=False,
                       error="the turn ended, but its answer could not be told apart from the transcript",
-                      hint="read the session to see it", **extra)
-    return result("ask", target, st, output=answer, **extra)
+                      hint="read the session to see it", turn=turn)
+    return result("ask", target, st, output=answer, turn=turn)
 
 
 def _screen(target: Target) -> Snapshot:
