@@ -26,7 +26,8 @@ import pytest
 
 from python.helpers.tmux_tool.drive import transcript
 from python.helpers.tmux_tool.programs import profile_for
-from python.helpers.tmux_tool.programs.ai import AiProfile, plain_snapshot
+from python.helpers.tmux_tool.programs.ai import AiProfile
+from python.helpers.tmux_tool.programs.answer import plain_snapshot
 from python.helpers.tmux_tool.screen.snapshot import Snapshot
 from tests.fixtures.capture_transcripts import SCENARIOS
 
