@@ -14,10 +14,8 @@ this file's folder; this file only adapts calling conventions.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import importlib.util
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,65 +90,5 @@ class TmuxTool(Tool):
         return Response(message=message, break_loop=False)
 
 
-# --- command line ----------------------------------------------------------
-def _parser() -> argparse.ArgumentParser:
-    actions = _lib.actions.ACTIONS
-    parser = argparse.ArgumentParser(
-        prog="python -m python.tools.tmux_tool",
-        description="Work in tmux terminals safely: a private scratch shell and the shared terminal.",
-    )
-    sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    for spec in actions.values():
-        p = sub.add_parser(spec.name, help=spec.summary, description=spec.summary)
-        for arg in spec.args:
-            flag = "--" + arg.name.replace("_", "-")
-            help_ = arg.help + (f" (default {arg.default})" if arg.default not in (None, "") else "")
-            if arg.kind == "list":
-                p.add_argument(flag, dest=arg.name, nargs="+", help=help_)
-            else:
-                p.add_argument(flag, dest=arg.name, help=help_)
-        p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    return parser
-
-
-FRONT_ENDS = """\
-also:
-  mcp                                 serve every action as an MCP tool over stdio
-  install AGENT_ZERO_DIR [--uninstall] [--dry-run]
-                                      install into (or remove from) an Agent Zero tree
-"""
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run one action from the command line; exit status 0 when ``ok``.
-
-    Two words are not actions: ``mcp`` runs the MCP server and ``install``
-    puts the tool into an Agent Zero tree; both live in the library and are
-    imported only when asked for (the MCP SDK is not needed anywhere else).
-    """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["mcp"]:
-        importlib.import_module(_lib.__name__ + ".mcp_server").serve()
-        return 0
-    if argv[:1] == ["install"]:
-        return int(importlib.import_module(_lib.__name__ + ".install").main(argv[1:]))
-    parser = _parser()
-    parser.epilog = FRONT_ENDS
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    if not argv:
-        parser.print_help()
-        return 2
-    ns = parser.parse_args(argv)
-    as_json = ns.__dict__.pop("json", False)
-    action = ns.__dict__.pop("action")
-    args = {k: v for k, v in vars(ns).items() if v is not None}
-    result = _lib.actions.dispatch(action, args)
-    if as_json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
-        print(result.to_text())
-    return 0 if result.ok else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(importlib.import_module(_lib.__name__ + ".frontends.cli").main())

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool import install as installer
+from python.helpers.tmux_tool.frontends import install as installer
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,9 +20,11 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from python.helpers.tmux_tool import config, events, observe, panes
-from python.helpers.tmux_tool.context import Context
-from python.helpers.tmux_tool.tmux import NoTarget, Tmux
+from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.sessions import observe
+from python.helpers.tmux_tool.sessions.context import Context
+from python.helpers.tmux_tool.transport import control, panes
+from python.helpers.tmux_tool.transport.tmux import NoTarget, Tmux
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal
@@ -31,9 +33,9 @@ from ..conftest import SharedTerminal
 @pytest.fixture(autouse=True)
 def _no_clients_left() -> Iterator[None]:
     """Every test starts and ends without watch clients of this process."""
-    events.close_all()
+    control.close_all()
     yield
-    events.close_all()
+    control.close_all()
 
 
 def private(name: str) -> None:
@@ -57,7 +59,7 @@ def stamp_time(stamp: Path, timeout: float = 10.0) -> float:
     raise AssertionError(f"{stamp} was never written")
 
 
-def attached(src: events.EventSource, names: list[str], timeout: float = 3.0) -> dict[str, int]:
+def attached(src: control.EventSource, names: list[str], timeout: float = 3.0) -> dict[str, int]:
     """The PIDs of the watch clients of ``names`` once every one is attached and set up."""
     deadline = time.monotonic() + timeout
     while True:
@@ -68,8 +70,8 @@ def attached(src: events.EventSource, names: list[str], timeout: float = 3.0) ->
         time.sleep(0.005)
 
 
-def source(socket: str) -> events.EventSource:
-    src = events.source_for(Tmux(socket))
+def source(socket: str) -> control.EventSource:
+    src = control.source_for(Tmux(socket))
     assert src is not None
     return src
 
@@ -100,7 +102,7 @@ def test_commands_through_the_client_answer_like_a_process(private_socket: str) 
     tmux = Tmux(private_socket)
     src = source(private_socket)
     clients = src.acquire(["eq"])
-    runner = events.Runner(src)
+    runner = control.Runner(src)
     try:
         for text in ("a'b", "ends;", "$HOME ~ #{session_name} {x}", "two\nlines", "\x1f\t\\", "%end 1 2 1", ""):
             cmd = ["display-message", "-p", "-t", "=eq:", text]
@@ -336,14 +338,14 @@ def test_silent_panes_cost_nothing_and_a_burst_is_looked_at_once(private_socket:
 
 def test_events_off_polls_with_the_same_answers(private_socket: str, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(events.SWITCH, "off")
+    monkeypatch.setenv(control.SWITCH, "off")
     for name in ("pa", "pb"):
         private(name)
     start_late("pa", 0.3, tmp_path / "pa")
     start_late("pb", 0.6, tmp_path / "pb")
     res = call("wait", sessions=["pa", "pb"], mode="all", timeout=10)
     assert res["ok"] and sorted(res["done"]) == ["pa", "pb"]
-    assert events.source_for(Tmux(private_socket)) is None
+    assert control.source_for(Tmux(private_socket)) is None
     assert shutil.which("tmux") and not subprocess.run(
         ["tmux", "-L", private_socket, "list-clients"], capture_output=True, text=True, timeout=5,
         check=True).stdout
@@ -351,7 +353,7 @@ def test_events_off_polls_with_the_same_answers(private_socket: str, tmp_path: P
 
 def test_idle_clients_detach_after_lingering(private_socket: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A client no wait uses leaves after LINGER: nothing stays attached to a session for long."""
-    monkeypatch.setattr(events, "LINGER", 0.3)
+    monkeypatch.setattr(control, "LINGER", 0.3)
     private("la")
     assert call("wait", session="la", until="stable", timeout=3)["ok"]
     src = source(private_socket)

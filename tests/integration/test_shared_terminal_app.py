@@ -312,7 +312,8 @@ def test_stop_detaches_browser_clients_and_keeps_the_session(app) -> None:
 
     async def scenario() -> None:
         conn = await open_terminal_socket(app)
-        assert client_count(app) == 1
+        # The page's pty starts `tmux attach`; the client registers a moment after "setup".
+        await asyncio.to_thread(wait_for, lambda: client_count(app) == 1, "the browser's tmux client")
         # Keys from the socket reach the session like keys from the page.
         conn.write_message(json.dumps(["stdin", "echo via-socket-$((6*7))\r"]))
         await asyncio.to_thread(

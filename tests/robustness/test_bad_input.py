@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python.helpers.tmux_tool import drive
 from python.helpers.tmux_tool.actions import ACTIONS, dispatch
-from python.helpers.tmux_tool.args import MAX_TEXT
-from python.helpers.tmux_tool.result import STATUSES
+from python.helpers.tmux_tool.core.args import MAX_TEXT
+from python.helpers.tmux_tool.core.result import STATUSES
+from python.helpers.tmux_tool.drive import turns
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal
@@ -40,7 +40,7 @@ MAX_ERROR = 2000
 # Extra seconds some actions take beyond their timeout: ask waits up to twice
 # TURN_START for its turn to visibly begin whatever its timeout; start first
 # creates the session's shell.
-GRACE = {"ask": 2 * drive.TURN_START, "start": 1.0}
+GRACE = {"ask": 2 * turns.TURN_START, "start": 1.0}
 
 TEXTS: list[Any] = [
     "", " ", "\t", "\n", "a\nb", "\x00", "a\x00b", "\x1b", "\x1b[31mred\x1b[0m", "\x07", "\x08", "\x7f",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.tmux import Tmux
+from python.helpers.tmux_tool.transport.tmux import Tmux
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal, kill_server, unique

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool import config, scratch
+from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.private import runs
 from python.tools.tmux_tool import call
 
 from .conftest import children, cmdline, poll, tmux
@@ -137,11 +138,11 @@ def test_logs_are_rotated_and_saved_outputs_pruned(private_socket: str, monkeypa
     monkeypatch.setenv("TMUX_TOOL_OUTPUT_CAP", "1000")
     cfg = config.load()
     outputs = cfg.private_dir / "outputs"
-    for i in range(scratch.KEEP_OUTPUTS + 10):
+    for i in range(runs.KEEP_OUTPUTS + 10):
         res = call("run", command=f"seq {i} 3000", session="big")
         assert res["ok"] and res.get("output_file"), res
     saved = sorted(outputs.glob("big-*.txt"))
-    assert len(saved) == scratch.KEEP_OUTPUTS, len(saved)
+    assert len(saved) == runs.KEEP_OUTPUTS, len(saved)
     log = cfg.private_dir / "sessions" / "big" / "pane.log"
     flood = "head -c 3000000 /dev/zero | tr '\\0' z | fold -w 100"
     peak = 0
@@ -151,6 +152,6 @@ def test_logs_are_rotated_and_saved_outputs_pruned(private_socket: str, monkeypa
     assert call("run", command="echo small", session="big")["output"] == "small"
     print(f"\npane log peak {peak / 1e6:.1f} MB, now {log.stat().st_size / 1e3:.0f} kB; "
           f"{len(saved)} saved outputs kept")
-    assert peak < scratch.LOG_ROTATE + 3_300_000, peak  # rotated before it grows past one more run
+    assert peak < runs.LOG_ROTATE + 3_300_000, peak  # rotated before it grows past one more run
     total = _tree_size(cfg.private_dir)
-    assert total < scratch.LOG_ROTATE + scratch.KEEP_OUTPUTS * 3_300_000, total
+    assert total < runs.LOG_ROTATE + runs.KEEP_OUTPUTS * 3_300_000, total

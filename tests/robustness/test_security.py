@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool import config
 from python.helpers.tmux_tool.actions import ACTIONS
+from python.helpers.tmux_tool.core import config
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal

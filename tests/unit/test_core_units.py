@@ -6,8 +6,11 @@ import math
 
 import pytest
 
-from python.helpers.tmux_tool import args, keyboard, markers, masking, names, scratch, shared
-from python.helpers.tmux_tool.tmux import escape_arg
+from python.helpers.tmux_tool.core import args, masking, names
+from python.helpers.tmux_tool.private import markers, runs
+from python.helpers.tmux_tool.shared import judge
+from python.helpers.tmux_tool.transport import keyboard
+from python.helpers.tmux_tool.transport.tmux import escape_arg
 
 
 @pytest.mark.parametrize("good", ["scratch", "build-1", "a_b", "X", "x" * 64])
@@ -85,18 +88,18 @@ def test_markers_are_found_and_never_in_the_echo() -> None:
 
 
 def test_prompt_template_survives_cd_and_clocks() -> None:
-    pattern = shared.template("user@host:~/src$ ", "/home/user/src")
+    pattern = judge.template("user@host:~/src$ ", "/home/user/src")
     import re
 
     assert re.fullmatch(pattern, "user@host:~/other/dir$ ")
     assert not re.fullmatch(pattern, "$ ")
-    clock = shared.template("[12:30:01] ~ % ", "/root")
+    clock = judge.template("[12:30:01] ~ % ", "/root")
     assert re.fullmatch(clock, "[09:05:59] ~ % ")
 
 
 def test_cap_keeps_head_and_tail_on_line_breaks() -> None:
     text = "\n".join(f"line {i}" for i in range(10_000))
-    capped = scratch.cap_text(text, 2000, "/tmp/x.txt")
+    capped = runs.cap_text(text, 2000, "/tmp/x.txt")
     assert len(capped) <= 2100
     assert capped.startswith("line 0\n") and capped.endswith("line 9999")
     assert "cut; full output in /tmp/x.txt" in capped

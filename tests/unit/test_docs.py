@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from python.helpers.tmux_tool import messages
 from python.helpers.tmux_tool.actions import ACTIONS
 from python.helpers.tmux_tool.api import call
-from python.helpers.tmux_tool.args import Arg, bind
+from python.helpers.tmux_tool.core import messages
+from python.helpers.tmux_tool.core.args import Arg, bind
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPT = REPO / "prompts" / "agent.system.tool.tmux_tool.md"

@@ -15,13 +15,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import config, drive, keyboard, markers, masking, names, observe, panes, programs, scratch, shared
-from .args import Arg, BadArgs, bind, brief
-from .context import Context, Target
-from .messages import message
-from .result import Result, failure
-from .state import State
-from .tmux import NoServer, NoTarget, TmuxError
+from . import programs
+from .core import config, masking, names
+from .core.args import Arg, BadArgs, bind, brief
+from .core.messages import message
+from .core.result import Result, failure
+from .core.state import State
+from .drive import turns
+from .private import markers, runs
+from .sessions import observe
+from .sessions.context import Context, Target
+from .shared import judge
+from .transport import keyboard, panes
+from .transport.tmux import NoServer, NoTarget, TmuxError
 
 # Keys that discard or end something; in the shared session only for our own command.
 DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
@@ -84,7 +90,7 @@ def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> R
         return failure("run", "the command is empty", session=target.name, status="unknown",
                        hint="give the shell command to run, e.g. command: 'ls -la'")
     keyboard.check_text(command)
-    result = scratch.run(ctx.private, target.name, command, timeout,
+    result = runs.run(ctx.private, target.name, command, timeout,
                          on_slice=_blocked_early(ctx, target, "run"))
     if result.status == "busy" and result.ok:
         st = observe.state_of(ctx, target)
@@ -100,7 +106,7 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
         return failure("send", "nothing to send: the text is empty and enter is false",
                        session=target.name, status="unknown")
     if target.shared:
-        return shared.send(ctx, target, text, enter=enter, timeout=timeout, force=force)
+        return judge.send(ctx, target, text, enter=enter, timeout=timeout, force=force)
     if (missing := _require_private(ctx, target, "send")) is not None:
         return missing
     shell = ctx.private.shell(target.name)
@@ -151,7 +157,7 @@ def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, 
                 "what this tool typed, and nothing of ours is running or pending there",
                 session=target.name, status="unknown",
                 hint=message("shared_keys_refused_hint"))
-        return shared.send(ctx, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
+        return judge.send(ctx, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
                            action="keys", keys=tuple(names_))
     if (missing := _require_private(ctx, target, "keys")) is not None:
         return missing
@@ -162,14 +168,14 @@ def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, 
 
 def _own_command_running(ctx: Context, target: Target) -> bool:
     """Is what runs (or sits unsent) in the shared pane something this tool typed?"""
-    st = shared.state(ctx, target)
+    st = judge.state(ctx, target)
     facts = st.facts
     if facts is None:
         return False
-    sent = shared.sent_record(facts)
+    sent = judge.sent_record(facts)
     if not sent.get("text"):
         return False
-    human_since = shared.key_time(facts) > float(sent.get("at", 0)) + 1
+    human_since = judge.key_time(facts) > float(sent.get("at", 0)) + 1
     if human_since:
         return False
     if st.extra.get("leftover"):
@@ -180,7 +186,7 @@ def _own_command_running(ctx: Context, target: Target) -> bool:
 def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared and not target.tmux.has_session(target.name):
-        return failure("read", shared.missing(target.name, target.tmux.socket), session=target.name)
+        return failure("read", judge.missing(target.name, target.tmux.socket), session=target.name)
     if (missing := _require_private(ctx, target, "read")) is not None:
         return missing
     st = observe.state_of(ctx, target, settle=True)
@@ -212,7 +218,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     targets = [ctx.target(n, default=ctx.cfg.shared_session) for n in wanted]
     for t in targets:
         if t.shared and not t.tmux.has_session(t.name):
-            return failure("wait", shared.missing(t.name, t.tmux.socket), session=t.name)
+            return failure("wait", judge.missing(t.name, t.tmux.socket), session=t.name)
         if (missing := _require_private(ctx, t, "wait")) is not None:
             return missing
     regex = None
@@ -250,14 +256,14 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
     """A private shell running a command: wait on its markers, return its output."""
     srv = ctx.private
     shell = srv.shell(target.name)
-    rec = scratch.load_record(srv, target.name)
+    rec = runs.load_record(srv, target.name)
     if shell is None or rec is None or shell.program not in (None, "bash"):
         return None
     mark = markers.last_mark(shell.log_path, shell.nonce)
     running = mark is not None and mark.kind == "S" and mark.start >= rec.offset
     if not running and rec.collected:
         return None  # nothing of ours is pending: judge the screen instead
-    res = scratch.collect(srv, shell, rec, timeout, action="wait",
+    res = runs.collect(srv, shell, rec, timeout, action="wait",
                           on_slice=_blocked_early(ctx, target, "wait"))
     if res.status == "busy":
         res.ok = False
@@ -271,7 +277,7 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
         if not _own_command_running(ctx, target):
             return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
                            status="unknown", hint="ask the human to stop it")
-        res = shared.send(ctx, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
+        res = judge.send(ctx, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
                           keys=("C-c",))
         return res
     if (missing := _require_private(ctx, target, "interrupt")) is not None:
@@ -361,16 +367,16 @@ ACTIONS: dict[str, Action] = {
                 Arg("accept", "list", "start-up dialogs to accept by name (trust, theme, ...) or 'safe'"),
                 Arg("skip_permissions", "bool", "launch with the program's permission-skipping flag",
                     default=False)),
-               drive.do_start),
+               turns.do_start),
         Action("ask", "give an interactive program one prompt; return its answer when it is done",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("prompt", "str", "the prompt to give", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0)),
-               drive.do_ask),
+               turns.do_ask),
         Action("exit", "leave an interactive program the right way for it",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               drive.do_exit),
+               turns.do_exit),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
                (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt),
         Action("list", "sessions, their programs and states", (), do_list),

@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..core.config import Config, private_path, write_private
+from ..transport.tmux import NoServer, NoTarget, Tmux, TmuxError
 from . import markers
-from .config import Config, private_path, write_private
-from .tmux import NoServer, NoTarget, Tmux, TmuxError
 
 SERVER_CONF = """\
 # tmux config of the tmux_tool private server (generated; do not edit)

@@ -27,16 +27,18 @@ from pathlib import Path
 
 import wcwidth
 
-from . import keyboard, masking, panes, programs, screen
-from .config import private_path, write_private
-from .context import Context, Target
-from .messages import message
-from .panes import PaneFacts
-from .result import Result, failure
-from .scratch import cap_text
-from .screen.snapshot import Snapshot
-from .state import READY_STABLE, State
-from .tmux import NoServer, NoTarget, Tmux
+from .. import programs, screen
+from ..core import masking
+from ..core.config import private_path, write_private
+from ..core.messages import message
+from ..core.result import Result, failure
+from ..core.state import READY_STABLE, State
+from ..private.runs import cap_text
+from ..screen.snapshot import Snapshot
+from ..sessions.context import Context, Target
+from ..transport import keyboard, panes
+from ..transport.panes import PaneFacts
+from ..transport.tmux import NoServer, NoTarget, Tmux
 
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
 # A prompt-looking end of the cursor line, only used to learn the real prompt.

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from . import names
-from .config import Config
-from .private import PrivateServer
-from .tmux import Tmux
+from ..core import names
+from ..core.config import Config
+from ..private.server import PrivateServer
+from ..transport.tmux import Tmux
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ DEFAULTS: dict[str, str] = {
 
 def _roots() -> list[Path]:
     """Folders that may hold this install's prompt files, most specific first."""
-    pkg = Path(__file__).resolve().parent
+    pkg = Path(__file__).resolve().parents[1]  # the library package, above core/
     plugin_root, tree_root = pkg.parents[1], pkg.parents[2]
     return [plugin_root / "prompts", tree_root / "usr" / "prompts", tree_root / "prompts"]
 

@@ -20,13 +20,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import markers, masking, screen
-from .config import private_path, write_private
+from .. import screen
+from ..core import masking
+from ..core.config import private_path, write_private
+from ..core.messages import message
+from ..core.result import Result, failure
+from ..transport.tmux import NoServer, NoTarget
+from . import markers
 from .markers import Mark
-from .messages import message
-from .private import PrivateServer, Shell, settle_log
-from .result import Result, failure
-from .tmux import NoServer, NoTarget
+from .server import PrivateServer, Shell, settle_log
 
 SLICE = 1.0  # longest single wait-for; between slices the log and pane are re-checked
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands

@@ -19,8 +19,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
-from . import screen
-from .screen.snapshot import Snapshot
+from .. import screen
+from ..screen.snapshot import Snapshot
 from .tmux import DEFAULT_TIMEOUT, Tmux
 
 _FIELDS = (

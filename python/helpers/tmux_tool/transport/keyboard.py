@@ -17,7 +17,7 @@ import re
 import secrets
 from collections.abc import Sequence
 
-from .args import brief
+from ..core.args import brief
 from .tmux import Tmux
 
 _ALIASES = {

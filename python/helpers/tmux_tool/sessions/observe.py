@@ -16,12 +16,15 @@ import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from . import events, markers, panes, programs, shared
+from .. import programs
+from ..core.state import READY_STABLE, State
+from ..private import markers
+from ..private.runs import load_record
+from ..screen.snapshot import Snapshot
+from ..shared import judge
+from ..transport import control, panes
+from ..transport.panes import PaneFacts
 from .context import Context, Target
-from .panes import PaneFacts
-from .scratch import load_record
-from .screen.snapshot import Snapshot
-from .state import READY_STABLE, State
 
 POLL = 0.05  # seconds between looks while waiting on a screen
 DEFAULT_STABLE = 1.0
@@ -36,10 +39,10 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
     that looks like its prompt.  ``wait`` has its own stability window and
     looks once per step.
     """
-    st = shared.state(ctx, target) if target.shared else _private_state(ctx, target)
+    st = judge.state(ctx, target) if target.shared else _private_state(ctx, target)
     if settle and st.status == "ready" and not st.exact and st.snap is not None:
         time.sleep(READY_STABLE)
-        again = shared.state(ctx, target) if target.shared else _private_state(ctx, target)
+        again = judge.state(ctx, target) if target.shared else _private_state(ctx, target)
         if again.status != "ready" or again.snap is None or again.snap.digest != st.snap.digest:
             again.status, again.evidence = "busy", f"the screen is still changing ({again.evidence})"
         return again
@@ -185,7 +188,7 @@ class Watch:
         busy = st.status not in ("ready", "blocked", "error")
         return READY_STABLE + (self.SPIN_SLACK if busy else 0.0)
 
-    def attend(self, ctx: Context, feed: events.Feed, now: float) -> float:
+    def attend(self, ctx: Context, feed: control.Feed, now: float) -> float:
         """One round of listening: look if due, judge; return when to come back."""
         heard = feed.heard(self.target.tmux, self.target.name, now)
         if heard is None:  # not heard (no client, or it died): poll, as without events
@@ -224,8 +227,8 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
     def finished() -> bool:
         return any(w.done for w in watches) if mode == "any" else all(w.done for w in watches)
 
-    attach_within = min(events.ATTACH_TIMEOUT, max(0.05, timeout / 2))
-    with events.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
+    attach_within = min(control.ATTACH_TIMEOUT, max(0.05, timeout / 2))
+    with control.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
         if not feed.active:
             while True:
                 now = time.monotonic()
@@ -239,7 +242,7 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
                 time.sleep(min(POLL, max(0.0, deadline - now)))
         with panes.served_by(feed.runners()):
             while True:
-                seen = events.generation()
+                seen = control.generation()
                 wake = deadline
                 for w in watches:
                     if not w.done:
@@ -253,4 +256,4 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
                         if not w.done and heard is not None and heard.seq != w.seen:
                             w.step(ctx, now)
                     return finished()
-                events.wait_news(seen, wake)
+                control.wait_news(seen, wake)

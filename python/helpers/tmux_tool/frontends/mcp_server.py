@@ -28,11 +28,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
-from .actions import ACTIONS, Action
-from .api import acall
-from .args import Arg
-from .messages import message
-from .result import STATUSES
+from ..actions import ACTIONS, Action
+from ..api import acall
+from ..core.args import Arg
+from ..core.messages import message
+from ..core.result import STATUSES
 
 SERVER_NAME = "tmux_tool"
 JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}

@@ -20,16 +20,20 @@ import shlex
 import time
 from collections.abc import Sequence
 
-from . import keyboard, markers, names, observe, panes, programs, scratch, screen
-from .args import brief
-from .context import Context, Target
-from .messages import message
-from .private import PrivateServer, Shell
-from .programs import Profile
-from .programs.ai import AiProfile, squash
-from .result import Result, failure
-from .screen.snapshot import Snapshot, Span
-from .state import State
+from .. import programs, screen
+from ..core import names
+from ..core.args import brief
+from ..core.messages import message
+from ..core.result import Result, failure
+from ..core.state import State
+from ..private import markers, runs
+from ..private.server import PrivateServer, Shell
+from ..programs import Profile
+from ..programs.ai import AiProfile, squash
+from ..screen.snapshot import Snapshot, Span
+from ..sessions import observe
+from ..sessions.context import Context, Target
+from ..transport import keyboard, panes
 
 SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
                       "LINES"})
@@ -115,7 +119,7 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     line = shlex.join(argv)
     if env_file:
         line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
-    launched = scratch.run(srv, name, line, timeout=0)
+    launched = runs.run(srv, name, line, timeout=0)
     if not launched.ok:
         return launched
     srv.set_program(name, label)
@@ -468,9 +472,9 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         else:
             keyboard.press(target.tmux, target.pane, [keyboard.key_name(k) for k in value.split()])
         time.sleep(POLL)
-    rec = scratch.load_record(srv, target.name)
+    rec = runs.load_record(srv, target.name)
     if rec is not None:
-        res = scratch.collect(srv, shell, rec, timeout, action="exit")
+        res = runs.collect(srv, shell, rec, timeout, action="exit")
         if res.status == "ready":
             srv.set_program(target.name, None)
             res.output = ""

@@ -41,7 +41,7 @@ from pathlib import Path
 NAME = "tmux_tool"
 SKILL = "terminal-orchestration"
 MANIFEST = ".install-manifest.json"
-SOURCE = Path(__file__).resolve().parents[3]
+SOURCE = Path(__file__).resolve().parents[4]
 NEEDS = ("pyte", "wcwidth")
 
 
