@@ -388,21 +388,22 @@ ACTIONS: dict[str, Action] = {
 
 def _masked(result: Result) -> Result:
     """Hide secrets in everything the agent will read."""
-    result.output = masking.mask(result.output) or ""
-    result.screen = masking.mask(result.screen)
-    result.error = masking.mask(result.error)
-    result.extra = _mask_all(result.extra)
+    mask = masking.Masker()
+    result.output = mask(result.output) or ""
+    result.screen = mask(result.screen)
+    result.error = mask(result.error)
+    result.extra = _mask_all(result.extra, mask)
     return result
 
 
-def _mask_all(value: Any) -> Any:
+def _mask_all(value: Any, mask: masking.Masker) -> Any:
     """Every string in the extra fields, however nested (list and wait rows too)."""
     if isinstance(value, str):
-        return masking.mask(value)
+        return mask(value)
     if isinstance(value, dict):
-        return {k: _mask_all(v) for k, v in value.items()}
+        return {k: _mask_all(v, mask) for k, v in value.items()}
     if isinstance(value, list):
-        return [_mask_all(v) for v in value]
+        return [_mask_all(v, mask) for v in value]
     return value
 
 
