@@ -50,6 +50,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from .connection import command_line, gate
 from .tmux import DEFAULT_TIMEOUT, Tmux, TmuxError, _classify
 
 SWITCH = "TMUX_TOOL_EVENTS"
@@ -78,23 +79,6 @@ class Unavailable(TmuxError):
 def enabled() -> bool:
     """Are events wanted (``TMUX_TOOL_EVENTS`` is not off)?"""
     return os.environ.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false", "poll")
-
-
-def quote(arg: str) -> str:
-    """One argument in tmux's command language, exactly as given.
-
-    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
-    is closed, escaped and reopened; a newline (which would end the command
-    line) becomes the ``\\n`` escape between quoted parts.
-    """
-    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
-    return "\\n".join(parts)
-
-
-def command_line(commands: Sequence[Sequence[str]]) -> bytes:
-    """Several commands as one control-mode line (each is answered in its own block)."""
-    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
-    return line.encode("utf-8", "surrogateescape") + b"\n"
 
 
 @dataclass(slots=True)
@@ -348,6 +332,7 @@ class EventSource:
         self.clients: dict[str, Client] = {}
         self._joining: list[Client] = []
         self._leaving: list[Client] = []
+        self._ending: list[Client] = []  # detached by the reader once no client of ours is attaching
         self._thread: threading.Thread | None = None
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
@@ -362,24 +347,31 @@ class EventSource:
         """
         fresh: list[Client] = []
         got: dict[str, Client] = {}
-        with self.lock:
-            for name in dict.fromkeys(sessions):
+        deadline = time.monotonic() + within
+        for name in dict.fromkeys(sessions):
+            with self.lock:
                 client = self.clients.get(name)
-                if client is None or not client.alive:
+                if client is not None and client.alive:
+                    client.users += 1
+                    got[name] = client
+                    continue
+            # One attach at a time, and none while a command of ours may make tmux
+            # notify control clients (see connection.Gate).
+            with gate(self.tmux.socket).attaching():
+                with self.lock:
                     try:
                         client = Client(self, name)
                     except OSError:
                         continue
                     self.clients[name] = client
                     self._joining.append(client)
-                    fresh.append(client)
-                client.users += 1
-                got[name] = client
-            self._start()
-        self._wake()
-        deadline = time.monotonic() + within
+                    client.users += 1
+                    got[name] = client
+                    self._start()
+                self._wake()
+                client.answered.wait(max(0.0, deadline - time.monotonic()))
+            fresh.append(client)
         for client in fresh:
-            client.answered.wait(max(0.0, deadline - time.monotonic()))
             if not client.attached.is_set() or not client.alive:
                 self.lose(client, client.failure or "it did not attach in time")
                 continue
@@ -507,7 +499,7 @@ class EventSource:
         Returns False when nothing is left to read (the thread then ends).
         """
         now = time.monotonic()
-        ending: list[Client] = []
+        ending = self._ending
         with self.lock:
             for client in self._joining:
                 sel.register(client.fd_out, selectors.EVENT_READ)
@@ -529,9 +521,19 @@ class EventSource:
         for client in watched.values():
             if client.outbox:
                 client.flush()
-        for client in ending:
-            client.close()
-        return max(0.0, min(due) - now) if due else (0.0 if ending else None)
+        closed = bool(ending)
+        if ending:
+            # Detaching makes tmux notify control clients: not while one of ours attaches.
+            the_gate = gate(self.tmux.socket)
+            if not the_gate.try_enter():
+                return 0.005
+            try:
+                for client in ending:
+                    client.close()
+            finally:
+                the_gate.leave()
+            ending.clear()
+        return max(0.0, min(due) - now) if due else (0.0 if closed else None)
 
     def _drain(self, client: Client) -> bool:
         try:

@@ -1,12 +1,18 @@
 """The transport: every conversation with a tmux server goes through here.
 
-Each call is one ``tmux -L SOCKET ...`` process with a hard timeout, so a
-wedged server or a pane whose input buffer is full can never hang the caller.
-Arguments are passed as a list (no shell), and the one piece of parsing tmux
-still does on a list of arguments is neutralised: an argument ending in ``;``
-would end the tmux command and turn what follows into a new command, so such
-an argument gets the backslash tmux expects (``\\;``).  User text never goes
-through arguments anyway; it travels on stdin to ``load-buffer -``.
+Commands travel over this process's persistent control-mode connection to
+the server (:mod:`.connection`) when it can carry them, and otherwise as one
+``tmux -L SOCKET ...`` process; either way with a hard timeout, so a wedged
+server or a pane whose input buffer is full can never hang the caller, and
+with the same text and the same errors.
+
+On the process path arguments are passed as a list (no shell), and the one
+piece of parsing tmux still does on a list of arguments is neutralised: an
+argument ending in ``;`` would end the tmux command and turn what follows
+into a new command, so such an argument gets the backslash tmux expects
+(``\\;``).  On the connection every argument is single-quoted.  Text to paste
+travels on stdin to ``load-buffer -`` (process) or as the one argument of
+``set-buffer`` (connection).
 
 libtmux is not used on this path because its calls have no timeout and cost a
 process each all the same.
@@ -15,10 +21,11 @@ process each all the same.
 from __future__ import annotations
 
 import errno
-import shutil
-import subprocess
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from . import connection
 
 DEFAULT_TIMEOUT = 5.0
 
@@ -27,6 +34,9 @@ _NO_SERVER = ("no server running", "error connecting to", "server exited", "lost
 # just ended is shutting down.
 _NO_TARGET = ("can't find session", "can't find pane", "can't find window", "session not found",
               "no current target")
+# Commands that never travel over the connection: a blocking wait-for would stall every
+# other command behind it there.
+_PROCESS_ONLY = frozenset({"wait-for"})
 
 
 class TmuxError(Exception):
@@ -72,6 +82,60 @@ def _classify(stderr: str, what: str) -> TmuxError:
     return TmuxError(f"tmux {what} failed: {stderr.strip() or 'no message'}")
 
 
+_exe: tuple[str, str | None] = ("", None)
+
+
+def executable() -> str:
+    """The tmux program (looked up once per ``PATH``)."""
+    global _exe
+    path = os.environ.get("PATH", os.defpath)
+    if _exe[0] != path or _exe[1] is None:
+        import shutil
+
+        _exe = (path, shutil.which("tmux"))
+    if _exe[1] is None:
+        raise TmuxError("tmux is not installed; install tmux 3.3 or newer (apt-get install tmux)")
+    return _exe[1]
+
+
+def _session_named(commands: Sequence[Sequence[str]]) -> str | None:
+    """The session the first ``-t =NAME...`` target of the commands names (for a new connection).
+
+    None when the commands create the session they name: it does not exist yet.
+    """
+    for command in commands:
+        if command[0] == "new-session":
+            return None
+        for i, arg in enumerate(command[:-1]):
+            if arg == "-t" and command[i + 1].startswith("="):
+                return command[i + 1][1:].split(":", 1)[0].split(".", 1)[0] or None
+    return None
+
+
+def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequence[str]] | None:
+    """The commands with ``load-buffer -`` (text on stdin) as ``set-buffer`` (text as argument).
+
+    None when the connection cannot carry them: a command that must be a
+    process of its own, or text that is not UTF-8 (tmux refuses such a line).
+    """
+    if any(not c or c[0] in _PROCESS_ONLY for c in commands):
+        return None
+    if input is None:
+        return list(commands)
+    try:
+        text = input.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\x00" in text:
+        return None
+    out: list[Sequence[str]] = []
+    for command in commands:
+        if command[0] == "load-buffer" and command[-1] == "-":
+            command = ["set-buffer", *command[1:-1], "--", text]
+        out.append(command)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Tmux:
     """One tmux server, addressed by its socket name (``tmux -L``)."""
@@ -80,10 +144,7 @@ class Tmux:
     config_file: str | None = None
 
     def _argv(self) -> list[str]:
-        exe = shutil.which("tmux")
-        if exe is None:
-            raise TmuxError("tmux is not installed; install tmux 3.3 or newer (apt-get install tmux)")
-        argv = [exe, "-L", self.socket]
+        argv = [executable(), "-L", self.socket]
         if self.config_file:
             argv += ["-f", self.config_file]
         return argv
@@ -94,17 +155,48 @@ class Tmux:
         input: bytes | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> str:
-        """Run several tmux commands in one process (separated by ``;``).
+        """Run several tmux commands as one (separated by ``;``).
 
-        One process instead of several is what keeps a ``run`` in the low
-        milliseconds.  Returns stdout; raises a :class:`TmuxError` subclass.
+        Over the connection when it can carry them, else as one process.
+        Returns stdout; raises a :class:`TmuxError` subclass.
         """
+        what = " ; ".join(c[0] for c in commands if c)
+        inline = _inline(commands, input)
+        conn = None
+        if inline is not None:
+            conn = connection.for_server([executable(), "-L", self.socket], self.socket,
+                                         _session_named(commands), timeout)
+        with connection.gate(self.socket).command():
+            if conn is not None and inline is not None:
+                try:
+                    replies = conn.run(inline, timeout)
+                except connection.Unavailable as exc:
+                    if exc.started:  # part of the line ran: running it again could do it twice
+                        raise TmuxError(f"tmux {what} was cut off: {exc}") from exc
+                    # gone before anything ran: a process runs it instead
+                except TimeoutError as exc:
+                    raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
+                                    "be wedged or a pane's input is blocked)") from exc
+                else:
+                    out: list[str] = []
+                    for (ok, text), command in zip(replies, commands, strict=False):
+                        decoded = text.decode("utf-8", "replace")
+                        if not ok:
+                            raise _classify(decoded, command[0])
+                        out.append(decoded)
+                    return "".join(out)
+            return self._process(commands, input, timeout, what)
+
+    def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,
+                 what: str) -> str:
+        """The commands as one ``tmux`` process."""
+        import subprocess
+
         argv = self._argv()
         for i, command in enumerate(commands):
             if i:
                 argv.append(";")
             argv.extend(escape_arg(a) for a in command)
-        what = " ; ".join(c[0] for c in commands if c)
         try:
             proc = subprocess.run(
                 argv,
@@ -149,60 +241,3 @@ class Tmux:
         except (NoServer, NoTarget):
             return False
         return True
-
-    def waiter(self, channel: str) -> Waiter:
-        """Start waiting on ``channel`` now; see :class:`Waiter`."""
-        return Waiter(self._argv(), channel)
-
-    def wait_for(self, channel: str, timeout: float) -> bool:
-        """Block until ``wait-for -S channel`` fires (True) or ``timeout`` passes (False)."""
-        w = self.waiter(channel)
-        try:
-            return w.wait(timeout)
-        finally:
-            w.close()
-
-
-class Waiter:
-    """A ``tmux wait-for CHANNEL`` client that stays registered across checks.
-
-    tmux remembers a signal sent while nobody waited, so a signal is never
-    lost between sending a command and starting to wait.  Keeping one client
-    registered for the whole wait (instead of one per slice) also means a
-    signal can never arrive in the instant a timed-out client is being ended.
-    The client is our own child process and is ended by its PID.
-    """
-
-    def __init__(self, argv: list[str], channel: str) -> None:
-        self.channel = channel
-        try:
-            self.proc = subprocess.Popen(
-                [*argv, "wait-for", channel],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as exc:
-            raise _unstartable(exc, "wait-for") from exc
-
-    def wait(self, timeout: float) -> bool:
-        """True once signalled; False if ``timeout`` passed first (still waiting).
-
-        Raises :class:`NoServer` if the server went away meanwhile.
-        """
-        try:
-            self.proc.wait(timeout=max(0.0, timeout))
-        except subprocess.TimeoutExpired:
-            return False
-        err = self.proc.stderr.read() if self.proc.stderr else b""
-        if self.proc.returncode != 0:
-            raise _classify(err.decode("utf-8", "replace") or "server exited", "wait-for")
-        return True
-
-    def close(self) -> None:
-        """Stop waiting (ends our own client process if it still runs)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        if self.proc.stderr:
-            self.proc.stderr.close()
