@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,6 @@ from .conftest import (
     children,
     cmdline,
     guard_allows,
-    our_waiters,
     pane_command,
     pane_pid,
     poll,
@@ -40,9 +40,9 @@ from .conftest import (
 LONG = 30.0  # the timeout of the call under attack; a hang would show as this
 
 
-def _running(socket: str, session: str, program: str = "sleep") -> bool:
+def _running(socket: str, session: str, waiting: Callable[[], bool], program: str = "sleep") -> bool:
     """The command runs in the pane and the tool is blocked waiting for it."""
-    return pane_command(socket, session) == program and bool(our_waiters(socket))
+    return pane_command(socket, session) == program and waiting()
 
 
 def _works(session: str | None = None) -> None:
@@ -53,9 +53,9 @@ def _works(session: str | None = None) -> None:
 
 
 # --- the private server -----------------------------------------------------
-def test_private_server_killed_during_run(private_socket: str) -> None:
+def test_private_server_killed_during_run(private_socket: str, waiting: Callable[[], bool]) -> None:
     _works()
-    striker = Striker(lambda: _running(private_socket, "scratch"), lambda: kill_server(private_socket))
+    striker = Striker(lambda: _running(private_socket, "scratch", waiting), lambda: kill_server(private_socket))
     res, took = timed("run", command="sleep 60", timeout=LONG)
     striker.join()
     assert took < SLACK, took
@@ -65,10 +65,10 @@ def test_private_server_killed_during_run(private_socket: str) -> None:
     assert tmux(private_socket, "has-session", "-t", "=scratch").returncode == 0
 
 
-def test_private_server_killed_during_wait(private_socket: str) -> None:
+def test_private_server_killed_during_wait(private_socket: str, waiting: Callable[[], bool]) -> None:
     first = call("run", command="sleep 60", timeout=0.2)
     assert first["ok"] and first["status"] == "busy", first
-    striker = Striker(lambda: bool(our_waiters(private_socket)), lambda: kill_server(private_socket))
+    striker = Striker(waiting, lambda: kill_server(private_socket))
     res, took = timed("wait", session="scratch", timeout=LONG)
     striker.join()
     assert took < SLACK, took
@@ -93,11 +93,11 @@ def test_asking_for_a_session_while_the_server_exits(private_socket: str) -> Non
 
 
 @pytest.mark.parametrize("how", ["kill-pane", "kill-window", "kill-session"])
-def test_session_killed_during_run(private_socket: str, how: str) -> None:
+def test_session_killed_during_run(private_socket: str, how: str, waiting: Callable[[], bool]) -> None:
     _works("bystander")  # keeps the server alive when the victim goes
     _works("victim")
     target = "=victim" if how == "kill-session" else "=victim:"
-    striker = Striker(lambda: _running(private_socket, "victim"),
+    striker = Striker(lambda: _running(private_socket, "victim", waiting),
                       lambda: tmux(private_socket, how, "-t", target, check=True))
     res, took = timed("run", command="sleep 60", session="victim", timeout=LONG)
     striker.join()
@@ -108,7 +108,7 @@ def test_session_killed_during_run(private_socket: str, how: str) -> None:
     _works("bystander")
 
 
-def test_shell_killed_by_sigkill_during_run(private_socket: str) -> None:
+def test_shell_killed_by_sigkill_during_run(private_socket: str, waiting: Callable[[], bool]) -> None:
     """The pane's own shell dies (OOM killer, kill -9): no marker will ever come."""
     _works("victim")
     shell = pane_pid(private_socket, "victim")
@@ -118,7 +118,7 @@ def test_shell_killed_by_sigkill_during_run(private_socket: str) -> None:
         orphans.extend(children(shell))
         os.kill(shell, signal.SIGKILL)
 
-    striker = Striker(lambda: _running(private_socket, "victim"), strike)
+    striker = Striker(lambda: _running(private_socket, "victim", waiting), strike)
     try:
         res, took = timed("run", command="sleep 60", session="victim", timeout=LONG)
         striker.join()
@@ -148,12 +148,12 @@ def test_command_that_crashes(private_socket: str, command: str, code: int, show
     _works()
 
 
-def test_child_killed_while_waiting(private_socket: str) -> None:
+def test_child_killed_while_waiting(private_socket: str, waiting: Callable[[], bool]) -> None:
     first = call("run", command="sleep 1000 & echo $!; wait", timeout=0.3)
     assert first["status"] == "busy", first
     child = int(first["output"].split()[-1])
     assert cmdline(child)[:1] == ["sleep"], cmdline(child)
-    striker = Striker(lambda: bool(our_waiters(private_socket)), lambda: os.kill(child, signal.SIGKILL))
+    striker = Striker(waiting, lambda: os.kill(child, signal.SIGKILL))
     res, took = timed("wait", session="scratch", timeout=LONG)
     striker.join()
     assert took < SLACK, took
@@ -170,6 +170,8 @@ def test_started_program_killed(private_socket: str) -> None:
     python = [p for p in children(shell) if "python3" in " ".join(cmdline(p))]
     assert len(python) == 1, [cmdline(p) for p in children(shell)]
     os.kill(python[0], signal.SIGKILL)
+    # The shell reports the exit code with its next prompt, a few milliseconds after the kill.
+    assert poll(lambda: call("status", session="repl")["exit_code"] is not None, SLACK)
     status, took = timed("status", session="repl")
     assert took < SLACK
     assert status["status"] == "error" and status["exit_code"] == 137, status
