@@ -9,17 +9,16 @@
 * Python: ``from python.tools.tmux_tool import call, classify``.
 
 Everything real lives in the library package ``helpers/tmux_tool`` beside
-this file's folder; this file only adapts calling conventions.
+this file's folder; this file only adapts calling conventions, and imports
+the library on first use so a command-line call loads only what it needs.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+_ENTRY_POINTS = ("call", "acall", "text", "atext", "classify")
 
 
 def _library() -> Any:
@@ -30,6 +29,8 @@ def _library() -> Any:
     package is imported by its dotted name; when Agent Zero loads this file by
     path (no package) the library is loaded by path under a private name.
     """
+    import importlib
+
     if __package__ and __package__.endswith("tools"):
         dotted = __package__[: -len("tools")] + "helpers.tmux_tool"
         try:
@@ -40,6 +41,9 @@ def _library() -> Any:
     name = "tmux_tool_library"
     if name in sys.modules:
         return sys.modules[name]
+    import importlib.util
+    from pathlib import Path
+
     pkg = Path(__file__).resolve().parent.parent / "helpers" / "tmux_tool"
     spec = importlib.util.spec_from_file_location(name, pkg / "__init__.py",
                                                   submodule_search_locations=[str(pkg)])
@@ -51,10 +55,12 @@ def _library() -> Any:
     return module
 
 
-_lib = _library()
-call = _lib.call
-acall = _lib.acall
-classify = _lib.classify
+def __getattr__(name: str) -> Any:
+    """``call``, ``acall``, ``text``, ``atext`` and ``classify`` of the library, on first use."""
+    if name in _ENTRY_POINTS:
+        return getattr(_library(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 try:  # Agent Zero v0.9.9 and later
     from helpers.tool import Response, Tool  # type: ignore[import-not-found]
@@ -63,13 +69,11 @@ except ImportError:
         from python.helpers.tool import Response, Tool  # type: ignore[import-not-found,no-redef]
     except ImportError:  # standalone: the same shapes, so the class below works alike
 
-        @dataclass
         class Response:  # type: ignore[no-redef]
             """What an Agent Zero tool returns."""
 
-            message: str
-            break_loop: bool
-            additional: dict[str, Any] | None = None
+            def __init__(self, message: str, break_loop: bool, additional: dict[str, Any] | None = None) -> None:
+                self.message, self.break_loop, self.additional = message, break_loop, additional
 
         class Tool:  # type: ignore[no-redef]
             """The constructor signature of Agent Zero's ``Tool``."""
@@ -86,9 +90,11 @@ class TmuxTool(Tool):
     async def execute(self, **kwargs: Any) -> Response:
         args = dict(kwargs or getattr(self, "args", None) or {})
         action = args.pop("action", None) or getattr(self, "method", None) or ""
-        _ok, message = await _lib.atext(str(action), **args)
+        _ok, message = await _library().atext(str(action), **args)
         return Response(message=message, break_loop=False)
 
 
 if __name__ == "__main__":
-    sys.exit(importlib.import_module(_lib.__name__ + ".frontends.cli").main())
+    import importlib
+
+    sys.exit(importlib.import_module(_library().__name__ + ".frontends.cli").main())

@@ -10,7 +10,21 @@ session, observed and awaited) → :mod:`drive` (turns with interactive programs
 → :mod:`actions` (the contract) → :mod:`api` and :mod:`frontends`.
 """
 
-from .api import acall, atext, call, text
-from .programs import classify
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["acall", "atext", "call", "classify", "text"]
+
+
+def __getattr__(name: str) -> Any:
+    """The entry points, imported on first use: a command-line call loads only what its action needs."""
+    if name == "classify":
+        from .programs import classify
+
+        return classify
+    if name in __all__:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,7 +8,6 @@ is never blocked while a command runs or a screen is awaited.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from .actions import dispatch
@@ -21,6 +20,8 @@ def call(action: str, **args: Any) -> dict[str, Any]:
 
 async def acall(action: str, **args: Any) -> dict[str, Any]:
     """:func:`call` without blocking the event loop."""
+    import asyncio  # only hosts with an event loop pay for it (it is already loaded there)
+
     return await asyncio.to_thread(call, action, **args)
 
 
@@ -32,4 +33,6 @@ def text(action: str, **args: Any) -> tuple[bool, str]:
 
 async def atext(action: str, **args: Any) -> tuple[bool, str]:
     """:func:`text` without blocking the event loop."""
+    import asyncio
+
     return await asyncio.to_thread(text, action, **args)

@@ -14,10 +14,11 @@ returns or writes down passes through :func:`mask`, which hides
 * the literal values of such variables in the tool's own environment,
   wherever they appear.
 
-Finding them costs one pass of plain substring searches over the text: every
+Finding them costs a few passes of literal searches over the text: every
 secret above contains one of a few literal words (``sk-``, ``AKIA``, ``key``,
-``token``, ``://``, ...), which ``str.find`` locates at memory speed; the exact
-patterns then run only on the lines around those words.  A text without any
+``token``, ``://``, ...), and a pattern that starts with a literal is found
+at memory speed (the regular expression engine skips to its first
+character); the exact patterns then run only on the lines around those words.  A text without any
 of them - nearly all command output - is never scanned by a regular
 expression at all, and the cost stays linear whatever the text holds.
 
@@ -58,12 +59,14 @@ _ASSIGNMENT = re.compile(
     r"\b" + _SECRET_NAME + r"\b[\"']?\s*[=:]\s*[\"']?(?P<value>[^\s\"']{4,})"
 )
 _URL_PASSWORD = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]+:(?P<value>[^\s/@]{3,})@")
-# The literal words each kind of secret contains: where to look at all.
-_SHAPE_WORDS = ("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "AKIA",
-                "ASIA", "AIza", "eyJ", "Bearer ")
-_NAME_WORDS = ("key", "token", "secret", "passw", "passphrase", "credential")  # searched case-blind
-_URL_WORD = "://"
-_PEM_WORD = "-----BEGIN "
+# The literal words each kind of secret contains: where to look at all.  Each
+# search starts with a literal, so the engine skips through the text at C speed.
+_SHAPE_HINTS = tuple(re.compile(p) for p in ("sk-", "gh[pousr]_", "github_pat_", "glpat-", "xox",
+                                             "A(?:KIA|SIA|Iza)", "eyJ", "Bearer "))
+_NAME_WORDS = ("key", "token", "secret", "pass", "credential")  # searched in the lower-cased text
+_NAME_HINTS = tuple(re.compile(w) for w in _NAME_WORDS)
+_URL_HINT = re.compile("://")
+_PEM_HINT = re.compile("-----BEGIN ")
 LINE_REACH = 4096  # characters looked at on either side of a word, within its line
 PEM_REACH = 16384  # a PEM block ends within this many characters of its start
 MIN_WRAP = 40  # narrower "screens" are not screens: no row joining below this width
@@ -103,13 +106,15 @@ def _merged(spans: list[Span]) -> list[Span]:
     return merged
 
 
-def _occurrences(text: str, word: str) -> list[int]:
-    found = []
-    i = text.find(word)
-    while i >= 0:
-        found.append(i)
-        i = text.find(word, i + 1)
-    return found
+@lru_cache(maxsize=64)
+def _literal(value: str) -> re.Pattern[str]:
+    return re.compile(re.escape(value))
+
+
+def _hits(text: str, hints: tuple[re.Pattern[str], ...]) -> list[int]:
+    """Where any of the hints starts in ``text``, in order."""
+    found = [m.start() for hint in hints for m in hint.finditer(text)]
+    return sorted(found) if len(hints) > 1 else found
 
 
 def _around(text: str, hits: list[int], reach: int) -> list[Span]:
@@ -130,20 +135,19 @@ def _spans(text: str, env: tuple[str, ...]) -> list[Span]:
     """Where the secrets are in ``text`` (overlapping spans merged)."""
     found: list[Span] = []
     for value in env:
-        found += [(i, i + len(value)) for i in _occurrences(text, value)]
-    shape_hits = sorted(i for word in _SHAPE_WORDS for i in _occurrences(text, word))
-    for lo, hi in _around(text, shape_hits, LINE_REACH):
+        found += [m.span() for m in _literal(value).finditer(text)]
+    for lo, hi in _around(text, _hits(text, _SHAPE_HINTS), LINE_REACH):
         found += [m.span("bearer") if m.group("bearer") else m.span() for m in _SHAPES.finditer(text, lo, hi)]
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lower to two: look case-blind everywhere
         name_hits = [m.start() for m in re.finditer("|".join(_NAME_WORDS), text, re.IGNORECASE)]
     else:
-        name_hits = sorted(i for word in _NAME_WORDS for i in _occurrences(lowered, word))
+        name_hits = _hits(lowered, _NAME_HINTS)
     for lo, hi in _around(text, name_hits, LINE_REACH):
         found += [m.span("value") for m in _ASSIGNMENT.finditer(text, lo, hi)]
-    for lo, hi in _around(text, _occurrences(text, _URL_WORD), LINE_REACH):
+    for lo, hi in _around(text, _hits(text, (_URL_HINT,)), LINE_REACH):
         found += [m.span("value") for m in _URL_PASSWORD.finditer(text, lo, hi)]
-    for i in _occurrences(text, _PEM_WORD):
+    for i in _hits(text, (_PEM_HINT,)):
         found += [m.span() for m in _PEM.finditer(text, i, min(len(text), i + PEM_REACH))]
     return _merged(found)
 

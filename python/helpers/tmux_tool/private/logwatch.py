@@ -10,7 +10,9 @@ instances is reached), the wait becomes a poll with short growing steps.
 Each thread keeps one inotify instance for its life and adds a watch for
 each wait: closing an instance that ever held a watch makes the kernel wait
 for a grace period (milliseconds), while adding and removing a watch costs
-microseconds.
+microseconds.  A thread's first wait polls for its first ``POLL_PHASE``
+seconds before it sets up inotify (loading ``ctypes`` costs milliseconds), so
+a command-line call whose command ends at once never pays for it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any, Self
 _IN_MODIFY, _IN_ATTRIB, _IN_MOVE_SELF, _IN_DELETE_SELF = 0x2, 0x4, 0x800, 0x400
 _IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, 0o2000000
 _MASK = _IN_MODIFY | _IN_ATTRIB | _IN_MOVE_SELF | _IN_DELETE_SELF
-_POLL_FIRST, _POLL_MAX = 0.001, 0.02
+_POLL_FIRST, _POLL_MAX = 0.00025, 0.02
+POLL_PHASE = 0.05
 
 _libc: Any = None
 _local = threading.local()
@@ -56,10 +59,12 @@ class _Instance:
             os.close(self.fd)
 
 
-def _instance() -> _Instance | None:
+def _instance(create: bool) -> _Instance | None:
     inst: _Instance | None = getattr(_local, "inst", None)
     if inst is not None and inst.owner == os.getpid():
         return inst
+    if not create:
+        return None
     libc = _inotify()
     if not libc or os.environ.get("TMUX_TOOL_INOTIFY", "").lower() == "off":
         return None
@@ -74,11 +79,17 @@ class LogWatch:
     """Wait for changes to one file (use as a context manager, in one thread)."""
 
     def __init__(self, path: os.PathLike[str] | str) -> None:
-        self._inst = _instance()
+        self._path = path
         self._wd = -1
         self._step = _POLL_FIRST
+        self._inst = _instance(create=False)
+        self._poll_until = 0.0 if self._inst is not None else time.monotonic() + POLL_PHASE
         if self._inst is not None:
-            self._wd = _libc.inotify_add_watch(self._inst.fd, os.fsencode(path), _MASK)
+            self._watch()
+
+    def _watch(self) -> None:
+        assert self._inst is not None
+        self._wd = _libc.inotify_add_watch(self._inst.fd, os.fsencode(self._path), _MASK)
 
     @property
     def evented(self) -> bool:
@@ -91,11 +102,17 @@ class LogWatch:
         Polling, every step counts as a possible change.
         """
         timeout = max(0.0, timeout)
-        if self._wd < 0 or self._inst is None:
+        if self._wd < 0 and self._inst is None and time.monotonic() >= self._poll_until:
+            self._inst = _instance(create=True)
+            if self._inst is not None:
+                self._watch()
+                return True  # the file may have changed before the watch was set: look again
+        if self._wd < 0:
             step = min(self._step, timeout)
             time.sleep(step)
             self._step = min(self._step * 2, _POLL_MAX)
             return step > 0
+        assert self._inst is not None
         if not select.select([self._inst.fd], [], [], timeout)[0]:
             return False
         self._drain()

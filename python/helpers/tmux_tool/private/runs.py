@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -150,7 +149,7 @@ def run(
     if size > LOG_ROTATE:
         os.truncate(log, 0)  # pipe-pane appends (O_APPEND): the next bytes land at 0
         size = 0
-    rec = RunRecord(id=secrets.token_hex(4), command=command, offset=size, started=time.time())
+    rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
     record = {k: v for k, v in asdict(rec).items() if k != "collected"}
     buf = f"tt-{os.getpid()}-{rec.id}"
     pane = f"={name}:"

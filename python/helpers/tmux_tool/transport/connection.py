@@ -39,8 +39,8 @@ client detaching - any of these in the few event-loop turns between the new
 client's first message and its last brings the whole server down.  So within
 a process a control client only ever attaches while no other tmux command of
 that process is under way (:func:`gate`), and short-lived processes (the
-command line) use no control client at all: they would attach and detach on
-every call.  Another process's command at that instant is the remaining risk,
+command line) hold no command connection: they would attach and detach one
+on every call.  Another process's command at that instant is the remaining risk,
 which attaching once per process keeps small.
 """
 
@@ -75,18 +75,9 @@ class Unavailable(Exception):
         self.started = started
 
 
-_held = True  # False in a process too short-lived to hold a connection
-
-
 def enabled() -> bool:
-    """Is the persistent connection wanted (``TMUX_TOOL_CONTROL`` is not off, the process lives long)?"""
-    return _held and os.environ.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false")
-
-
-def short_lived() -> None:
-    """This process runs one action and exits: run tmux commands as processes."""
-    global _held
-    _held = False
+    """Is the persistent connection wanted (``TMUX_TOOL_CONTROL`` is not off)?"""
+    return os.environ.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false")
 
 
 class Gate:

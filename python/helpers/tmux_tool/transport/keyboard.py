@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from collections.abc import Sequence
 
 from ..core.args import brief
@@ -90,7 +89,7 @@ def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence
     One tmux process does it all; the named buffer is unique and deleted by
     the paste itself, so no buffer is left behind.
     """
-    buf = f"tt-{os.getpid()}-{secrets.token_hex(4)}"
+    buf = f"tt-{os.getpid()}-{os.urandom(4).hex()}"
     steps: list[list[str]] = []
     if text:
         steps.append(["load-buffer", "-b", buf, "-"])

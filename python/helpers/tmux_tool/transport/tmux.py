@@ -24,8 +24,7 @@ import errno
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from . import connection
+from typing import Any
 
 DEFAULT_TIMEOUT = 5.0
 
@@ -37,6 +36,29 @@ _NO_TARGET = ("can't find session", "can't find pane", "can't find window", "ses
 # Commands that never travel over the connection: a blocking wait-for would stall every
 # other command behind it there.
 _PROCESS_ONLY = frozenset({"wait-for"})
+
+
+_held = True  # False in a process too short-lived to hold a connection
+
+
+def short_lived() -> None:
+    """This process runs one action and exits: tmux commands run as processes of their own.
+
+    A control-mode connection pays off across calls only; attaching and
+    detaching one per call would cost as much as it saves, and every attach
+    is a moment tmux 3.3a can crash in (see :mod:`.connection`).
+    """
+    global _held
+    _held = False
+
+
+def _connection() -> Any:
+    """The connection module, when this process holds connections at all (imported on first use)."""
+    if not _held:
+        return None
+    from . import connection
+
+    return connection if connection.enabled() else None
 
 
 class TmuxError(Exception):
@@ -161,6 +183,9 @@ class Tmux:
         Returns stdout; raises a :class:`TmuxError` subclass.
         """
         what = " ; ".join(c[0] for c in commands if c)
+        connection = _connection()
+        if connection is None:
+            return self._process(commands, input, timeout, what)
         inline = _inline(commands, input)
         conn = None
         if inline is not None:
