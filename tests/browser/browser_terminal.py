@@ -72,11 +72,11 @@ class BrowserTerminal:
         return str(self.page.evaluate("() => window.sharedTerminal && window.sharedTerminal.state"))
 
 
-def open_terminal_page(browser: Browser, app: SharedTerminalApp) -> BrowserTerminal:
-    """Open the install's page in a new browser context, connected and ready."""
+def open_terminal_page(browser: Browser, app: SharedTerminalApp, query: str = "") -> BrowserTerminal:
+    """Open the install's page (`query`: e.g. `?token=...`) in a new browser context, connected and ready."""
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
-    page.goto(app.url)
+    page.goto(app.url + query)
     page.wait_for_function("() => window.sharedTerminal && window.sharedTerminal.state === 'connected'")
     terminal = BrowserTerminal(page=page, app=app)
     wait_for(lambda: terminal.screen_text().strip(), "the session's screen in the page")

@@ -21,10 +21,11 @@ import pexpect
 import pytest
 
 from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.core.errors import NoTarget
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.transport import control, panes
-from python.helpers.tmux_tool.transport.tmux import NoTarget, Tmux
+from python.helpers.tmux_tool.transport.tmux import Tmux
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal

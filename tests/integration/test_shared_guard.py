@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from python.helpers.tmux_tool.shared import send
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal
@@ -84,9 +85,11 @@ def test_own_unsent_text_is_cleared_before_typing(shared_terminal: SharedTermina
 
 
 def test_copy_mode_blocks_typing(shared_terminal: SharedTerminal) -> None:
+    assert call("wait", timeout=10)["status"] == "ready"  # the shell has started
     shared_terminal.tmux("copy-mode", "-t", "=shared:")
     status = call("status")
-    assert status["status"] == "blocked" and "copy mode" in status["evidence"]
+    # Copy mode is the human scrolling, not a state of the shell: wait must not stop on it.
+    assert status["status"] == "ready" and "copy mode" in status["evidence"]
     res = call("send", text="echo nope", timeout=1)
     assert not res["ok"] and "copy mode" in res["error"]
     shared_terminal.tmux("send-keys", "-t", "=shared:", "-X", "cancel")
@@ -125,7 +128,7 @@ def test_every_injection_is_audited_and_rate_limited(shared_terminal: SharedTerm
     audit = Path(os.environ["TMUX_TOOL_STATE_DIR"]) / f"shared-{os.environ['TMUX_TOOL_SHARED_SOCKET']}"
     entries = [json.loads(line) for line in (audit / "audit.log").read_text().splitlines()]
     assert [e["text"] for e in entries] == ["echo first", "echo second"]
-    assert entries[1]["time"] - entries[0]["time"] >= 0.1
+    assert entries[1]["time"] - entries[0]["time"] >= send.MIN_GAP
 
 
 def test_long_output_scrolling_past_the_screen(shared_terminal: SharedTerminal) -> None:

@@ -161,7 +161,7 @@ def _value(action: str, arg_name: str, i: int) -> Any:
 @pytest.fixture(scope="module")
 def fz(module_env: ModuleEnv) -> ModuleEnv:
     res = call("run", command="true", session=BASE_SESSION)
-    assert res["ok"], res
+    assert res["ok"], (res["status"], res["error"])
     return module_env
 
 
@@ -169,7 +169,8 @@ def _fresh(env: ModuleEnv) -> None:
     """A clean base session: an earlier value may have left its shell mid-line."""
     call("kill", session=BASE_SESSION)
     _cleanup(env)
-    assert call("run", command="true", session=BASE_SESSION)["ok"]
+    res = call("run", command="true", session=BASE_SESSION)
+    assert res["ok"], (res["status"], res["error"])
 
 
 @pytest.mark.parametrize("action", sorted(ACTIONS))

@@ -7,8 +7,9 @@ import math
 import pytest
 
 from python.helpers.tmux_tool.core import args, masking, names
+from python.helpers.tmux_tool.core.errors import BadKeys, BadName
 from python.helpers.tmux_tool.private import markers, runs
-from python.helpers.tmux_tool.shared import judge
+from python.helpers.tmux_tool.shared import prompt
 from python.helpers.tmux_tool.transport import keyboard
 from python.helpers.tmux_tool.transport.tmux import escape_arg
 
@@ -23,7 +24,7 @@ def test_good_session_names(good: str) -> None:
     ("a b", "' '"), ("ünï", "'ü'"), ("x" * 65, "limit is 64"), ("", "empty"), ("a;b", "';'"),
 ])
 def test_bad_session_names_say_why(bad: str, why: str) -> None:
-    with pytest.raises(names.BadName, match=why.replace("$", r"\$").replace(".", r"\.")):
+    with pytest.raises(BadName, match=why.replace("$", r"\$").replace(".", r"\.")):
         names.check(bad)
 
 
@@ -65,14 +66,14 @@ def test_key_names(raw: str, name: str) -> None:
 
 @pytest.mark.parametrize("bad", ["", "Nope", "C-", "two words", "F99"])
 def test_unknown_keys_are_refused(bad: str) -> None:
-    with pytest.raises(keyboard.BadKeys):
+    with pytest.raises(BadKeys):
         keyboard.key_name(bad)
 
 
 def test_control_characters_in_text_are_refused() -> None:
     assert keyboard.check_text("tab\tand\nnewline ok") == "tab\tand\nnewline ok"
     for bad in ("\x00", "\x1b[31m", "\x03", "\x7f"):
-        with pytest.raises(keyboard.BadKeys, match="keys action"):
+        with pytest.raises(BadKeys, match="keys action"):
             keyboard.check_text(f"a{bad}b")
 
 
@@ -88,12 +89,12 @@ def test_markers_are_found_and_never_in_the_echo() -> None:
 
 
 def test_prompt_template_survives_cd_and_clocks() -> None:
-    pattern = judge.template("user@host:~/src$ ", "/home/user/src")
+    pattern = prompt.template("user@host:~/src$ ", "/home/user/src")
     import re
 
     assert re.fullmatch(pattern, "user@host:~/other/dir$ ")
     assert not re.fullmatch(pattern, "$ ")
-    clock = judge.template("[12:30:01] ~ % ", "/root")
+    clock = prompt.template("[12:30:01] ~ % ", "/root")
     assert re.fullmatch(clock, "[09:05:59] ~ % ")
 
 

@@ -22,6 +22,17 @@ import signal
 import sys
 from pathlib import Path
 
+WEB_DIR = Path(__file__).resolve().parent
+# The pause, approval and activity protocol is defined once, in the library.
+sys.path.insert(0, str(WEB_DIR.parents[2]))
+
+from control_api import (
+    ApprovalHandler,
+    ControlState,
+    ScreenHandler,
+    StateHandler,
+    SwitchHandler,
+)
 from tmux_terminals import TmuxTermManager, tmux_client_argv
 from tornado.web import Application, RequestHandler
 from web_access import AccessPolicy, is_loopback_host
@@ -33,7 +44,6 @@ from web_handlers import (
     TerminalSocket,
 )
 
-WEB_DIR = Path(__file__).resolve().parent
 NODE_MODULES = WEB_DIR / "node_modules" / "@xterm"
 LOG = logging.getLogger("shared-terminal")
 
@@ -65,17 +75,23 @@ def log_request(handler: RequestHandler) -> None:
 
 def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermManager) -> Application:
     vendor = {"xterm": NODE_MODULES / "xterm", "addon-fit": NODE_MODULES / "addon-fit"}
+    shared = SharedSession(socket=args.socket, session=args.session)
     return Application(
         [
             (r"/", PageHandler),
             (r"/healthz", HealthHandler),
+            (r"/api/state", StateHandler),
+            (r"/api/screen", ScreenHandler),
+            (r"/api/control", SwitchHandler),
+            (r"/api/approval", ApprovalHandler),
             (r"/ws", TerminalSocket, {"term_manager": manager}),
             (r"/static/(.*)", GuardedStatic, {"path": str(WEB_DIR / "static")}),
             *[(rf"/vendor/{name}/(.*)", GuardedStatic, {"path": str(path)}) for name, path in vendor.items()],
         ],
         template_path=str(WEB_DIR),
         access=AccessPolicy(token=token, cookie_name=f"tmux_tool_token_{args.port}"),
-        shared=SharedSession(socket=args.socket, session=args.session),
+        shared=shared,
+        control=ControlState(shared),
         term_manager=manager,
         log_function=log_request,
         websocket_ping_interval=30,

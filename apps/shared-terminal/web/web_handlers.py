@@ -48,6 +48,8 @@ class Guarded(RequestHandler):
         self.set_header("X-Frame-Options", "DENY")
         self.set_header("Content-Security-Policy", "frame-ancestors 'none'")
         self.set_header("Referrer-Policy", "no-referrer")
+        # A JSON answer is never run as a script by a page that includes it.
+        self.set_header("X-Content-Type-Options", "nosniff")
 
 
 class PageHandler(Guarded):

@@ -14,20 +14,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .core import config, masking, names
-from .core.args import Arg, BadArgs, bind, brief
+from .core import config, masking
+from .core.args import Arg, bind, brief
+from .core.errors import BadArgs, BadInput, BadName, NoServer, NoTarget, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .private import markers, runs
 from .sessions.context import Context, Target
 from .transport import keyboard
-from .transport.tmux import NoServer, NoTarget, TmuxError
 
 if TYPE_CHECKING:
     from .core.state import State
 
-# Keys that discard or end something; in the shared session only for our own command.
-DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
 _TIMEOUT = "seconds to wait"
@@ -35,12 +33,19 @@ _TIMEOUT = "seconds to wait"
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One action of the tool: its name, what it does, its arguments."""
+    """One action of the tool: its name, what it does, its arguments, and what it may change.
+
+    ``read_only`` actions only look; ``destructive`` ones can end or discard
+    something (a program, a session, a line).  Front ends show these to
+    their users (the MCP server as tool annotations).
+    """
 
     name: str
     summary: str
     args: tuple[Arg, ...]
     handler: Callable[..., Result]
+    read_only: bool = False
+    destructive: bool = False
 
 
 def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **extra: Any) -> Result:
@@ -103,7 +108,7 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
             force: bool) -> Result:
     from . import programs
     from .sessions import observe
-    from .shared import judge
+    from .shared import send
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
     keyboard.check_text(text)
@@ -111,7 +116,7 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
         return failure("send", "nothing to send: the text is empty and enter is false",
                        session=target.name, status="unknown")
     if target.shared:
-        return judge.send(ctx, target, text, enter=enter, timeout=timeout, force=force)
+        return send.send(ctx.cfg, target, text, enter=enter, timeout=timeout, force=force)
     if (missing := _require_private(ctx, target, "send")) is not None:
         return missing
     shell = ctx.private.shell(target.name)
@@ -139,7 +144,7 @@ def _settle(ctx: Context, target: Target, action: str, timeout: float, before: s
     changed = False
     while True:
         watch.step(ctx, time.monotonic())
-        st = watch.state
+        st = watch.last
         changed = changed or (st.snap is not None and st.snap.digest != before)
         if changed and watch.done:
             if st.exact:  # the shell's marker comes just before it draws the prompt
@@ -155,44 +160,18 @@ def _settle(ctx: Context, target: Target, action: str, timeout: float, before: s
 
 def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, force: bool) -> Result:
     from .sessions import observe
-    from .shared import judge
+    from .shared import send
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
     names_ = keyboard.key_names(keys)
     if target.shared:
-        destructive = sorted(set(names_) & DESTRUCTIVE_KEYS)
-        if destructive and not force and not _own_command_running(ctx, target):
-            return failure(
-                "keys", f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
-                "what this tool typed, and nothing of ours is running or pending there",
-                session=target.name, status="unknown",
-                hint=message("shared_keys_refused_hint"))
-        return judge.send(ctx, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
-                           action="keys", keys=tuple(names_))
+        return send.send(ctx.cfg, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
+                         action="keys", keys=tuple(names_))
     if (missing := _require_private(ctx, target, "keys")) is not None:
         return missing
     before = observe.state_of(ctx, target)
     keyboard.press(target.tmux, target.pane, names_)
     return _settle(ctx, target, "keys", timeout, before.snap.digest if before.snap else None)
-
-
-def _own_command_running(ctx: Context, target: Target) -> bool:
-    """Is what runs (or sits unsent) in the shared pane something this tool typed?"""
-    from .shared import judge
-
-    st = judge.state(ctx, target)
-    facts = st.facts
-    if facts is None:
-        return False
-    sent = judge.sent_record(facts)
-    if not sent.get("text"):
-        return False
-    human_since = judge.key_time(facts) > float(sent.get("at", 0)) + 1
-    if human_since:
-        return False
-    if st.extra.get("leftover"):
-        return True
-    return bool(sent.get("submitted")) and st.status != "ready"
 
 
 def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
@@ -218,6 +197,7 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
 
 def do_status(ctx: Context, session: str | None) -> Result:
     from .sessions import observe
+    from .shared import control
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if (missing := _require_private(ctx, target, "status")) is not None:
@@ -225,13 +205,17 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
         return failure("status", st.evidence, session=target.name)
+    if target.shared and st.facts is not None and st.facts.paused:
+        res = _state_result("status", target, st, paused=True)
+        res.hint = f"{control.PAUSED}: {control.PAUSED_HINT}"
+        return res
     return _state_result("status", target, st)
 
 
 def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
             pattern: str | None, timeout: float) -> Result:
     from .sessions import observe
-    from .shared import judge
+    from .shared import judge, send
 
     if session and sessions:
         raise BadArgs("give either session or sessions, not both")
@@ -252,21 +236,25 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         exact = _wait_run(ctx, targets[0], timeout)
         if exact is not None:
             return exact
+    # In the shared session, a command of ours still running when send returned gets its output here.
+    ours_pending = len(targets) == 1 and targets[0].shared and send.state(targets[0]).extra.get("pending")
     watches = [observe.Watch(t, until, regex, observe.DEFAULT_STABLE) for t in targets]
     ok = observe.wait_all(ctx, watches, mode, timeout)
     if len(watches) == 1:
         w = watches[0]
-        res = _state_result("wait", w.target, w.state, ok=ok)
+        res = _state_result("wait", w.target, w.last, ok=ok)
+        if ours_pending and w.last.status in ("ready", "blocked"):
+            res.output = send.output_of(w.target, w.last)
         if not ok:
-            res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.state.status})"
+            res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
             res.hint = message("wait_timeout_hint")
         else:
             res.extra["reason"] = w.reason
         return res
-    rows = [{"session": w.target.name, "status": w.state.status, "done": w.done,
-             "evidence": w.state.evidence, "program": w.state.program} for w in watches]
+    rows = [{"session": w.target.name, "status": w.last.status, "done": w.done,
+             "evidence": w.last.evidence, "program": w.last.program} for w in watches]
     done = [w.target.name for w in watches if w.done]
-    status = watches[0].state.status if len(done) == len(watches) else ("ready" if done else "busy")
+    status = watches[0].last.status if len(done) == len(watches) else ("ready" if done else "busy")
     return Result(action="wait", ok=ok, session=",".join(wanted), status=status,
                   error=None if ok else f"not {mode} of {', '.join(wanted)} became {until} "
                                         f"within {timeout:g}s",
@@ -293,16 +281,15 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
 
 
 def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
-    from .shared import judge
+    from .shared import guard, send
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared:
-        if not _own_command_running(ctx, target):
+        if not guard.ours(send.state(target)):
             return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
                            status="unknown", hint="ask the human to stop it")
-        res = judge.send(ctx, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
-                          keys=("C-c",))
-        return res
+        return send.send(ctx.cfg, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
+                         keys=("C-c",))
     if (missing := _require_private(ctx, target, "interrupt")) is not None:
         return missing
     keyboard.press(target.tmux, target.pane, ["C-c"])
@@ -328,7 +315,7 @@ def do_list(ctx: Context) -> Result:
             st = observe.state_of(ctx, t)
             rows.append({"session": name, "server": f"private ({ctx.cfg.private_socket})",
                          "program": st.program, "status": st.status, "evidence": st.evidence})
-        except (names.BadName, TmuxError):
+        except (BadName, TmuxError):
             continue
     return Result(action="list", status="ready", extra={"sessions": rows},
                   output="" if rows else "no sessions",
@@ -381,10 +368,10 @@ ACTIONS: dict[str, Action] = {
                (Arg("keys", "list", "key names, a list or separated by spaces", required=True), _SESSION,
                 Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
                 Arg("force", "bool", "shared session: allow C-c/C-u etc. on what the human runs", default=False)),
-               do_keys),
+               do_keys, destructive=True),
         Action("read", "the rendered screen, or the last N lines of history, cleaned",
                (_SESSION, Arg("lines", "int", "how many lines of history and screen (default: the screen)")),
-               do_read),
+               do_read, read_only=True),
         Action("wait", "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
                (_SESSION, Arg("sessions", "list", "several sessions to wait on"),
                 Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
@@ -392,9 +379,9 @@ ACTIONS: dict[str, Action] = {
                     choices=("ready", "stable", "change")),
                 Arg("pattern", "str", "a regular expression to wait for on the screen"),
                 Arg("timeout", "float", _TIMEOUT, default=30.0)),
-               do_wait),
+               do_wait, read_only=True),
         Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),
-               do_status),
+               do_status, read_only=True),
         Action("start", "start a program in a new private session; wait until it is ready or blocked",
                (Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
                     "or a command line", required=True),
@@ -414,12 +401,12 @@ ACTIONS: dict[str, Action] = {
         Action("exit", "leave an interactive program the right way for it",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               _drive("do_exit")),
+               _drive("do_exit"), destructive=True),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
-               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt),
-        Action("list", "sessions, their programs and states", (), do_list),
+               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt, destructive=True),
+        Action("list", "sessions, their programs and states", (), do_list, read_only=True),
         Action("kill", "end a private session (never the shared one)",
-               (Arg("session", "str", "private session name", required=True),), do_kill),
+               (Arg("session", "str", "private session name", required=True),), do_kill, destructive=True),
     )
 }
 
@@ -457,7 +444,7 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     try:
         bound = bind(name, spec.args, args)
         return _masked(spec.handler(Context(config.load()), **bound))
-    except (BadArgs, names.BadName, keyboard.BadKeys) as exc:
+    except BadInput as exc:
         return failure(name, str(exc), session=session, status="unknown")
     except NoServer as exc:
         return failure(name, f"{exc}; a private server starts by itself on the next run or start",

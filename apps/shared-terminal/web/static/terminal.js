@@ -8,7 +8,8 @@
 // The page measures its size before connecting and sends it in the URL, so
 // the tmux client starts at the right size instead of shrinking the shared
 // window for a moment. window.sharedTerminal exposes the terminal and the
-// connection state so automated checks can see what a person sees.
+// connection state so automated checks can see what a person sees; control.js
+// adds the agent's side (what it does, pause, approval) to the same object.
 (function () {
   "use strict";
 
@@ -38,7 +39,9 @@
   const fitAddon = new FitAddon.FitAddon();
   term.loadAddon(fitAddon);
 
-  const shared = { term: term, state: "loading" };
+  // lastKeyAt: when the person last typed here (performance.now()), for the
+  // "you have the terminal" indicator.
+  const shared = { term: term, state: "loading", token: token, lastKeyAt: null };
   window.sharedTerminal = shared;
   let socket = null;
 
@@ -82,6 +85,24 @@
       term.write("\r\n\x1b[7m disconnected from the shared session: press a key to reconnect \x1b[0m");
     };
   }
+
+  // Alt+F6 leaves the terminal for the controls: inside it, Tab and
+  // Shift+Tab belong to the programs, so the keyboard needs a way out.
+  term.attachCustomKeyEventHandler(function (event) {
+    if (event.type === "keydown" && event.altKey && event.key === "F6") {
+      document.getElementById("pause").focus();
+      return false;
+    }
+    return true;
+  });
+
+  // Keys and pastes only: onData also carries mouse reports and the
+  // terminal's automatic answers, which are not the person typing.
+  function typed() {
+    shared.lastKeyAt = performance.now();
+  }
+  term.onKey(typed);
+  container.addEventListener("paste", typed, true);
 
   term.onData(function (data) {
     if (shared.state === "disconnected") {

@@ -15,12 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import BadArgs
+
 MAX_TIMEOUT = 3600.0
 MAX_TEXT = 1 << 20  # 1 MiB of text to type or run
 
-
-class BadArgs(ValueError):
-    """The arguments cannot be used; the message says which and why."""
 
 
 def brief(value: Any, limit: int = 60) -> str:

@@ -1,22 +1,30 @@
-"""Agent-facing sentences kept as prompt files, so they can be tuned without code.
+"""Agent-facing sentences kept as prompt files, found the way Agent Zero finds prompts.
 
-Agent Zero keeps what a tool tells the model in ``prompts/fw.*.md`` files that
+Agent Zero keeps what a tool tells the model in ``fw.*.md`` prompt files that
 a user can edit or override; the hints this tool gives (what a status means,
-what to do next) belong there too.  :func:`message` reads
-``prompts/fw.tmux_tool.<key>.md`` from the root of whatever tree the library
-sits in - this repository and an Agent Zero v0.9.x install
-(``<root>/python/helpers/tmux_tool`` → ``<root>/prompts``, with
-``<root>/usr/prompts`` taking precedence as Agent Zero's user overrides do) or
-an Agent Zero plugin (``usr/plugins/tmux_tool/helpers/tmux_tool`` →
-``usr/plugins/tmux_tool/prompts``) - and fills its ``{{name}}`` placeholders,
-the placeholder syntax of Agent Zero's own prompt files.  Files are read on
-every call (they are a few hundred bytes), so an edit takes effect at once.
-A missing or unreadable file falls back to the built-in text below, so a
-partial install still speaks.
+what to do next) are ``fw.tmux_tool.<key>.md`` files beside its tool prompt.
+
+Which copy of a file counts is Agent Zero's decision, not ours: inside Agent
+Zero the tool hands its agent's own prompt reader (``agent.read_prompt``) to
+:func:`reading_with`, so a file in a project's ``.a0proj/prompts/``, an agent
+profile's ``prompts/``, ``usr/prompts/`` or another enabled plugin overrides
+ours exactly as it overrides Agent Zero's own prompts.  Everywhere else
+(command line, MCP server) the ``prompts`` folder of the tree this library
+belongs to is read: the nearest folder above it that holds the tool prompt.
+
+The reader gives the file's text; the ``{{name}}`` placeholders (Agent Zero's
+syntax) are filled here, so a value such as the human's typed text is never
+read as a template instruction.  Files are read on every call (a few hundred
+bytes), so an edit takes effect at once; a file no one can find or read falls
+back to the built-in text below, so a partial install still speaks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
 from pathlib import Path
 
 PREFIX = "fw.tmux_tool."
@@ -35,7 +43,7 @@ DEFAULTS: dict[str, str] = {
         "(or send for text); if the answer needs the human's decision, ask the human first"
     ),
     "human_typing": (
-        "the human has typed {{text}} at the prompt and has not finished; nothing was typed"
+        "the human took over: they have typed {{text}} at the prompt and not finished; nothing was typed"
     ),
     "human_typing_hint": "wait and try again, or ask the human; their text is never erased",
     "session_busy_hint": (
@@ -73,22 +81,59 @@ DEFAULTS: dict[str, str] = {
 }
 
 
-def _roots() -> list[Path]:
-    """Folders that may hold this install's prompt files, most specific first."""
-    pkg = Path(__file__).resolve().parents[1]  # the library package, above core/
-    plugin_root, tree_root = pkg.parents[1], pkg.parents[2]
-    return [plugin_root / "prompts", tree_root / "usr" / "prompts", tree_root / "prompts"]
+MAIN_PROMPT = "agent.system.tool.tmux_tool.md"
+
+Reader = Callable[[str], str]
+"""Gives the text of a prompt file by its name; raises when it cannot."""
+
+_reader: ContextVar[Reader | None] = ContextVar("tmux_tool_prompt_reader", default=None)
+
+
+@contextmanager
+def reading_with(reader: Reader) -> Iterator[None]:
+    """Let ``reader`` find the prompt files for everything done inside the block.
+
+    A context variable, so it follows the call into the worker thread that
+    runs the action and never leaks to another agent's concurrent call.
+    """
+    token = _reader.set(reader)
+    try:
+        yield
+    finally:
+        _reader.reset(token)
+
+
+@cache
+def own_prompts() -> Path | None:
+    """The ``prompts`` folder of the tree the library belongs to, if there is one.
+
+    The nearest folder above the library holding our tool prompt: the
+    repository, an Agent Zero plugin folder (``usr/plugins/tmux_tool``) or an
+    Agent Zero v0.9.x ``usr`` folder.
+    """
+    for folder in Path(__file__).resolve().parents:
+        if (folder / "prompts" / MAIN_PROMPT).is_file():
+            return folder / "prompts"
+    return None
 
 
 def template(key: str) -> str:
-    """The raw text for ``key``: the first prompt file found, else the built-in."""
+    """The raw text for ``key``: the prompt file that counts, else the built-in."""
     if key not in DEFAULTS:
         raise KeyError(f"no message named {key!r}")
-    for folder in _roots():
+    name = f"{PREFIX}{key}.md"
+    reader = _reader.get()
+    if reader is not None:
         try:
-            return (folder / f"{PREFIX}{key}.md").read_text(encoding="utf-8").strip()
-        except (FileNotFoundError, NotADirectoryError, PermissionError, UnicodeDecodeError):
-            continue
+            return reader(name).strip()
+        except Exception:  # noqa: BLE001, S110 - the host's reader failing must not silence the tool
+            pass
+    folder = own_prompts()
+    if folder is not None:
+        try:
+            return (folder / name).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            pass
     return DEFAULTS[key]
 
 

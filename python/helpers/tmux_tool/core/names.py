@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 import re
 
+from .errors import BadName
+
 MAX_LEN = 64
 _VALID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 
-
-class BadName(ValueError):
-    """The name cannot be used; the message says why and what would work."""
 
 
 def check(name: object) -> str:

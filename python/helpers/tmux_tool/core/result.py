@@ -1,6 +1,6 @@
 """The one result shape every action returns, and its two renderings.
 
-The JSON form is the contract (DESIGN.md): ``ok``, ``action``, ``session``,
+The JSON form is the contract (docs/ARCHITECTURE.md): ``ok``, ``action``, ``session``,
 ``status``, ``exit_code``, ``output``, ``screen``, ``error``, ``hint`` always
 present, more fields welcome.  The text form is exactly what the agent reads
 in Agent Zero and what a human sees on the command line, so it leads with the

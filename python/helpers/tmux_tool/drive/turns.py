@@ -136,7 +136,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = time.monotonic() + timeout
-    last, since, answered = None, time.monotonic(), []
+    last, since = None, time.monotonic()
+    answered: list[str] = []
     settle = _settle_for(profile, starting=True)
     while True:
         st = observe.state_of(ctx, target)
@@ -158,16 +159,15 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
             time.sleep(POLL)
             continue
         if st.status in ("ready", "blocked") and not blank and now - since >= settle:
-            hint = None
-            extra: dict[str, object] = {"answered": answered}
-            if st.status == "blocked":
-                hint = message("blocked", program=label)
-                if dialog:
-                    extra["dialog"], extra["safe"] = dialog.name, dialog.safe
-                    hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
-                             f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
-                             f". It is the {dialog.name!r} dialog, which needs the human")
-            return _result("start", target, st, hint=hint, **extra)
+            if st.status != "blocked":
+                return _result("start", target, st, answered=answered)
+            hint = message("blocked", program=label)
+            if not dialog:
+                return _result("start", target, st, hint=hint, answered=answered)
+            hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
+                     f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
+                     f". It is the {dialog.name!r} dialog, which needs the human")
+            return _result("start", target, st, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
         if now >= deadline:
             return _result("start", target, st, ok=False,
                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",

@@ -28,7 +28,7 @@ TRUE, FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 FRONT_ENDS = """\
 also:
   mcp                                 serve every action as an MCP tool over stdio
-  install AGENT_ZERO_DIR [--uninstall] [--dry-run]
+  install AGENT_ZERO_DIR [--uninstall] [--dry-run] [--python PATH]
                                       install into (or remove from) an Agent Zero tree
 
 exit status: 0 when the result is ok, 1 when it is not (the output says why), 2 for a usage error

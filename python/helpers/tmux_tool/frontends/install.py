@@ -1,23 +1,31 @@
 """Install the tool into an Agent Zero tree, or take exactly that out again.
 
-Agent Zero changed its layout in v0.9.9 (March 2026):
+Standard library only, and runnable as a script with any Python 3.11+, so it
+works before anything is installed (in Agent Zero's container, say)::
 
-* up to v0.9.8 tools are files in ``python/tools/`` importing
-  ``python.helpers.tool``; tool prompts are ``prompts/agent.system.tool.*.md``
-  and user skills live in ``usr/skills/``;
-* from v0.9.9 (and every v1.x) the framework sits at the root (``helpers/tool.py``)
-  and third-party code ships as a plugin in ``usr/plugins/<name>/`` with a
-  ``plugin.yaml`` and its own ``tools/``, ``helpers/``, ``prompts/`` and
-  ``skills/`` folders, all discovered by convention.
+    python3 python/helpers/tmux_tool/frontends/install.py /a0 [--uninstall] [--dry-run] [--python PATH]
 
-Both put the library in a ``helpers/tmux_tool`` folder beside the ``tools``
-folder that holds the tool file, which is where the tool file looks for it.
+Agent Zero changed its layout in v0.9.9 (March 2026); both layouts keep only
+``usr/`` across updates of Agent Zero, so that is where everything goes:
+
+* v0.9.9 and later (every v1.x): the plugin ``usr/plugins/tmux_tool/``, the
+  same files Agent Zero's own Plugin Hub puts there from this repository
+  (``plugin.yaml``, ``hooks.py``, ``LICENSE``, ``README.md``, ``tools/``,
+  ``extensions/``, ``python/``, ``prompts/``, ``skills/``);
+* up to v0.9.8: ``usr/tools/tmux_tool.py``, the library in
+  ``usr/helpers/tmux_tool/``, the prompts in ``usr/prompts/`` and the skill in
+  ``usr/skills/``, which that version reads before its own folders.
+
+The Python packages the tool needs go into the Python that runs Agent Zero
+(``/opt/venv-a0`` in its image, or ``--python``), by the plugin's ``hooks.py``
+- the step Agent Zero itself runs when it installs a plugin.
 
 The installer is careful with the tree it writes into:
 
 * it writes only files it can account for, and records each with its hash in a
   manifest, so ``--uninstall`` removes exactly those files and the folders it
-  created - nothing the user added beside them;
+  created - nothing the user added beside them (Agent Zero's on/off switch of
+  the plugin, ``.toggle-0``/``.toggle-1``, goes with it);
 * it never overwrites a file it did not write, nor one that was edited since it
   wrote it (a tuned prompt, say): it stops and names the file instead;
 * a second run with nothing new changes nothing and says so; a run from a newer
@@ -28,12 +36,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
+import shlex
 import shutil
+import subprocess
 import sys
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,44 +49,60 @@ from pathlib import Path
 NAME = "tmux_tool"
 SKILL = "terminal-orchestration"
 MANIFEST = ".install-manifest.json"
-SOURCE = Path(__file__).resolve().parents[4]
-NEEDS = ("pyte", "wcwidth")
+TOGGLES = (".toggle-0", ".toggle-1")
+FRAMEWORK_PYTHON = Path("/opt/venv-a0/bin/python")
+"""The Python that runs Agent Zero in its Docker image (its ``docker/run/fs/ins/setup_venv.sh``)."""
+HOOKS_TIMEOUT = 900.0
 
 
 class InstallError(Exception):
     """The install cannot go ahead; the message says why and what to do."""
 
 
+def checkout(start: Path = Path(__file__)) -> Path | None:
+    """The tmux_tool tree this installer belongs to: the nearest folder above with ``plugin.yaml``.
+
+    A checkout of the repository, or an installed plugin folder (the same
+    files); None for a copy of the library without them.
+    """
+    for folder in start.resolve().parents:
+        if (folder / "plugin.yaml").is_file() and (folder / "python" / "tools" / "tmux_tool.py").is_file():
+            return folder
+    return None
+
+
+SOURCE = checkout()
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Where each part goes in one Agent Zero layout (paths relative to its root)."""
+    """Where the parts go in one Agent Zero layout (paths relative to its root)."""
 
     name: str
-    tool: str
-    library: str
-    prompts: str
-    skill: str
+    places: tuple[tuple[str, str], ...]  # (folder or file in the checkout, where it goes), in plan order
     manifest: str
-    plugin_yaml: str | None = None
+    plugin_dir: str | None = None
 
 
-LEGACY = Layout(
-    name="Agent Zero up to v0.9.8 (python/tools, python/helpers)",
-    tool="python/tools/tmux_tool.py",
-    library="python/helpers/tmux_tool",
-    prompts="prompts",
-    skill=f"usr/skills/{SKILL}",
-    manifest=f"python/helpers/tmux_tool/{MANIFEST}",
-)
+PLUGIN_DIR = f"usr/plugins/{NAME}"
 PLUGIN = Layout(
-    name="Agent Zero v0.9.9 or later (plugin in usr/plugins/tmux_tool)",
-    tool=f"usr/plugins/{NAME}/tools/tmux_tool.py",
-    library=f"usr/plugins/{NAME}/helpers/tmux_tool",
-    prompts=f"usr/plugins/{NAME}/prompts",
-    skill=f"usr/plugins/{NAME}/skills/{SKILL}",
-    manifest=f"usr/plugins/{NAME}/{MANIFEST}",
-    plugin_yaml=f"usr/plugins/{NAME}/plugin.yaml",
+    name="Agent Zero v0.9.9 or later (the plugin usr/plugins/tmux_tool)",
+    places=tuple((part, f"{PLUGIN_DIR}/{part}") for part in (
+        "plugin.yaml", "hooks.py", "LICENSE", "README.md", "tools/tmux_tool.py", "extensions",
+        "python/tools/tmux_tool.py", "python/helpers/tmux_tool", "prompts", f"skills/{SKILL}")),
+    manifest=f"{PLUGIN_DIR}/{MANIFEST}",
+    plugin_dir=PLUGIN_DIR,
 )
+LEGACY = Layout(
+    name="Agent Zero up to v0.9.8 (usr/tools, usr/prompts, usr/skills)",
+    places=(("python/tools/tmux_tool.py", "usr/tools/tmux_tool.py"),
+            ("python/helpers/tmux_tool", "usr/helpers/tmux_tool"),
+            ("prompts", "usr/prompts"),
+            (f"skills/{SKILL}", f"usr/skills/{SKILL}")),
+    manifest=f"usr/helpers/tmux_tool/{MANIFEST}",
+)
+OLD_MANIFESTS = ("python/helpers/tmux_tool/" + MANIFEST,)
+"""Manifests of earlier versions of this installer that wrote outside ``usr/``."""
 
 
 def detect(root: Path) -> Layout:
@@ -96,10 +120,21 @@ def detect(root: Path) -> Layout:
 
 
 # --- what to write -----------------------------------------------------------
-def version(source: Path = SOURCE) -> str:
-    """The version of the checkout at ``source`` (pyproject.toml)."""
-    with open(source / "pyproject.toml", "rb") as fh:
-        return str(tomllib.load(fh)["project"]["version"])
+def _source(source: Path | None) -> Path:
+    if source is None:
+        raise InstallError("this copy of tmux_tool has no plugin.yaml above it; run the installer from a "
+                           "checkout of the repository")
+    return source
+
+
+def version(source: Path | None = SOURCE) -> str:
+    """The version of the checkout at ``source`` (its ``plugin.yaml``)."""
+    source = _source(source)
+    for line in (source / "plugin.yaml").read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition(":")
+        if key == "version":
+            return value.strip().strip("\"'")
+    raise InstallError(f"{source / 'plugin.yaml'} has no version line")
 
 
 def _files(folder: Path) -> Iterator[tuple[str, Path]]:
@@ -111,35 +146,28 @@ def _files(folder: Path) -> Iterator[tuple[str, Path]]:
             yield rel.as_posix(), path
 
 
-def _plugin_yaml(version: str) -> bytes:
-    return (
-        f"name: {NAME}\n"
-        "title: tmux terminals\n"
-        "description: Terminals through tmux for the agent - a private scratch shell with exact output "
-        "and exit codes, interactive programs and AI coding CLIs, and the human's shared terminal, "
-        "guarded so the human's typing is never lost.\n"
-        f"version: {version}\n"
-        "always_enabled: false\n"
-    ).encode()
+def _prompts(folder: Path) -> Iterator[tuple[str, Path]]:
+    """The tool's prompt files: its tool prompt and its ``fw.tmux_tool.*.md`` messages."""
+    for path in [folder / f"agent.system.tool.{NAME}.md", *sorted(folder.glob(f"fw.{NAME}.*.md"))]:
+        yield path.name, path
 
 
-def plan(layout: Layout, source: Path = SOURCE) -> dict[str, bytes]:
-    """Every file the install consists of: relative destination → content."""
-    tool = source / "python" / "tools" / "tmux_tool.py"
-    skill = source / "skills" / SKILL
-    if not tool.is_file() or not (skill / "SKILL.md").is_file():
-        raise InstallError(f"{source} is not a tmux_tool checkout (python/tools/tmux_tool.py and "
-                           f"skills/{SKILL}/SKILL.md are needed); run the installer from one")
-    files = {layout.tool: tool.read_bytes()}
-    for rel, path in _files(source / "python" / "helpers" / "tmux_tool"):
-        files[f"{layout.library}/{rel}"] = path.read_bytes()
-    prompts = source / "prompts"
-    for path in [prompts / f"agent.system.tool.{NAME}.md", *sorted(prompts.glob(f"fw.{NAME}.*.md"))]:
-        files[f"{layout.prompts}/{path.name}"] = path.read_bytes()
-    for rel, path in _files(skill):
-        files[f"{layout.skill}/{rel}"] = path.read_bytes()
-    if layout.plugin_yaml:
-        files[layout.plugin_yaml] = _plugin_yaml(version(source))
+def plan(layout: Layout, source: Path | None = SOURCE) -> dict[str, bytes]:
+    """Every file the install consists of: destination relative to the Agent Zero root → content."""
+    source = _source(source)
+    files: dict[str, bytes] = {}
+    for part, dest in layout.places:
+        path = source / part
+        if part == "prompts":
+            found = list(_prompts(path))
+        elif path.is_dir():
+            found = list(_files(path))
+        else:
+            found = [("", path)]
+        for rel, file in found:
+            if not file.is_file():
+                raise InstallError(f"{source} is not a complete tmux_tool checkout ({part}/{rel} is missing)")
+            files[f"{dest}/{rel}" if rel else dest] = file.read_bytes()
     return files
 
 
@@ -206,25 +234,59 @@ def _new_dirs(root: Path, rel: str) -> list[str]:
     return list(reversed(missing))
 
 
-def _remove_bytecode(path: Path) -> None:
-    """The compiled copies of a removed module (``__pycache__/<stem>.*.pyc``)."""
+def _remove(path: Path) -> None:
+    """A file and the compiled copies of it (``__pycache__/<stem>.*.pyc``)."""
+    path.unlink()
     cache = path.parent / "__pycache__"
     if path.suffix == ".py" and cache.is_dir():
         for pyc in cache.glob(f"{path.stem}.*.pyc"):
             pyc.unlink(missing_ok=True)
 
 
-def install(root: Path, *, dry_run: bool = False, source: Path = SOURCE) -> Report:
-    """Install or update the tool in the Agent Zero tree at ``root``."""
-    root = root.resolve()
+def _prune(root: Path, dirs: list[str]) -> list[str]:
+    """Remove the folders in ``dirs`` that hold nothing but bytecode; return the others that exist."""
+    left = []
+    for rel in sorted(dirs, key=lambda d: d.count("/"), reverse=True):
+        folder = root / rel
+        if not folder.is_dir():
+            continue
+        cache = folder / "__pycache__"
+        if cache.is_dir() and all(p.suffix == ".pyc" for p in cache.iterdir()):
+            shutil.rmtree(cache)
+        if any(folder.iterdir()):
+            left.append(rel)
+        else:
+            folder.rmdir()
+    return left
+
+
+def _installed(root: Path, layout: Layout) -> tuple[Manifest, list[str]]:
+    """What earlier installs wrote (one manifest, or an older installer's too), and their manifests."""
+    found = [m for m in (layout.manifest, *OLD_MANIFESTS) if (root / m).is_file()]
+    merged = Manifest()
+    for rel in found:
+        old = Manifest.load(root / rel)
+        if old is not None:
+            merged.files.update(old.files)
+            merged.dirs.extend(d for d in old.dirs if d not in merged.dirs)
+    return merged, found
+
+
+def install(root: Path, *, dry_run: bool = False, source: Path | None = SOURCE,
+            python: Path | None = None) -> Report:
+    """Install or update the tool in the Agent Zero tree at ``root``, then its Python packages."""
+    root, source = root.resolve(), _source(source)
     layout = detect(root)
     files = plan(layout, source)
-    manifest_path = root / layout.manifest
-    old = Manifest.load(manifest_path) or Manifest()
     report = Report()
     report.add(f"{layout.name} at {root}")
+    old, manifests = _installed(root, layout)
+    outdated = [m for m in manifests if m != layout.manifest]
+    if outdated:
+        report.add(f"an earlier version installed outside usr/ ({', '.join(outdated)}): those files move")
+    needed = {p.as_posix() for rel in files for p in Path(rel).parents}
+    dirs = [d for d in old.dirs if d in needed and (root / d).is_dir()]
     added, updated, unchanged, conflicts = [], [], [], []
-    dirs = [d for d in old.dirs if (root / d).is_dir()]
     for rel, data in files.items():
         path = root / rel
         if not path.exists():
@@ -240,7 +302,8 @@ def install(root: Path, *, dry_run: bool = False, source: Path = SOURCE) -> Repo
             conflicts.append(f"{rel} was changed since it was installed")
         else:
             conflicts.append(f"{rel} exists and was not written by this installer")
-    stale, kept = [], []
+    stale: list[str] = []
+    kept: list[str] = []
     for rel, digest in old.files.items():
         path = root / rel
         if rel in files or not path.is_file():
@@ -253,15 +316,15 @@ def install(root: Path, *, dry_run: bool = False, source: Path = SOURCE) -> Repo
         report.add("move those files away (or undo the edits), then run the install again")
         return report
     new = Manifest(version(source), layout.name, {rel: _hash(data) for rel, data in files.items()}, dirs)
-    manifest_changed = new.dump() != (manifest_path.read_bytes() if manifest_path.is_file() else b"")
-    if not (added or updated or stale or manifest_changed):
+    manifest_path = root / layout.manifest
+    changed = bool(added or updated or stale or outdated) or \
+        new.dump() != (manifest_path.read_bytes() if manifest_path.is_file() else b"")
+    verb = "would " if dry_run else ""
+    if not changed:
         report.add(f"nothing to change: tmux_tool {new.version} is installed and up to date "
                    f"({len(unchanged)} files)")
-        _advise(report, layout, root)
-        return report
-    verb = "would " if dry_run else ""
-    for title, rels in ((f"{verb}add", added), (f"{verb}update", updated), (f"{verb}remove (no longer part of it)",
-                                                                              stale)):
+    for title, rels in ((f"{verb}add", added), (f"{verb}update", updated),
+                        (f"{verb}remove (no longer part of it)", stale)):
         if rels and dry_run:
             report.add(f"{title} {len(rels)} file(s):")
             report.lines.extend(f"  {r}" for r in rels)
@@ -269,114 +332,124 @@ def install(root: Path, *, dry_run: bool = False, source: Path = SOURCE) -> Repo
             report.add(f"{title} {len(rels)} file(s): {_summary(layout, rels)}")
     for rel in kept:
         report.add(f"  kept {rel}: no longer part of tmux_tool, but it was edited since it was installed")
-    if unchanged:
+    if changed and unchanged:
         report.add(f"{len(unchanged)} file(s) already up to date")
     if dry_run:
         report.add("dry run: nothing was written")
         return report
-    for rel in [*added, *updated]:
-        _write(root / rel, files[rel])
-    for rel in stale:
-        (root / rel).unlink()
-        _remove_bytecode(root / rel)
-    _write(manifest_path, new.dump())
-    report.add(f"tmux_tool {new.version} installed; the list of what was written is in {layout.manifest}")
-    _advise(report, layout, root)
+    if changed:
+        for rel in [*added, *updated]:
+            _write(root / rel, files[rel])
+        for rel in stale:
+            _remove(root / rel)
+        for rel in outdated:
+            (root / rel).unlink()
+        _prune(root, [d for d in old.dirs if d not in needed])
+        _write(manifest_path, new.dump())
+        report.add(f"tmux_tool {new.version} installed; the list of what was written is in {layout.manifest}")
+    if layout.plugin_dir and (root / layout.plugin_dir / ".toggle-0").is_file():
+        report.add("  note: the plugin is switched off in Agent Zero (.toggle-0); switch it on in the Plugins "
+                   "list, or remove that file")
+    _dependencies(report, layout, root, source, python)
     return report
 
 
 def _summary(layout: Layout, rels: list[str]) -> str:
-    """How many of ``rels`` belong to each part, e.g. ``library 58, prompts 19``."""
-    parts = {"tool": layout.tool, "library": layout.library, "prompts": layout.prompts,
-             "skill": layout.skill, "plugin.yaml": layout.plugin_yaml or "-"}
-    counts = {name: sum(1 for r in rels if r == where or r.startswith(where + "/"))
-              for name, where in parts.items()}
-    return ", ".join(f"{name} {n}" for name, n in counts.items() if n) + " (--dry-run lists them)"
+    """How many of ``rels`` belong to each part, e.g. ``python/helpers/tmux_tool 58, prompts 19``."""
+    counts = {part: sum(1 for r in rels if r == dest or r.startswith(dest + "/")) for part, dest in layout.places}
+    return ", ".join(f"{part} {n}" for part, n in counts.items() if n) + " (--dry-run lists them)"
 
 
-def _advise(report: Report, layout: Layout, root: Path) -> None:
-    """What the person still has to do or check for the tool to work."""
+def framework_python(given: Path | None) -> Path | None:
+    """The Python that runs Agent Zero: ``--python``, else the one of its Docker image if present."""
+    if given is not None:
+        return given
+    return FRAMEWORK_PYTHON if FRAMEWORK_PYTHON.is_file() else None
+
+
+def _dependencies(report: Report, layout: Layout, root: Path, source: Path, python: Path | None) -> None:
+    """Run the plugin's ``hooks.py`` with Agent Zero's Python, as Agent Zero does on install."""
+    hooks = root / layout.plugin_dir / "hooks.py" if layout.plugin_dir else source / "hooks.py"
+    target = framework_python(python)
     report.add("next:")
-    report.add("  restart Agent Zero if it is running, so it reads the new tool prompt"
-               + (" and plugin" if layout is PLUGIN else ""))
-    if shutil.which("tmux") is None:
-        report.add("  tmux is not on PATH here: install it (e.g. apt-get install tmux)")
-    missing = [name for name in NEEDS if importlib.util.find_spec(name) is None]
-    if missing:
-        report.add(f"  this Python ({sys.executable}) cannot import {', '.join(missing)}: install them into "
-                   "the Python that runs Agent Zero (pip install pyte==0.8.2 wcwidth)")
+    if target is None:
+        report.add("  install the Python packages into the Python that runs Agent Zero: "
+                   f"`<that python> {shlex.quote(str(hooks))}` (in Agent Zero's Docker image that python is "
+                   f"{FRAMEWORK_PYTHON}; or run this installer again with --python)")
     else:
-        report.add(f"  Agent Zero's own Python needs the packages {', '.join(NEEDS)} too "
-                   "(pip install pyte==0.8.2 wcwidth); the Python running this installer has them")
+        try:
+            done = subprocess.run([str(target), str(hooks)], capture_output=True, text=True,
+                                  timeout=HOOKS_TIMEOUT, check=False)
+            said, failed = (done.stdout + done.stderr).strip(), done.returncode != 0
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            said, failed = f"{target} could not run it: {exc}", True
+        report.lines.extend(f"  {line}" for line in said.splitlines())
+        if failed:
+            report.ok = False
+            report.add(f"  the tool cannot run until that is fixed: then run `{target} {hooks}` again")
+    report.add("  restart Agent Zero if it is running, so it reads the new tool prompt"
+               + (" and plugin" if layout.plugin_dir else ""))
     report.add("  for the human's shared terminal run apps/shared-terminal/start.sh from this checkout")
 
 
 def uninstall(root: Path, *, dry_run: bool = False) -> Report:
-    """Remove exactly what :func:`install` wrote into ``root``."""
+    """Remove exactly what :func:`install` wrote into ``root``, and Agent Zero's switch of the plugin."""
     root = root.resolve()
     layout = detect(root)
-    manifest_path = root / layout.manifest
-    old = Manifest.load(manifest_path)
     report = Report()
     report.add(f"{layout.name} at {root}")
-    if old is None:
+    old, manifests = _installed(root, layout)
+    if not manifests:
         report.add(f"nothing to remove: tmux_tool is not installed here (no {layout.manifest})")
         return report
-    removed, kept = [], []
+    removed: list[str] = []
+    kept: list[str] = []
     for rel, digest in sorted(old.files.items()):
         path = root / rel
-        if not path.is_file():
-            continue
-        if _hash(path.read_bytes()) != digest:
-            kept.append(rel)
-            continue
-        removed.append(rel)
-        if not dry_run:
-            path.unlink()
-            _remove_bytecode(path)
+        if path.is_file():
+            (removed if _hash(path.read_bytes()) == digest else kept).append(rel)
+    switches = [f"{layout.plugin_dir}/{t}" for t in TOGGLES
+                if layout.plugin_dir and (root / layout.plugin_dir / t).is_file()]
     verb = "would remove" if dry_run else "removed"
     report.add(f"{verb} {len(removed)} file(s)")
+    for rel in switches:
+        report.add(f"{verb} Agent Zero's on/off switch of the plugin, {rel}")
     for rel in kept:
         report.add(f"  kept {rel}: it was edited since it was installed")
     if dry_run:
         report.add("dry run: nothing was removed")
         return report
-    manifest_path.unlink()
-    left = []
-    for rel in sorted(old.dirs, key=lambda d: d.count("/"), reverse=True):
-        folder = root / rel
-        if not folder.is_dir():
-            continue
-        cache = folder / "__pycache__"
-        if cache.is_dir() and all(p.suffix == ".pyc" for p in cache.iterdir()):
-            shutil.rmtree(cache)
-        if any(folder.iterdir()):
-            left.append(rel)
-        else:
-            folder.rmdir()
-    for rel in left:
+    for rel in [*removed, *switches, *manifests]:
+        _remove(root / rel)
+    for rel in _prune(root, old.dirs):
         report.add(f"  left folder {rel}: it holds files tmux_tool did not write")
     report.add("tmux_tool is uninstalled; restart Agent Zero if it is running")
     return report
 
 
 def main(argv: list[str]) -> int:
-    """``install AGENT_ZERO_DIR [--uninstall] [--dry-run]``; exit status 0 on success."""
+    """``install AGENT_ZERO_DIR [--uninstall] [--dry-run] [--python PATH]``; exit status 0 on success."""
     parser = argparse.ArgumentParser(
-        prog="python -m python.tools.tmux_tool install",
+        prog=f"python3 {Path(__file__).name}",
         description="Install tmux_tool into an Agent Zero tree (either layout), or remove it again.",
     )
     parser.add_argument("agent_zero_dir", type=Path, help="the Agent Zero folder (the one with agent.py)")
     parser.add_argument("--uninstall", action="store_true", help="remove exactly what the install wrote")
     parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    parser.add_argument("--python", type=Path, help="the Python that runs Agent Zero, to install the packages "
+                        f"the tool needs into (default {FRAMEWORK_PYTHON} when it exists)")
     ns = parser.parse_args(argv)
     try:
         if ns.uninstall:
             report = uninstall(ns.agent_zero_dir, dry_run=ns.dry_run)
         else:
-            report = install(ns.agent_zero_dir, dry_run=ns.dry_run)
+            report = install(ns.agent_zero_dir, dry_run=ns.dry_run, python=ns.python)
     except (InstallError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(report.text())
     return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -36,11 +36,6 @@ from ..core.result import STATUSES
 
 SERVER_NAME = "tmux_tool"
 JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}
-# Actions that only look: clients may run them without asking their user.
-READ_ONLY = frozenset({"read", "status", "list", "wait"})
-# Actions that end or discard something.
-DESTRUCTIVE = frozenset({"kill", "interrupt", "exit", "keys"})
-
 RESULT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -118,8 +113,8 @@ def tool_for(action: Action) -> Tool:
         description=f"tmux_tool {action.name}: {action.summary}",
         annotations=ToolAnnotations(
             title=f"tmux {action.name}",
-            read_only_hint=action.name in READ_ONLY,
-            destructive_hint=action.name in DESTRUCTIVE,
+            read_only_hint=action.read_only,
+            destructive_hint=action.destructive,
             open_world_hint=False,
         ),
         structured_output=False,

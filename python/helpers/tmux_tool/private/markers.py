@@ -46,6 +46,16 @@ class Mark:
 def rcfile() -> str:
     """The bash start-up file of a private shell.
 
+    A private shell is a terminal of the user the tool runs as, so it first
+    does what their interactive bash does - reads ``/etc/bash.bashrc`` and
+    ``~/.bashrc`` (PATH, aliases, an activated virtual environment) - after
+    dropping the Python virtual environment of the program that started tmux:
+    that is the host's runtime (Agent Zero's ``/opt/venv-a0``), and a ``pip
+    install`` typed by the agent must never land in it.  Then come the
+    markers, replacing the user's prompt hooks (``PROMPT_COMMAND``, ``PS0``,
+    ``PS1``): the prompt of a private shell is the tool's, and a slow hook
+    would delay every command.
+
     Written so a user's ``set -euo pipefail`` cannot break it: variables are
     read with ``${X-}``, every command that may fail is guarded, and the exit
     code is the first thing read.  ``set +H`` stops ``!`` history expansion,
@@ -57,6 +67,16 @@ def rcfile() -> str:
     """
     return f"""\
 # start-up file of a tmux_tool private shell (generated; do not edit)
+if [ -n "${{VIRTUAL_ENV-}}" ]; then
+  __tt_path=":$PATH:"
+  __tt_path=${{__tt_path//":$VIRTUAL_ENV/bin:"/:}}
+  __tt_path=${{__tt_path#:}}
+  PATH=${{__tt_path%:}}
+  unset __tt_path
+fi
+unset VIRTUAL_ENV VIRTUAL_ENV_PROMPT
+[ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
+[ -r ~/.bashrc ] && . ~/.bashrc
 set +H
 shopt -s checkwinsize
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER= PYTHONUNBUFFERED=1

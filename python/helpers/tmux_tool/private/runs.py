@@ -27,10 +27,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..core.errors import NoServer, NoTarget
 from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..transport.tmux import NoServer, NoTarget
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark

@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from ..core.config import Config, private_path, write_private
-from ..transport.tmux import NoServer, NoTarget, Tmux, TmuxError
+from ..core.errors import NoServer, NoTarget, ShellNotReady
+from ..transport.tmux import Tmux
 from . import markers
 from .logwatch import LogWatch
 
@@ -65,9 +66,6 @@ class Shell:
 _SHELL_FIELDS = frozenset(f.name for f in fields(Shell))
 _prepared: set[Path] = set()  # state folders whose files this process has checked
 
-
-class ShellNotReady(TmuxError):
-    """The shell of a new session did not show its prompt in time."""
 
 
 class PrivateServer:

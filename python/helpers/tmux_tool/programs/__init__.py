@@ -205,7 +205,7 @@ def detect(snap: Snapshot, *, program: str | None = None) -> Verdict:
     fg_profile = profile_for(fg)
 
     if started and (fg is None or started.runs_as(fg)):
-        speaker: Profile | None = started
+        speaker: Profile = started
     elif fg_profile is not None:
         # Several programs run under one name (Codex and Gemini CLI as `node`, beside the
         # node REPL): the first, in rank order, that recognises its own screen speaks.

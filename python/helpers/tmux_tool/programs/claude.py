@@ -146,7 +146,7 @@ class ClaudeProfile(AiProfile):
         start = last_echo(rows, end, _echo, prompt)
         if start is None:
             return None
-        y = start + echo_rows(rows, start, prompt, lambda r: _echo(r) if r.startswith("❯ ") else r)
+        y = start + echo_rows(rows, start, prompt, lambda r: r.removeprefix("❯ "))
         kept: list[str] = []
         skipping = False
         while y < end:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from .base import Profile, Verdict, bottom_row, cursor_line, quote
+from .base import Profile, Step, Verdict, bottom_row, cursor_line, quote
 
 PAGER_LINE = re.compile(
     r"^:$"
@@ -67,7 +67,7 @@ class PagerProfile(Profile):
         return super().when_silent(snap)
 
 
-QUIT = (("keys", "q"),)
+QUIT: tuple[Step, ...] = (("keys", "q"),)
 
 PROFILES = (
     PagerProfile("less", ("less", "more", "most", "pager"), "pager", paste=False, exit_steps=QUIT, rank=40),

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
 from .answer import cut_reply
-from .base import CursorLine, Profile, Verdict, cursor_line, quote
+from .base import CursorLine, Profile, Step, Verdict, cursor_line, quote
 from .questions import ask
 
 PROMPT_CHARS = "$#%>❯➜»λ"
@@ -128,7 +128,7 @@ class ShellProfile(Profile):
         return cut_reply(lines, primary=primary, continuation=continuation, submitted=prompt)
 
 
-EXIT = (("text", "exit"), ("keys", "Enter"))
+EXIT: tuple[Step, ...] = (("text", "exit"), ("keys", "Enter"))
 
 PROFILES = (
     ShellProfile("bash", ("bash",), "shell", paste=True, exit_steps=EXIT, rank=30),

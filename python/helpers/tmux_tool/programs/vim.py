@@ -84,8 +84,8 @@ class VimProfile(Profile):
             return self.verdict("ready", f"Vim is in {m.group(1).lower()} mode ({quote(m.group(0))} on the last row)")
         if cl.row == bottom_row(snap) and cl.before.startswith((":", "/", "?")):
             return self.verdict("ready", f"Vim's command line {quote(here)} is being typed")
-        if RULER.search(last):
-            return self.verdict("ready", f"Vim is in normal mode (ruler {quote(RULER.search(last).group(0))})")
+        if ruler := RULER.search(last):
+            return self.verdict("ready", f"Vim is in normal mode (ruler {quote(ruler.group(0))})")
         if any(INTRO.match(r) for r in snap.lines):
             return self.verdict("ready", "Vim shows its intro screen in normal mode")
         return None

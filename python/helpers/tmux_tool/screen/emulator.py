@@ -60,7 +60,7 @@ Line = StaticDefaultDict[int, Cell]
 class _StyledCells(dict[str, Cell]):
     """The cells of one style, made once per character (cells are immutable)."""
 
-    def __init__(self, style: tuple[Any, ...]) -> None:
+    def __init__(self, style: Style) -> None:
         super().__init__()
         self.style = style
 
@@ -69,7 +69,7 @@ class _StyledCells(dict[str, Cell]):
         return cell
 
 
-_STYLED: dict[tuple[Any, ...], _StyledCells] = {}
+_STYLED: dict[Style, _StyledCells] = {}
 
 
 def row_text(line: Line) -> str:
@@ -95,7 +95,7 @@ def row_spans(line: Line, end: int) -> tuple[Span, ...]:
     run_style: Style = DEFAULT_STYLE
     run_start = 0
     for x in range(end):
-        style: Style = line[x][1:]  # type: ignore[assignment]
+        style: Style = line[x][1:]
         if style != run_style:
             if run_style != DEFAULT_STYLE:
                 spans.append(Span(run_start, x, *run_style))
@@ -116,14 +116,22 @@ class _Saved(NamedTuple):
 
     x: int
     y: int
-    attrs: Cell
+    style: Style
     acs: tuple[bool, bool]
     charset: int
     origin: bool
 
 
 class TmuxScreen(pyte.Screen):
-    """A pyte screen with tmux's rules; see the module docstring."""
+    """A pyte screen with tmux's rules; see the module docstring.
+
+    Its grid holds :class:`Cell` (which has dim, and no blink or strike) where
+    pyte's annotations say ``Char``; the pyte methods still inherited only
+    move cells or ``_replace`` their data, which both types support.  The
+    current style is kept in ``style``, never in pyte's ``cursor.attrs``.
+    """
+
+    buffer: dict[int, Line]  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -138,6 +146,7 @@ class TmuxScreen(pyte.Screen):
         self._acs = [False, False]
         self._saved: _Saved | None = None
         self._alt_cursor: _Saved | None = None
+        self.style: Style = DEFAULT_STYLE
         super().__init__(columns, lines)
 
     # -- state -------------------------------------------------------------
@@ -155,7 +164,7 @@ class TmuxScreen(pyte.Screen):
     def reset(self) -> None:
         """RIS: pyte's reset plus our own state (style, charsets, ZWJ)."""
         super().reset()
-        self.cursor.attrs = BLANK
+        self.style = DEFAULT_STYLE
         self._zwj = False
         self._acs = [False, False]
         self._saved = None
@@ -168,8 +177,7 @@ class TmuxScreen(pyte.Screen):
 
     def set_style(self, params: str) -> None:
         """SGR with the raw parameter text (colon forms included)."""
-        style = apply_sgr(self.cursor.attrs[1:], params)  # type: ignore[arg-type]
-        self.cursor.attrs = _new_cell(Cell, (" ",) + style)
+        self.style = apply_sgr(self.style, params)
 
     def designate(self, slot: str, code: str) -> None:
         """``ESC ( 0`` / ``ESC ) B``: line drawing on or off for G0/G1."""
@@ -178,7 +186,7 @@ class TmuxScreen(pyte.Screen):
 
     def _blank(self) -> Cell:
         """The cell an erase leaves: blank, keeping only the background."""
-        bg = self.cursor.attrs.bg
+        bg = self.style[1]
         return BLANK if bg == "default" else BLANK._replace(bg=bg)
 
     # -- drawing -----------------------------------------------------------
@@ -200,7 +208,7 @@ class TmuxScreen(pyte.Screen):
         """The common case: narrow characters, autowrap on, no insert mode."""
         cursor = self.cursor
         columns = self.columns
-        style = cursor.attrs[1:]
+        style = self.style
         cells = _STYLED.get(style)
         if cells is None:
             if len(_STYLED) > 1024:
@@ -292,7 +300,7 @@ class TmuxScreen(pyte.Screen):
             return
         line = self.buffer[cursor.y]
         self._unsplit(line, x, x + width)
-        style = cursor.attrs[1:]
+        style = self.style
         line[x] = _new_cell(Cell, (ch,) + style)
         if width == 2:
             line[x + 1] = _new_cell(Cell, ("",) + style)
@@ -309,7 +317,7 @@ class TmuxScreen(pyte.Screen):
     # -- scrolling and history ----------------------------------------------
 
     def _region(self) -> tuple[int, int]:
-        return self.margins or (0, self.lines - 1)  # type: ignore[return-value]
+        return self.margins or (0, self.lines - 1)
 
     def _move_rows(self, top: int, bottom: int, count: int, down: bool) -> None:
         """Shift rows ``top..bottom`` by ``count``; vacated rows are blank."""
@@ -561,14 +569,14 @@ class TmuxScreen(pyte.Screen):
 
     def _state(self) -> _Saved:
         return _Saved(
-            self.cursor.x, self.cursor.y, self.cursor.attrs, tuple(self._acs),  # type: ignore[arg-type]
+            self.cursor.x, self.cursor.y, self.style, (self._acs[0], self._acs[1]),
             self.charset, mo.DECOM in self.mode,
         )
 
     def _move_to(self, saved: _Saved) -> None:
         self.cursor.x = min(saved.x, self.columns)
         self.cursor.y = min(saved.y, self.lines - 1)
-        self.cursor.attrs = saved.attrs
+        self.style = saved.style
 
     def save_cursor(self) -> None:
         """DECSC / SCP: remember cursor, style and charsets (one slot)."""
@@ -578,7 +586,7 @@ class TmuxScreen(pyte.Screen):
         """DECRC / RCP: go back to the saved state, or home if none."""
         if self._saved is None:
             self.cursor.x = self.cursor.y = 0
-            self.cursor.attrs = BLANK
+            self.style = DEFAULT_STYLE
             return
         self._move_to(self._saved)
         self._acs = list(self._saved.acs)

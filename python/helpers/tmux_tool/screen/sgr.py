@@ -26,7 +26,6 @@ Style = tuple[str, str, bool, bool, bool, bool, bool]
 DEFAULT_STYLE: Style = ("default", "default", False, False, False, False, False)
 
 _NAMES = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")
-_FG, _BG, _BOLD, _DIM, _ITALIC, _UNDERLINE, _REVERSE = range(7)
 
 
 def _number(text: str) -> int:
@@ -52,7 +51,7 @@ def apply_sgr(style: Style, params: str) -> Style:
     """The style after ``CSI params m`` is applied to ``style``."""
     if params in ("", "0"):
         return DEFAULT_STYLE
-    out = list(style)
+    fg, bg, bold, dim, italic, underline, reverse = style
     groups = params.split(";")
     i = 0
     while i < len(groups):
@@ -64,9 +63,12 @@ def apply_sgr(style: Style, params: str) -> Style:
             if head in (38, 48):
                 colour = _extended(head, [_number(p) for p in parts[1:]])
                 if colour is not None:
-                    out[_FG if head == 38 else _BG] = colour
+                    if head == 38:
+                        fg = colour
+                    else:
+                        bg = colour
             elif head == 4:
-                out[_UNDERLINE] = _number(parts[1]) != 0
+                underline = _number(parts[1]) != 0
             continue
         code = _number(group)
         if code in (38, 48):
@@ -76,37 +78,40 @@ def apply_sgr(style: Style, params: str) -> Style:
             colour = _extended(code, [_number(g) for g in groups[i:i + take]])
             i += take
             if colour is not None:
-                out[_FG if code == 38 else _BG] = colour
+                if code == 38:
+                    fg = colour
+                else:
+                    bg = colour
         elif code == 0:
-            out = list(DEFAULT_STYLE)
+            fg, bg, bold, dim, italic, underline, reverse = DEFAULT_STYLE
         elif code == 1:
-            out[_BOLD] = True
+            bold = True
         elif code == 2:
-            out[_DIM] = True
+            dim = True
         elif code == 3:
-            out[_ITALIC] = True
+            italic = True
         elif code in (4, 21):
-            out[_UNDERLINE] = True
+            underline = True
         elif code == 7:
-            out[_REVERSE] = True
+            reverse = True
         elif code == 22:
-            out[_BOLD] = out[_DIM] = False
+            bold = dim = False
         elif code == 23:
-            out[_ITALIC] = False
+            italic = False
         elif code == 24:
-            out[_UNDERLINE] = False
+            underline = False
         elif code == 27:
-            out[_REVERSE] = False
+            reverse = False
         elif 30 <= code <= 37:
-            out[_FG] = _NAMES[code - 30]
+            fg = _NAMES[code - 30]
         elif code == 39:
-            out[_FG] = "default"
+            fg = "default"
         elif 40 <= code <= 47:
-            out[_BG] = _NAMES[code - 40]
+            bg = _NAMES[code - 40]
         elif code == 49:
-            out[_BG] = "default"
+            bg = "default"
         elif 90 <= code <= 97:
-            out[_FG] = "bright" + _NAMES[code - 90]
+            fg = "bright" + _NAMES[code - 90]
         elif 100 <= code <= 107:
-            out[_BG] = "bright" + _NAMES[code - 100]
-    return tuple(out)  # type: ignore[return-value]
+            bg = "bright" + _NAMES[code - 100]
+    return (fg, bg, bold, dim, italic, underline, reverse)

@@ -8,27 +8,13 @@ because reading the shared screen should not create private state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 from ..core import names
 from ..core.config import Config
 from ..private.server import PrivateServer
+from ..transport.target import Target
 from ..transport.tmux import Tmux
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """A session the action is about."""
-
-    name: str
-    shared: bool
-    tmux: Tmux
-
-    @property
-    def pane(self) -> str:
-        """tmux target of the session's active pane (exact session match)."""
-        return f"={self.name}:"
 
 
 class Context:

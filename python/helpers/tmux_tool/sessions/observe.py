@@ -13,15 +13,16 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import programs
 from ..core.state import READY_STABLE, State
+from ..core.stillness import Stillness
 from ..private import markers
 from ..private.runs import load_record
 from ..screen.snapshot import Snapshot
-from ..shared import judge
+from ..shared import send
 from ..transport import control, panes
 from ..transport.panes import PaneFacts
 from .context import Context, Target
@@ -39,10 +40,10 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
     that looks like its prompt.  ``wait`` has its own stability window and
     looks once per step.
     """
-    st = judge.state(ctx, target) if target.shared else _private_state(ctx, target)
+    st = send.state(target) if target.shared else _private_state(ctx, target)
     if settle and st.status == "ready" and not st.exact and st.snap is not None:
         time.sleep(READY_STABLE)
-        again = judge.state(ctx, target) if target.shared else _private_state(ctx, target)
+        again = send.state(target) if target.shared else _private_state(ctx, target)
         if again.status != "ready" or again.snap is None or again.snap.digest != st.snap.digest:
             again.status, again.evidence = "busy", f"the screen is still changing ({again.evidence})"
         return again
@@ -77,7 +78,7 @@ def _private_state(ctx: Context, target: Target) -> State:
         return State("busy", f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
-        # DESIGN: a started program that ended with an error or a crash is "error";
+        # The contract: a started program that ended with an error or a crash is "error";
         # a clean exit leaves the shell's own state.  The exit code is exact.
         status = "error" if mark.exit_code else "ready"
         return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
@@ -114,9 +115,7 @@ class Watch:
     until: str
     pattern: re.Pattern[str] | None
     stable_for: float
-    first_digest: str | None = None
-    since: float = 0.0
-    last_digest: str | None = None
+    still: Stillness = field(default_factory=Stillness)
     state: State | None = None
     done: bool = False
     reason: str = ""
@@ -125,6 +124,14 @@ class Watch:
     dirty_since: float | None = None
     confirm_at: float | None = None
     next_poll: float = 0.0
+
+    @property
+    def last(self) -> State:
+        """The state of the last look; a watch is read only after it has looked
+        (``step``, and ``wait_all`` looks at every watch at least once)."""
+        if self.state is None:
+            raise RuntimeError(f"the watch on {self.target.name} was read before it looked")
+        return self.state
 
     def step(self, ctx: Context, now: float) -> bool:
         """Look once; return True when the condition holds."""
@@ -135,12 +142,7 @@ class Watch:
         """Take a fresh state; a new screen dates from ``changed_by`` when known (else now)."""
         st = state_of(ctx, self.target)
         self.state = st
-        digest = st.snap.digest if st.snap else ""
-        if self.first_digest is None:
-            self.first_digest = digest
-        if digest != self.last_digest:
-            self.last_digest = digest
-            self.since = now if changed_by is None else min(now, changed_by)
+        self.still.see(st.snap.digest if st.snap else "", now, changed_by)
 
     def judge(self, now: float) -> bool:
         """Decide from the state in hand; True when the condition holds."""
@@ -148,17 +150,16 @@ class Watch:
         if self.done or st is None:
             return self.done
         snap = st.snap
-        held = now - self.since
+        held = self.still.held(now)
         if self.pattern is not None:
             hit = bool(snap and self.pattern.search(snap.text))
             reason = f"the pattern {self.pattern.pattern!r} is on the screen"
         elif self.until == "change":
-            hit, reason = self.last_digest != self.first_digest, "the screen changed"
+            hit, reason = self.still.changed, "the screen changed"
         elif self.until == "stable":
             hit, reason = held >= self.stable_for, f"the screen has not changed for {held:.1f}s"
         else:
-            settled = st.exact or st.status == "error" or held >= READY_STABLE
-            hit, reason = st.status in ("ready", "blocked", "error") and settled, st.evidence
+            hit, reason = self.still.settled(st, now), st.evidence
         if hit:
             self.done, self.reason, self.done_at = True, reason, now
         return self.done
@@ -168,10 +169,8 @@ class Watch:
         if self.pattern is not None or self.until == "change" or self.state is None:
             return None
         if self.until == "stable":
-            return self.since + self.stable_for
-        if self.state.status in ("ready", "blocked", "error"):
-            return self.since + READY_STABLE
-        return None
+            return self.still.since + self.stable_for
+        return self.still.due(self.state)
 
     def settle(self) -> float:
         """How long the session must be silent before a look can tell something new.

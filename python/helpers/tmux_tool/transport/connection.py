@@ -55,6 +55,8 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from ..core.errors import Unavailable
+
 SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
 ATTACH_FLAGS = "read-only,ignore-size,no-output"
@@ -63,14 +65,14 @@ ATTACH_OPTION = "@tmux_tool_watch_attached"
 CONNECT_TIMEOUT = 3.0
 
 
-class Unavailable(Exception):
-    """The connection is gone or never came up; a tmux process must run the command.
+class Lost(Unavailable):
+    """The connection went away before a line was answered in full.
 
-    ``started`` says that some commands of the line were answered before it
-    went away (so they ran, and running the line again could repeat them).
+    ``started`` says that some commands of the line were answered (so they
+    ran, and running the line again could repeat them).
     """
 
-    def __init__(self, why: str, *, started: bool = False) -> None:
+    def __init__(self, why: str, *, started: bool) -> None:
         super().__init__(why)
         self.started = started
 
@@ -244,7 +246,7 @@ class Connection:
             self._write(line, deadline)
         self._wait(req, deadline)
         if req.error is not None:
-            raise Unavailable(req.error, started=bool(req.replies))
+            raise Lost(req.error, started=bool(req.replies))
         return req.replies
 
     def _write(self, line: bytes, deadline: float) -> None:

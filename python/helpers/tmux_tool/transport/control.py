@@ -50,8 +50,9 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from ..core.errors import TmuxError, Unavailable
 from .connection import command_line, gate
-from .tmux import DEFAULT_TIMEOUT, Tmux, TmuxError, _classify
+from .tmux import DEFAULT_TIMEOUT, Tmux, _classify
 
 SWITCH = "TMUX_TOOL_EVENTS"
 """Set to ``off`` to watch by polling only (the fallback, always available)."""
@@ -71,9 +72,6 @@ _SILENT = frozenset({
 # Changes tmux makes without the pane writing (checked by the server once a second).
 _SUBSCRIPTION = "tt:%*:#{pane_dead}/#{pane_in_mode}/#{alternate_on}/#{pane_current_command}"
 
-
-class Unavailable(TmuxError):
-    """The control client is gone or never came up; a tmux process must do it."""
 
 
 def enabled() -> bool:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from ..core.args import brief
+from ..core.errors import BadKeys
 from .tmux import Tmux
 
 _ALIASES = {
@@ -34,9 +35,6 @@ _CTRL_WORD = re.compile(r"^(?:ctrl|control)[+-](.)$", re.IGNORECASE)
 # C0 controls other than tab, newline and carriage return cannot be typed as text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
-
-class BadKeys(ValueError):
-    """A key name or a text cannot be sent; the message says why."""
 
 
 def key_name(raw: str) -> str:

@@ -28,6 +28,7 @@ _FIELDS = (
     "pane_height", "session_attached", "client_activity", "window_activity",
     "pane_current_command", "pane_pid", "history_size", "session_activity",
     "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_watch_attached",
+    "pane_tty", "@tmux_tool_owned", "@tmux_tool_paused", "@tmux_tool_approve",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
 
@@ -53,6 +54,10 @@ class PaneFacts:
     learned_prompt: str = ""
     sent: str = ""
     watch_attached: int = 0
+    tty: str = ""
+    owned: str = ""
+    paused: bool = False  # the human has paused the agent (shared session)
+    approve: bool = False  # each injection waits for the human's approval (shared session)
 
     @property
     def abs_cursor_line(self) -> int:
@@ -115,6 +120,10 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         learned_prompt=v[15],
         sent=v[16],
         watch_attached=_int(v[17]),
+        tty=v[18],
+        owned=v[19],
+        paused=v[20] == "1",
+        approve=v[21] == "1",
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(

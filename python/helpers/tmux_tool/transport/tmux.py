@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
+
 DEFAULT_TIMEOUT = 5.0
 
 _NO_SERVER = ("no server running", "error connecting to", "server exited", "lost server")
@@ -61,16 +63,7 @@ def _connection() -> Any:
     return connection if connection.enabled() else None
 
 
-class TmuxError(Exception):
-    """A tmux command failed; the message is a sentence for the agent."""
 
-
-class NoServer(TmuxError):
-    """The tmux server behind the socket is not running."""
-
-
-class NoTarget(TmuxError):
-    """The session, window or pane named does not exist."""
 
 
 def escape_arg(arg: str) -> str:
@@ -195,10 +188,12 @@ class Tmux:
             if conn is not None and inline is not None:
                 try:
                     replies = conn.run(inline, timeout)
-                except connection.Unavailable as exc:
+                except connection.Lost as exc:
                     if exc.started:  # part of the line ran: running it again could do it twice
                         raise TmuxError(f"tmux {what} was cut off: {exc}") from exc
                     # gone before anything ran: a process runs it instead
+                except Unavailable:
+                    pass  # gone before the line was written: a process runs it instead
                 except TimeoutError as exc:
                     raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
                                     "be wedged or a pane's input is blocked)") from exc

@@ -1,0 +1,53 @@
+"""The one stillness rule: a screen-judged end must hold still for ``READY_STABLE``.
+
+Every "done" decision - ``wait``, the shared ``send``, a turn of an
+interactive program - tracks how long the screen has been unchanged with a
+:class:`Stillness` and asks :meth:`Stillness.settled`.  A state judged from
+facts that need no window (a private shell's marker, a line editor that
+drew its prompt and sleeps for keys) is ``exact`` and settles at once; an
+``error`` too, since a dead program will not come back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .state import READY_STABLE, State
+
+ENDED = ("ready", "blocked", "error")
+
+
+@dataclass(slots=True)
+class Stillness:
+    """Since when one screen has been shown, and which screen was first."""
+
+    first: str | None = None
+    digest: str | None = None
+    since: float = 0.0
+
+    def see(self, digest: str, now: float, changed_at: float | None = None) -> None:
+        """Note the screen of a look; a new screen dates from ``changed_at`` when known (else ``now``)."""
+        if self.first is None:
+            self.first = digest
+        if digest != self.digest:
+            self.digest = digest
+            self.since = now if changed_at is None else min(now, changed_at)
+
+    def held(self, now: float) -> float:
+        """Seconds the current screen has been unchanged."""
+        return now - self.since
+
+    @property
+    def changed(self) -> bool:
+        """Has the screen changed since the first look?"""
+        return self.digest != self.first
+
+    def settled(self, st: State, now: float, window: float = READY_STABLE) -> bool:
+        """Has ``st`` ended (ready, blocked, error) and held still long enough to count?"""
+        if st.status not in ENDED:
+            return False
+        return st.exact or st.status == "error" or self.held(now) >= window
+
+    def due(self, st: State, window: float = READY_STABLE) -> float | None:
+        """When time alone would settle ``st`` (None: only a new look can)."""
+        return self.since + window if st.status in ENDED else None

@@ -1,0 +1,131 @@
+"""Where the agent may type in the human's terminal, and what it may never type there.
+
+The rules (docs/ARCHITECTURE.md, "The shared session"):
+
+* text goes only into the top-level shell at its prompt, or into a shell or
+  program the tool itself started there (recorded in tmux); a program the
+  human opened - vim, a REPL, a pager, ssh, a nested shell - gets nothing
+  unless the call says ``force`` (which the tool prompt reserves for when the
+  human asked for it);
+* keys that discard or end something (``C-c``, ``C-u``, ``C-d`` ...) only
+  for what the tool typed or started;
+* never end the human's shell: ``exit``, ``logout``, ``exec CMD`` and
+  ``kill`` of the shell are refused while the top-level shell would run them;
+* the agent's own command line is checked by the shell's own parser first
+  (``bash -n`` ...): an unclosed quote or here-document would leave the
+  shell at its continuation prompt, so it is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from ..core.state import State
+
+DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
+_SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")
+_CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "dash": ["dash", "-n"], "sh": ["sh", "-n"],
+             "fish": ["fish", "--no-execute"], "ksh": ["ksh", "-n"], "mksh": ["mksh", "-n"]}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether to type now: go, hold (retry until the timeout), or refuse (waiting will not help)."""
+
+    go: bool
+    reason: str = ""
+    final: bool = False
+
+
+GO = Verdict(True)
+
+
+def ours(st: State) -> bool:
+    """Is what runs or waits in front something the tool typed or started?"""
+    if st.extra.get("owner") == "agent" or st.extra.get("leftover"):
+        return True
+    return bool(st.extra.get("pending"))
+
+
+def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Verdict:
+    """Decide from the session's state whether ``text``/``keys`` may be typed now."""
+    if st.extra.get("copy_mode"):
+        return Verdict(False, "the human is scrolling in copy mode")
+    human_text = st.extra.get("human_text")
+    if human_text and not (keys and not text and ours(st)):
+        return Verdict(False, f"the human has typed {human_text!r} at the prompt")
+    if force:
+        return GO
+    owner = st.extra.get("owner")
+    if owner == "human":
+        what = st.program or "a program"
+        return Verdict(False, f"the human is using {what}", final=True)
+    destructive = sorted(set(keys) & DESTRUCTIVE_KEYS)
+    if destructive and not ours(st):
+        return Verdict(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
+                       "what this tool typed, and nothing of ours is running or pending there", final=True)
+    if owner == "agent":
+        if keys or st.status in ("ready", "blocked"):
+            return GO
+        return Verdict(False, f"our {st.program or 'program'} is {st.status}: {st.evidence}")
+    if st.extra.get("leftover"):
+        return GO
+    if st.extra.get("continuation"):
+        return Verdict(False, "the shell waits for the rest of a command the human started; typing now would "
+                       "become part of it", final=True)
+    if st.status == "blocked":
+        if ours(st):
+            return GO
+        return Verdict(False, f"a command the human ran asks a question ({st.question!r}); it is theirs to "
+                       "answer", final=True)
+    if st.status == "ready":
+        return GO
+    if keys and ours(st):
+        return GO
+    return Verdict(False, f"the session is {st.status}: {st.evidence}")
+
+
+def ends_shell(text: str) -> str | None:
+    """Why ``text`` would end the shell it is typed into (None when it would not)."""
+    for part in _SEPARATORS.split(text):
+        try:
+            words = shlex.split(part, comments=True)
+        except ValueError:
+            words = part.split()
+        while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("builtin", "command")):
+            words = words[1:]
+        if not words:
+            continue
+        head, args = words[0], words[1:]
+        if head in ("exit", "logout"):
+            return f"`{head}` would end the human's shell, and with it the shared terminal"
+        if head == "exec" and any(not re.match(r"^\d*[<>]", a) for a in args if not a.startswith("-")):
+            return "`exec` would replace the human's shell, and end the shared terminal when it exits"
+        if head == "kill" and any(a in ("$$", "0", "-1", "%%", "%+") or a.endswith("$$") for a in args):
+            return "`kill` of the shell's own process would end the human's shell"
+    return None
+
+
+def syntax_error(text: str, shell: str) -> str | None:
+    """The shell's own parser on ``text``: its complaint, or None (also when it cannot be asked)."""
+    argv = _CHECKERS.get(shell.lstrip("-"))
+    if not argv or not shutil.which(argv[0]):
+        return None
+    try:
+        proc = subprocess.run(argv, input=text.encode("utf-8", "surrogateescape"), capture_output=True,
+                              timeout=3, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode == 0:
+        return None
+    detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    return detail[-1] if detail else f"{argv[0]} reports a syntax error"
+
+
+def own_pid(text: str, shell_pid: int) -> bool:
+    """Does ``text`` name the shell's pid in a ``kill``?"""
+    return bool(shell_pid) and bool(re.search(rf"\bkill\b[^;&|\n]*\b{shell_pid}\b", text))

@@ -1,0 +1,157 @@
+"""The shell's prompt in the human's terminal: learned from the screen, matched with tolerance.
+
+No markers may enter the shared session, so the prompt is whatever the
+shell draws.  It is learned only at moments when the kernel says a shell's
+line editor waits for keys (:mod:`..transport.kernel`), from the text left
+of the cursor, and kept per shell process (a nested shell has its own).
+A learned prompt becomes a pattern that tolerates what changes between two
+prompts: the working directory, digits (clocks, exit codes, counters), the
+contents of parentheses (git branch, virtualenv) and a ``(venv) `` prefix.
+Everything else must match literally, so ``$ `` in output never passes for
+``user@host:~$ ``.
+
+Every function here is pure and total: odd input gives "not found", never an
+exception.
+
+>>> p = template("user@host:~/src$ ", "/home/user/src", home="/home/user")
+>>> split("user@host:~/docs$ ls -la", 23, p, 80).typed
+'ls -la'
+>>> split("user@host:~/docs$ ", 18, p, 80).found
+True
+>>> continuation("> ")
+True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from ..screen.cells import char_width
+
+_CONTINUATION = re.compile(r"(?:[a-z]+(?: [a-z]+)*)?> ?")
+_VENV = r"(?:\([^()]*\) )?"
+MAX_PROMPTS = 6  # shells remembered per session (top-level plus nested ones)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptLine:
+    """The cursor line split into the shell's prompt, what follows it, and a right-hand prompt."""
+
+    found: bool
+    prompt: str = ""
+    typed: str = ""
+    right: str = ""
+    before: str = ""  # output left of the prompt on its row (a last line without a newline)
+
+
+def template(prompt: str, cwd: str, *, home: str | None = None) -> str:
+    """A regex for a learned prompt that survives ``cd``, clocks, branches and virtualenvs."""
+    home = home if home is not None else os.path.expanduser("~")
+    forms = [cwd]
+    if home and cwd.startswith(home):
+        forms.append("~" + cwd[len(home):])
+    forms.append(os.path.basename(cwd.rstrip("/")) or "/")
+    body = _literal(prompt)
+    for form in sorted({f for f in forms if f}, key=len, reverse=True):
+        i = prompt.find(form)
+        if i >= 0 and (len(form) > 1 or form in "~/"):
+            body = _literal(prompt[:i]) + ".*?" + _literal(prompt[i + len(form):])
+            break
+    if prompt.startswith("(") and ") " in prompt:
+        return body  # the prompt has its own parenthesised prefix
+    return _VENV + body
+
+
+def _literal(text: str) -> str:
+    """Escape ``text``; digit runs and the inside of parentheses become wildcards."""
+    out = []
+    for part in re.split(r"(\d+|\([^()]*\))", text):
+        if not part:
+            continue
+        if part.isdigit():
+            out.append(r"\d+")
+        elif part.startswith("(") and part.endswith(")") and len(part) > 2:
+            out.append(r"\([^()]*\)")
+        else:
+            out.append(re.escape(part))
+    return "".join(out)
+
+
+def _cell_index(line: str, cells: int) -> int:
+    """The string index at cell column ``cells`` (wide characters take two)."""
+    col = 0
+    for i, ch in enumerate(line):
+        if col >= cells:
+            return i
+        col += max(0, char_width(ch))
+    return len(line)
+
+
+def _right_prompt(line: str, cut: int, width: int) -> tuple[str, str]:
+    """Split a right-hand prompt off the text right of the cursor.
+
+    zsh's ``RPROMPT`` and clocks drawn at the right edge sit apart from the
+    cursor (two or more spaces) and end near the edge; text the human typed
+    starts at the cursor.  Returns (text at the cursor, right prompt).
+    """
+    after = line[cut:]
+    stripped = after.rstrip()
+    lead = len(after) - len(after.lstrip(" "))
+    if stripped.strip() and lead >= 2 and sum(max(0, char_width(c)) for c in line.rstrip()) >= width - 3:
+        return "", stripped.strip()
+    return after, ""
+
+
+def split(line: str, cursor_x: int, pattern: str, width: int) -> PromptLine:
+    """Find the learned prompt at the start of the cursor line; what follows it is typed text."""
+    if not pattern or not isinstance(line, str):
+        return PromptLine(False)
+    try:
+        regex = re.compile(pattern)
+    except re.error:
+        return PromptLine(False)
+    cut = _cell_index(line, max(0, int(cursor_x)))
+    # Output without a final newline can sit left of the real prompt: take the last match.
+    found = [m for m in regex.finditer(line) if m.end() > m.start() and m.end() <= max(cut, 1)]
+    if not found:
+        return PromptLine(False)
+    m = found[-1]
+    rest, right = _right_prompt(line, cut, width)
+    typed = (line[m.end():cut] + rest).strip()
+    return PromptLine(True, line[: m.end()], typed, right, line[: m.start()])
+
+
+def candidate(line: str, cursor_x: int, width: int) -> str | None:
+    """The text left of the cursor when nothing but a right-hand prompt follows it."""
+    if not isinstance(line, str):
+        return None
+    cut = _cell_index(line, max(0, int(cursor_x)))
+    rest, _right = _right_prompt(line, cut, width)
+    if rest.strip():
+        return None
+    return line[:cut].ljust(cut) if cut > len(line) else line[:cut]
+
+
+def looks_like_prompt(text: str) -> bool:
+    """A prompt ends in a space or a mark; text the human typed usually ends in a word."""
+    stripped = text.rstrip()
+    return bool(stripped) and (text != stripped or not stripped[-1].isalnum())
+
+
+def common_end(text: str) -> bool:
+    """The end most prompts share: ``$``, ``#``, ``%``, ``>`` or a prompt glyph, then a space."""
+    return bool(re.search(r"[$#%>❯➜»λ→] ?$", text.rstrip(" ") + " "))
+
+
+def continuation(text: str) -> bool:
+    """``> `` (bash, sh) or ``dquote> ``/``heredoc> `` (zsh): the shell wants the rest of a command."""
+    return bool(_CONTINUATION.fullmatch(text.strip() + " ")) if text.strip() else False
+
+
+def same_shape(a: str, b: str) -> bool:
+    """Two screen rows that differ only in digits and paths (a prompt's upper rows, a clock)."""
+    def shape(row: str) -> list[str]:
+        return ["/" if "/" in tok or tok.startswith("~") else re.sub(r"\d+", "0", tok) for tok in row.split()]
+    return shape(a) == shape(b)

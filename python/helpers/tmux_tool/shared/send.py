@@ -1,0 +1,362 @@
+"""Typing into the human's terminal, politely, and reading back what our command printed.
+
+* We type only when :mod:`.guard` allows it, never while the human is
+  active (a key in the last moments, a screen change we did not cause), and
+  the last check and the paste run in one tmux command (``if-shell -F``), so
+  no keystroke of the human's can slip between them.
+* Only our own unsent text is ever cleared (``C-u``), and only while the
+  line still holds exactly that text.
+* After Enter we wait for the shell to be back at its prompt (the kernel's
+  facts plus the prompt at the cursor, held still for ``READY_STABLE``), then
+  cut the output from the scrollback between our echoed command and the
+  prompt, wrapped lines joined, the prompt's own upper rows left out.
+* Every injection is rate-limited and written to the audit trail.
+* The human has the last word (:mod:`.control`): while paused nothing is
+  typed (checked again inside the injecting tmux command), in approve mode
+  each injection waits for Approve, and the page hears what the agent does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from .. import screen
+from ..core import masking
+from ..core.config import Config, private_path, write_private
+from ..core.errors import TmuxError
+from ..core.messages import message
+from ..core.result import Result, failure
+from ..core.state import State
+from ..core.stillness import Stillness
+from ..private.runs import cap_text
+from ..transport import keyboard
+from ..transport.target import Target
+from ..transport.tmux import Tmux
+from . import control, guard, judge, prompt, records
+from .records import Sent
+
+QUIET = 0.5  # a screen change we did not cause must be this old before we type
+KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
+MIN_GAP = 0.02  # between two injections: at most 50 a second
+MAX_TEXT = 64 * 1024
+HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
+
+
+def poll_step(elapsed: float) -> float:
+    """Look often right after typing (most commands end fast), then back off."""
+    return 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
+
+
+def state(target: Target) -> State:
+    """The shared session's state (what ``status`` and ``wait`` report)."""
+    return judge.observe(target.tmux, target.pane, target.name)[0]
+
+
+# --- what we last saw --------------------------------------------------------
+def _seen_file(cfg: Config) -> Path:
+    return private_path(cfg.shared_dir) / "seen.json"
+
+
+def note_screen(cfg: Config, digest: str, *, ours: bool = False) -> float:
+    """Remember when this screen first appeared; return how long it has been up.
+
+    A screen our own action produced counts as old at once: only changes we
+    did not cause make us wait for quiet.
+    """
+    path = _seen_file(cfg)
+    now = time.time()
+    try:
+        seen = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        seen = {}
+    if ours:
+        seen = {"digest": digest, "since": 0.0}
+    elif seen.get("digest") != digest:
+        seen = {"digest": digest, "since": now}
+    else:
+        return now - float(seen.get("since", now))
+    tmp = path.with_suffix(".tmp")
+    write_private(tmp, json.dumps(seen))
+    tmp.replace(path)
+    return now - float(seen["since"])
+
+
+def _last_injection(dir_: Path) -> float:
+    try:
+        return (dir_ / "audit.log").stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
+
+
+# --- typing ------------------------------------------------------------------
+def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool) -> str | None:
+    """A command line for a shell at its prompt: would it end the shell, is it complete?"""
+    front = lk.term.front
+    if front is None or not (text and front.shell and st.status == "ready" and st.extra.get("owner") != "human"):
+        return None
+    top = lk.term.shell_in_front
+    if top and (why := guard.ends_shell(text) or ("`kill` of the shell's own process would end the human's "
+                                                   "shell" if guard.own_pid(text, front.pid) else None)):
+        return why
+    if enter and not force and (err := guard.syntax_error(text, front.comm)):
+        return f"the command is incomplete or invalid for {front.comm.lstrip('-')} ({err}); typed as it is, " \
+               "it would leave the shell waiting for the rest"
+    return None
+
+
+def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str = "send",
+         keys: tuple[str, ...] = ()) -> Result:
+    """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
+    try:
+        return _send(cfg, target, text, enter=enter, timeout=timeout, force=force, action=action, keys=keys)
+    finally:
+        control.announce(target.tmux, target.pane, "idle")
+
+
+def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str,
+          keys: tuple[str, ...]) -> Result:
+    tmux: Tmux = target.tmux
+    what = text or " ".join(keys)
+    if len(text) > MAX_TEXT:
+        return failure(action, f"{len(text)} characters is too much to type into the human's terminal "
+                       f"(the limit is {MAX_TEXT})", session=target.name, status="unknown",
+                       hint="write the text to a file and send a short command that uses it")
+    deadline = time.monotonic() + timeout
+    checked = approved = False
+    while True:
+        st, lk = judge.observe(tmux, target.pane, target.name)
+        if lk is None:
+            return failure(action, st.evidence, session=target.name)
+        if lk.facts.paused:
+            return failure(action, control.PAUSED, session=target.name, status=st.status,
+                           hint=control.PAUSED_HINT)
+        if not checked and (why := _shell_checks(st, lk, text, enter, force)):
+            return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
+                           hint="change the command; to leave a shell the agent started, exit only that one")
+        checked = checked or bool(text and st.status == "ready")
+        verdict = guard.may_type(st, text=text, keys=keys, force=force)
+        if verdict.go:
+            verdict = _human_quiet(cfg, st, lk, force)
+        if verdict.go and not approved and lk.facts.approve:
+            refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline - time.monotonic())
+            if refusal is not None:
+                hint = control.PAUSED_HINT if refusal == control.PAUSED else "ask the human what to do instead"
+                return failure(action, refusal, session=target.name, status=st.status, hint=hint)
+            approved = True
+            continue  # the screen may have changed while the human decided
+        if not verdict.go:
+            control.announce(tmux, target.pane, "held", what, control.for_the_human(verdict.reason))
+        if verdict.go and st.extra.get("leftover") and (text or enter):
+            keyboard.press(tmux, target.pane, ["C-u"])  # only our own unsent text
+            records.save(tmux, target.pane, records.SENT, replace(lk.sent, text=""))
+            continue
+        if verdict.go:
+            gap = MIN_GAP - (time.time() - _last_injection(cfg.shared_dir))
+            if gap > 0:
+                time.sleep(min(gap, MIN_GAP))
+                continue
+            sent = _record(st, lk, text, enter, keys)
+            if _inject(tmux, target, lk, text, enter, keys, sent):
+                break
+            if control.paused(tmux, target.pane):
+                return failure(action, control.PAUSED, session=target.name, status=st.status,
+                               hint=control.PAUSED_HINT)
+            verdict = guard.Verdict(False, "the human pressed a key at the last moment")
+        if verdict.final or time.monotonic() >= deadline:
+            return _refusal(action, target, st, verdict)
+        time.sleep(0.05)
+    log = cfg.shared_dir / "audit.log"
+    entry = control.record_injection(tmux, target.pane, log, {
+        "time": time.time(), "action": action, "session": target.name, "text": text, "keys": list(keys),
+        "enter": enter}, submitted=sent.submitted)
+    result = _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
+    control.record_result(log, entry, result.status, result.screen)
+    return result
+
+
+def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> Result:
+    human_text = st.extra.get("human_text")
+    if human_text and not verdict.final:
+        return failure(action, message("human_typing", text=repr(human_text)), session=target.name,
+                       status=st.status, hint=message("human_typing_hint"))
+    hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
+            else "wait a moment and try again, or check with status")
+    return failure(action, f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
+                   hint=hint, extra={"evidence": st.evidence, "program": st.program})
+
+
+def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Verdict:
+    """Hold back while the human is active: a key in the last moments, a screen change we did not cause."""
+    still_for = note_screen(cfg, lk.snap.digest)
+    if force:
+        return guard.GO
+    key = judge.key_time(lk.facts)
+    if time.time() - key < KEY_GAP:
+        return guard.Verdict(False, "the human pressed a key in the last moments")
+    no_key_since_ours = lk.sent.at > 0 and key < int(lk.sent.at)
+    if still_for < QUIET and not no_key_since_ours:
+        return guard.Verdict(False, "the screen changed a moment ago and we did not cause it")
+    return guard.GO
+
+
+def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
+            sent: Sent) -> bool:
+    """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it."""
+    pane = target.pane
+    facts = lk.facts
+    buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
+    seen = f"{facts.session_activity}/{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
+    cond = ("#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
+            + control.ALLOWED + "}")
+    actions = []
+    if text:
+        actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
+    if keys:
+        actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in keys))
+    if enter:
+        actions.append(f"send-keys -t {pane} Enter")
+    actions.append(f"set-option -t {pane} {records.SENT} {_word(records.dump(sent))}")
+    steps: list[list[str]] = []
+    if text:
+        steps.append(["load-buffer", "-b", buf, "-"])
+    refused = f"delete-buffer -b {buf} ; display-message -p tt-refused" if text else "display-message -p tt-refused"
+    steps.append(["if-shell", "-F", "-t", pane, cond, " ; ".join(actions), refused])
+    out = tmux.chain(*steps, input=text.encode("utf-8", "surrogateescape") if text else None)
+    return "tt-refused" not in out
+
+
+def _word(key: str) -> str:
+    """A key name as one literal word of a tmux command string (no ``;``, ``#``, ``~``, ``$`` magic)."""
+    if "'" not in key:
+        return f"'{key}'"
+    return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
+
+
+def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
+    """What we are about to type: a submitted command is pending until its prompt is back."""
+    ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
+    front = lk.term.front
+    size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0)
+    if keys and not text:
+        # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
+        # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
+        sent = replace(lk.sent, text="" if "C-u" in keys or ends_line else lk.sent.text, at=time.time(),
+                       submitted=lk.sent.submitted or ends_line, back=lk.sent.back and not ends_line,
+                       rchar=-1, size=0)
+    else:
+        head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
+        sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
+                    rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
+                    head=head.strip())
+    return sent
+
+
+def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float, action: str) -> Result:
+    """After typing: wait (if asked) for the prompt to come back; return the output."""
+    started = time.monotonic()
+    deadline = started + timeout
+    still = Stillness()
+    while True:
+        st = state(target)
+        now = time.monotonic()
+        still.see(st.snap.digest if st.snap else "", now)
+        settled = still.settled(st, now)
+        drawn = not sent.submitted and (st.extra.get("leftover") or not text)  # unsent text: once it is shown
+        if settled or drawn or now >= deadline:
+            break
+        time.sleep(poll_step(now - started))
+    if st.snap is not None:
+        note_screen(cfg, st.snap.digest, ours=True)
+    output = ""
+    if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != "error":
+        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+    if len(output) > cfg.output_cap:
+        saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
+        write_private(saved, masking.mask(output) or "")
+        output = cap_text(output, cfg.output_cap, str(saved))
+    done = st.status in ("ready", "blocked", "error")
+    hint = None
+    if text and not sent.submitted:
+        hint = message("not_submitted")
+    elif not done:
+        hint = message("still_running")
+    extra: dict[str, object] = {"evidence": st.evidence, "program": st.program}
+    if st.question:
+        extra["question"], extra["options"] = st.question, list(st.options)
+    return Result(action=action, session=target.name, status=st.status, output=output,
+                  screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
+
+
+def output_of(target: Target, st: State) -> str:
+    """The output of the command we last submitted, as the screen shows it now ("" without one)."""
+    if st.facts is None or st.facts.alternate:
+        return ""
+    sent = Sent.parse(st.facts.sent)
+    if not (sent.submitted and sent.text):
+        return ""
+    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+
+
+def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str = "") -> str:
+    """What our command printed: the joined rows between its echo and the prompt now at the cursor.
+
+    The echo is found by its text, not by a remembered row, so a clear, a
+    resize or the alternate screen in between cannot shift the cut.  Rows
+    just above the prompt that repeat just above the echo are the prompt's
+    own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
+    """
+    rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
+    text = sent.text
+    first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
+    echo = None
+    for i in range(len(rows) - 1, -1, -1):
+        row = rows[i].strip()
+        if first and row.startswith(sent.head) and first in row[len(sent.head):]:
+            echo = i
+            break
+    if echo is None:
+        # Our echo scrolled away or was cleared: the screen is all we have.
+        return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
+    body = rows[echo + _echo_rows(rows[echo:], text):]
+    # Rows that stand above every prompt on record (a two-line prompt, PROMPT_COMMAND) are the prompt's.
+    starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
+    cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
+    return _trim([*body[: len(body) - cut], before])
+
+
+def _echo_rows(rows: list[str], text: str) -> int:
+    """How many rows the echo of ``text`` takes (a line editor may break a long line itself)."""
+    tail = "".join(text.split())[-40:]
+    seen = ""
+    for n, row in enumerate(rows[:200], start=1):
+        seen += "".join(row.split())
+        if tail in seen:
+            return n
+    return max(1, text.rstrip("\n").count("\n") + 1)
+
+
+def _same_rows_above(rows: list[str], at: int, body: list[str]) -> int:
+    """How many rows right above ``rows[at]`` repeat the last rows of ``body`` (at most HEAD_ROWS)."""
+    n = 0
+    while n < min(HEAD_ROWS, at, len(body)) and prompt.same_shape(rows[at - 1 - n], body[len(body) - 1 - n]):
+        n += 1
+    return n
+
+
+def _trim(body: list[str]) -> str:
+    while body and not body[-1].strip():
+        body.pop()
+    return "\n".join(body)
+
+
+def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
+    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``."""
+    try:
+        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
+    except TmuxError:
+        return []  # a vanished pane has no output to give
+    return screen.clean_scrollback(out)
