@@ -15,7 +15,13 @@ except ``\\n`` (and ``\\t`` from ``quick_clean``).
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .capture import clean_scrollback, snapshot_from_capture
+    from .clean import quick_clean
+    from .snapshot import Snapshot, Span
+    from .transcript import Transcript, render_stream, render_transcript
 
 # Where each name lives: the emulator (pyte) loads only for what needs it.
 _HOMES = {
