@@ -12,6 +12,7 @@ session, observed and awaited) → :mod:`drive` (turns with interactive programs
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
 __all__ = ["acall", "atext", "call", "classify", "text"]
@@ -20,11 +21,8 @@ __all__ = ["acall", "atext", "call", "classify", "text"]
 def __getattr__(name: str) -> Any:
     """The entry points, imported on first use: a command-line call loads only what its action needs."""
     if name == "classify":
-        from .programs import classify
-
-        return classify
-    if name in __all__:
-        from . import api
-
-        return getattr(api, name)
+        return import_module(f"{__name__}.programs").classify
+    if name in __all__ or name == "api":
+        api = import_module(f"{__name__}.api")  # (``from . import api`` would ask this function again)
+        return api if name == "api" else getattr(api, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
