@@ -15,7 +15,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__all__ = ["acall", "atext", "call", "classify", "text"]
+__all__ = ["__version__", "acall", "atext", "call", "classify", "text"]
+__version__ = "0.1.0"  # the release, as in pyproject.toml (a unit test holds them equal)
 
 
 def __getattr__(name: str) -> Any:

@@ -145,9 +145,12 @@ def main(argv: list[str] | None = None) -> int:
     from .. import actions
     from ..transport import tmux
 
-    if not argv or argv[0] in ("-h", "--help", "help"):
+    if not argv:
+        sys.stderr.write(_overview(actions.ACTIONS))
+        return 2
+    if argv[0] in ("-h", "--help", "help"):
         _write(_overview(actions.ACTIONS))
-        return 0 if argv else 2
+        return 0
     spec = actions.ACTIONS.get(argv[0])
     if spec is None:
         sys.stderr.write(f"{PROG}: unknown action {argv[0]!r}; the actions are: {', '.join(actions.ACTIONS)}\n")
