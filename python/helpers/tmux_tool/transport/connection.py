@@ -170,15 +170,26 @@ def command_line(commands: Sequence[Sequence[str]]) -> bytes:
 
 
 class Request:
-    """A line written to the connection, waiting for its reply blocks."""
+    """A line written to the connection, waiting for its reply blocks.
 
-    __slots__ = ("blocks", "done", "error", "replies")
+    ``wake`` is set when the answer is complete, or when its waiting owner
+    is to take over reading for everyone: a reply wakes one thread, never all.
+    """
+
+    __slots__ = ("blocks", "done", "error", "replies", "waiting", "wake")
 
     def __init__(self, blocks: int) -> None:
         self.blocks = blocks
         self.replies: list[tuple[bool, bytes]] = []
         self.done = False
         self.error: str | None = None
+        self.waiting = False
+        self.wake = threading.Event()
+
+    def finish(self, error: str | None = None) -> None:
+        self.error = self.error or error
+        self.done = True
+        self.wake.set()
 
 
 class Connection:
@@ -189,7 +200,7 @@ class Connection:
         self.owner = os.getpid()
         self.alive = True
         self.why = ""
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._pending: deque[Request] = deque()
         self._reading = False
         self._closing = False
@@ -239,7 +250,7 @@ class Connection:
         line = command_line(commands)
         deadline = time.monotonic() + timeout
         req = Request(len(commands))
-        with self._cond:
+        with self._lock:
             if not self.alive:
                 raise Unavailable(self.why)
             self._pending.append(req)
@@ -267,24 +278,32 @@ class Connection:
                 return
 
     def _wait(self, req: Request, deadline: float) -> None:
-        """Until ``req`` is answered: read for everyone, or wait while another thread reads."""
-        with self._cond:
-            while not req.done:
-                if not self._reading:
-                    self._reading = True
-                    break
+        """Until ``req`` is answered: read for everyone, or sleep while another thread reads."""
+        try:
+            while True:
+                with self._lock:
+                    if req.done:
+                        return
+                    if not self._reading:
+                        self._reading = True
+                        break
+                    req.waiting = True
+                    req.wake.clear()
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError
-                self._cond.wait(left)
-            else:
-                return
+                req.wake.wait(left)
+        finally:
+            req.waiting = False
         try:
             self._read_until(req, deadline)
         finally:
-            with self._cond:
+            with self._lock:
                 self._reading = False
-                self._cond.notify_all()
+                # Hand the reading over to a thread still waiting for its answer.
+                heir = next((r for r in self._pending if r.waiting), None)
+                if heir is not None:
+                    heir.wake.set()
                 closing = self._closing
             if closing:
                 self._release()
@@ -300,7 +319,7 @@ class Connection:
                 data = os.read(self._out, 1 << 16)
             except (OSError, ValueError):
                 data = b""
-            with self._cond:
+            with self._lock:
                 if not data:
                     self._lose("tmux closed it")
                     return
@@ -310,11 +329,10 @@ class Connection:
     def _feed(self, data: bytes) -> None:
         lines = (self._tail + data).split(b"\n")
         self._tail = lines.pop()
-        finished = False
         for line in lines:
             if self._block is not None:
                 if line.startswith((b"%end ", b"%error ")) and line.split(b" ", 1)[1] == self._key:
-                    finished |= self._reply(line.startswith(b"%end "), self._block)
+                    self._reply(line.startswith(b"%end "), self._block)
                     self._block = None
                 else:
                     self._block.append(line)
@@ -323,23 +341,20 @@ class Connection:
                 self._block = []
             elif line.startswith(b"%exit"):
                 self.why = "tmux detached it (its session ended)"
-        if finished:
-            self._cond.notify_all()
 
-    def _reply(self, ok: bool, lines: list[bytes]) -> bool:
-        """File a finished block with the request it answers; True if that request is done."""
+    def _reply(self, ok: bool, lines: list[bytes]) -> None:
+        """File a finished block with the request it answers (waking its owner once it is complete)."""
         if not self._pending:
-            return False
+            return
         req = self._pending[0]
         sent_by_us = self._key.endswith(b" 1")
         if sent_by_us != (req is not self._attach):
-            return False  # a command a hook ran, not one of ours
+            return  # a command a hook ran, not one of ours
         req.replies.append((ok, b"".join(line + b"\n" for line in lines)))
         if len(req.replies) < req.blocks and ok:
-            return False
+            return
         self._pending.popleft()
-        req.done = True
-        return True
+        req.finish()
 
     def _lose(self, why: str) -> None:
         """The connection is unusable: fail whatever waits on it (lock held)."""
@@ -348,9 +363,7 @@ class Connection:
         self.alive = False
         self.why = f"the control connection ended: {self.why or why}"
         while self._pending:
-            req = self._pending.popleft()
-            req.error, req.done = self.why, True
-        self._cond.notify_all()
+            self._pending.popleft().finish(self.why)
 
     def close(self) -> None:
         """Detach (closing stdin ends the client); a thread still reading finishes the job.
@@ -358,7 +371,7 @@ class Connection:
         Call it holding the server's :class:`Gate` for a command: tmux tells
         other control clients that this one detached.
         """
-        with self._cond:
+        with self._lock:
             self._lose("closed")
             self._closing = True
             if self._reading:
@@ -366,7 +379,7 @@ class Connection:
         self._release()
 
     def _release(self) -> None:
-        with self._cond:
+        with self._lock:
             fds, self._in, self._out = (self._in, self._out), -1, -1
         for fd in fds:
             if fd >= 0:
