@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shlex
-import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -124,9 +122,11 @@ class PrivateServer:
         self._prepare()
         sdir = self.session_dir(name)
         if sdir.exists():
+            import shutil  # (loaded only by the calls that make or end a session)
+
             shutil.rmtree(sdir, ignore_errors=True)
         private_path(sdir)
-        nonce = secrets.token_hex(8)
+        nonce = os.urandom(8).hex()
         shell = Shell(name=name, nonce=nonce, log=str(sdir / "pane.log"), program=program,
                       created=time.time())
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
@@ -170,6 +170,8 @@ class PrivateServer:
             self.tmux.cmd("kill-session", "-t", f"={name}")
         except (NoServer, NoTarget):
             existed = False
+        import shutil
+
         shutil.rmtree(self.session_dir(name), ignore_errors=True)
         return existed
 
@@ -183,6 +185,8 @@ class PrivateServer:
 
     # --- internals ---------------------------------------------------------
     def _shell_argv(self) -> list[str]:
+        import shutil
+
         return [shutil.which("bash") or "/bin/bash", "--noprofile", "--rcfile", str(self.rcfile), "-i"]
 
     def _await_prompt(self, shell: Shell, offset: int = 0) -> None:
