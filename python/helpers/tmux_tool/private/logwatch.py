@@ -26,6 +26,8 @@ from typing import Any, Self
 _IN_MODIFY, _IN_ATTRIB, _IN_MOVE_SELF, _IN_DELETE_SELF = 0x2, 0x4, 0x800, 0x400
 _IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, 0o2000000
 _MASK = _IN_MODIFY | _IN_ATTRIB | _IN_MOVE_SELF | _IN_DELETE_SELF
+SWITCH = "TMUX_TOOL_INOTIFY"
+"""Set to ``off`` to poll pane logs instead of watching them (the fallback elsewhere)."""
 _POLL_FIRST, _POLL_MAX = 0.00025, 0.02
 POLL_PHASE = 0.05
 
@@ -60,13 +62,14 @@ class _Instance:
 
 
 def _instance(create: bool) -> _Instance | None:
+    """This thread's inotify instance (made now if ``create``), or None where there is none to be had."""
+    if os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "no", "false"):
+        return None
     inst: _Instance | None = getattr(_local, "inst", None)
     if inst is not None and inst.owner == os.getpid():
         return inst
-    if not create:
-        return None
-    libc = _inotify()
-    if not libc or os.environ.get("TMUX_TOOL_INOTIFY", "").lower() == "off":
+    libc = _inotify() if create else None
+    if not libc:
         return None
     fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
     if fd < 0:

@@ -45,6 +45,7 @@ STARTED_WITHIN = 2.0  # a run is reported only once the shell has taken it (its 
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands
 KEEP_OUTPUTS = 20
 RUN_OPTION = "@tt_run"  # the run last submitted in a session (JSON)
+RECORDED_COMMAND = 2000  # characters of the command kept there (a tmux command line holds 16 KB in all)
 COLLECTED_OPTION = "@tt_collected"  # the id of the last run whose result was delivered
 
 
@@ -150,7 +151,8 @@ def run(
         os.truncate(log, 0)  # pipe-pane appends (O_APPEND): the next bytes land at 0
         size = 0
     rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
-    record = {k: v for k, v in asdict(rec).items() if k != "collected"}
+    record = {**asdict(rec), "command": _short(command, RECORDED_COMMAND)}
+    del record["collected"]
     buf = f"tt-{os.getpid()}-{rec.id}"
     pane = f"={name}:"
     srv.tmux.chain(

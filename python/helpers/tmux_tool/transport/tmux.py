@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -151,6 +152,78 @@ def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequ
     return out
 
 
+def run_process(argv: Sequence[str], data: bytes, timeout: float) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` with ``data`` on its stdin; its exit status, stdout and stderr.
+
+    What ``subprocess.run`` does, with ``posix_spawn`` and pipes read by one
+    ``select`` loop: the command line runs a few of these per call and would
+    otherwise spend more importing ``subprocess`` than running tmux.  A
+    process still running at ``timeout`` is killed (our own child, by PID) and
+    :class:`TimeoutError` raised; a process that cannot start raises
+    :class:`OSError`.
+    """
+    import select
+    import signal
+
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        pid = os.posix_spawn(argv[0], list(argv), os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
+    except OSError:
+        for fd in (in_w, out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+    outputs = {out_r: bytearray(), err_r: bytearray()}
+    reading = dict(outputs)
+    todo = memoryview(data)
+    if not todo:
+        os.close(in_w)
+        in_w = -1
+    else:
+        os.set_blocking(in_w, False)
+    deadline = time.monotonic() + timeout
+    try:
+        while reading or in_w >= 0:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            readable, writable, _ = select.select(list(reading), [in_w] if in_w >= 0 else [], [], left)
+            for fd in readable:
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    reading[fd] += chunk
+                else:
+                    del reading[fd]
+            if writable:
+                try:
+                    todo = todo[os.write(in_w, todo):]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:
+                    todo = todo[:0]
+                if not todo:
+                    os.close(in_w)
+                    in_w = -1
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:  # it closed its outputs: it is ending
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            time.sleep(0.0005)
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        for fd in (in_w, out_r, err_r):
+            if fd >= 0:
+                os.close(fd)
+    return os.waitstatus_to_exitcode(done[1]), bytes(outputs[out_r]), bytes(outputs[err_r])
+
+
 @dataclass(frozen=True, slots=True)
 class Tmux:
     """One tmux server, addressed by its socket name (``tmux -L``)."""
@@ -210,31 +283,23 @@ class Tmux:
     def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,
                  what: str) -> str:
         """The commands as one ``tmux`` process."""
-        import subprocess
-
         argv = self._argv()
         for i, command in enumerate(commands):
             if i:
                 argv.append(";")
             argv.extend(escape_arg(a) for a in command)
         try:
-            proc = subprocess.run(
-                argv,
-                input=input if input is not None else b"",
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
+            status, out, err = run_process(argv, input or b"", timeout)
+        except TimeoutError as exc:
             raise TmuxError(
                 f"tmux {what} did not answer within {timeout:g}s (the server may be wedged "
                 "or a pane's input is blocked)"
             ) from exc
         except OSError as exc:
             raise _unstartable(exc, what) from exc
-        if proc.returncode != 0:
-            raise _classify(proc.stderr.decode("utf-8", "replace"), what)
-        return proc.stdout.decode("utf-8", "replace")
+        if status != 0:
+            raise _classify(err.decode("utf-8", "replace"), what)
+        return out.decode("utf-8", "replace")
 
     def cmd(self, *args: str, input: bytes | None = None, timeout: float = DEFAULT_TIMEOUT) -> str:
         """Run one tmux command; see :meth:`chain`."""
