@@ -135,6 +135,24 @@ def test_shell_killed_by_sigkill_during_run(private_socket: str, waiting: Callab
                 pass
 
 
+@pytest.mark.parametrize("control", ["on", "off"])
+def test_text_sent_to_a_dead_shell_leaves_the_server_standing(private_socket: str, control: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """tmux 3.3a crashes on a paste into a pane remain-on-exit keeps: the paste must not happen."""
+    monkeypatch.setenv("TMUX_TOOL_CONTROL", control)
+    _works("bystander")
+    _works("victim")
+    call("send", session="victim", text="exit", timeout=3)
+    assert poll(lambda: tmux(private_socket, "display-message", "-p", "-t", "=victim:",
+                             "#{pane_dead}").stdout.strip() == "1", 5)
+    res = call("send", session="victim", text="echo into the void", timeout=3)
+    assert res["status"] == "error", res  # the pane's process has ended, and nothing was typed
+    assert tmux(private_socket, "has-session", "-t", "=bystander").returncode == 0, "the server went down"
+    assert tmux(private_socket, "list-buffers").stdout == ""
+    _works("bystander")
+    _works("victim")  # run gives the session a fresh shell
+
+
 @pytest.mark.parametrize(("command", "code", "shown"), [
     ("bash -c 'echo partial; kill -9 $$'", 137, "partial\nKilled"),
     ("python3 -c 'import ctypes; ctypes.string_at(0)'", 139, "Segmentation fault"),

@@ -56,6 +56,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ..core.errors import Unavailable
+from .tmux import command_line
 
 SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
@@ -146,27 +147,6 @@ def gate(socket: str) -> Gate:
         if found is None:
             found = _gates[socket] = Gate()
         return found
-
-
-def quote(arg: str) -> str:
-    """One argument in tmux's command language, exactly as given.
-
-    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
-    is closed, escaped and reopened; a newline (which would end the command
-    line) becomes the ``\\n`` escape between quoted parts.
-    """
-    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
-    return "\\n".join(parts)
-
-
-def command_line(commands: Sequence[Sequence[str]]) -> bytes:
-    """Several commands as one control-mode line (each is answered in its own block).
-
-    Raises :class:`UnicodeEncodeError` for text that is not valid UTF-8
-    (tmux's parser refuses such a line).
-    """
-    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
-    return line.encode("utf-8") + b"\n"
 
 
 class Request:

@@ -51,8 +51,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..core.errors import TmuxError, Unavailable
-from .connection import command_line, gate
-from .tmux import DEFAULT_TIMEOUT, Tmux, _classify
+from .connection import gate
+from .tmux import DEFAULT_TIMEOUT, Tmux, _classify, command_line
 
 SWITCH = "TMUX_TOOL_EVENTS"
 """Set to ``off`` to watch by polling only (the fallback, always available)."""

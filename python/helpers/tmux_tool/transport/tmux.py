@@ -98,6 +98,27 @@ def _classify(stderr: str, what: str) -> TmuxError:
     return TmuxError(f"tmux {what} failed: {stderr.strip() or 'no message'}")
 
 
+def quote(arg: str) -> str:
+    """One argument in tmux's command language, exactly as given.
+
+    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
+    is closed, escaped and reopened; a newline (which would end the command
+    line) becomes the ``\\n`` escape between quoted parts.
+    """
+    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
+    return "\\n".join(parts)
+
+
+def command_line(commands: Sequence[Sequence[str]]) -> bytes:
+    """Several commands as one control-mode line (each is answered in its own block).
+
+    Raises :class:`UnicodeEncodeError` for text that is not valid UTF-8
+    (tmux's parser refuses such a line).
+    """
+    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
+    return line.encode("utf-8") + b"\n"
+
+
 _exe: tuple[str, str | None] = ("", None)
 
 
