@@ -332,6 +332,8 @@ def test_shared_server_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", socket)
     _says_how_to_start(socket)
     assert tmux(socket, "list-sessions").returncode != 0, "a server was started on the shared socket"
+    sockets = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+    assert not (sockets / socket).exists(), "a socket file was left for a server that never ran"
 
 
 def test_shared_session_missing_on_a_live_server(monkeypatch: pytest.MonkeyPatch) -> None:
