@@ -11,6 +11,9 @@ way a careful script would do it without any tool:
 * :func:`python_start` - ``python -c pass``.
 
 Each bench runs on tmux sockets of its own (``Server``), killed at the end.
+The floor's server uses the same tmux configuration as the tool's private
+server (history limit, terminal type, remain-on-exit), so both sides ask tmux
+for the same work.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,11 +59,17 @@ class Server:
     """A tmux server of the bench's own with one bare bash session (no rc files)."""
 
     def __init__(self, tag: str, *, width: int = 200, height: int = 50) -> None:
+        from python.helpers.tmux_tool.private.server import SERVER_CONF
+
         self.socket = f"tt-bench-{tag}-{os.getpid()}-{secrets.token_hex(2)}"
         self.tmux = shutil.which("tmux") or "tmux"
-        subprocess.run([self.tmux, "-L", self.socket, "-f", "/dev/null", "new-session", "-d", "-s", "floor",
+        self.conf = Path(tempfile.mkdtemp(prefix="tt-bench-floor-")) / "tmux.conf"
+        self.conf.write_text(SERVER_CONF)
+        subprocess.run([self.tmux, "-L", self.socket, "-f", str(self.conf), "new-session", "-d", "-s", "floor",
                         "-x", str(width), "-y", str(height), "bash", "--noprofile", "--norc"],
                        check=True, timeout=10)
+        subprocess.run([self.tmux, "-L", self.socket, "set-option", "-w", "-t", "=floor:", "window-size",
+                        "manual"], check=True, timeout=10)
         self.round_trip("true")  # the shell is up and reading
 
     def round_trip(self, command: str, timeout: float = 600) -> float:
@@ -72,15 +82,12 @@ class Server:
         subprocess.run([self.tmux, "-L", self.socket, "wait-for", channel], check=True, timeout=timeout)
         return time.perf_counter() - t0
 
-    def clear(self) -> None:
-        """Empty the bare pane's history (a floor for big output starts from the same state)."""
-        subprocess.run([self.tmux, "-L", self.socket, "clear-history", "-t", "=floor:"], check=True, timeout=10)
-
     def kill(self) -> None:
         subprocess.run([self.tmux, "-L", self.socket, "kill-server"], capture_output=True, timeout=10,
                        check=False)
         base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
         (base / self.socket).unlink(missing_ok=True)
+        shutil.rmtree(self.conf.parent, ignore_errors=True)
 
 
 def python_start(n: int) -> list[float]:
@@ -90,8 +97,6 @@ def python_start(n: int) -> list[float]:
 
 def isolated_tool(tag: str) -> tuple[str, str]:
     """Point the tool at a private socket and state folder of its own; returns both."""
-    import tempfile
-
     socket = f"tt-bench-{tag}-{os.getpid()}-{secrets.token_hex(2)}"
     state = tempfile.mkdtemp(prefix="tt-bench-")
     os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket

@@ -66,7 +66,6 @@ def main() -> None:
                            check=True)
             ours, bare = [], []
             for _ in range(n):
-                floor.clear()
                 bare.append(floor.round_trip(f"cat {path}"))
                 t0 = time.perf_counter()
                 res = call("run", command=f"cat {path}", timeout=600)

@@ -30,6 +30,7 @@ from ..core.masking import PEM_REACH, Masker
 from ..screen.clean import plain_text, quick_clean
 
 RENDER_LIMIT = 256 << 10  # raw bytes rendered through the emulator, head and tail each
+BATCH = 256 << 10  # raw bytes gathered before they are cleaned (fewer, bigger passes)
 LINE_LIMIT = 1 << 20  # a line longer than this is cleaned in pieces
 HEAD_SHARE = 0.4  # of the cap, for the head of a long output (the rest is its tail)
 
@@ -61,7 +62,8 @@ class RunOutput:
         self.mask = masker
         self.needs_emulator = False
         self.raw_size = 0
-        self._partial = b""  # raw bytes of a line not finished yet
+        self._waiting: list[bytes] = []  # raw bytes not cleaned yet (a batch, and the line it ends in)
+        self._waiting_size = 0
         self._small: bytearray | None = bytearray()  # all raw bytes while they fit twice RENDER_LIMIT
         self._raw_head = b""
         self._raw_tail = bytearray()
@@ -78,17 +80,29 @@ class RunOutput:
 
     # --- in ---------------------------------------------------------------------
     def feed(self, raw: bytes) -> None:
-        """Take the next raw bytes; whole lines are cleaned now, the rest waits."""
+        """Take the next raw bytes; whole lines are cleaned once a batch is there, the rest waits."""
         self._keep_raw(raw)
-        data = self._partial + raw
-        end = data.rfind(b"\n") + 1
+        self._waiting.append(raw)
+        self._waiting_size += len(raw)
+        if self._waiting_size >= BATCH:
+            self._clean_waiting(final=False)
+
+    def _clean_waiting(self, *, final: bool) -> None:
+        data = b"".join(self._waiting)
+        self._waiting.clear()
+        self._waiting_size = 0
+        end = len(data) if final else data.rfind(b"\n") + 1
         if end == 0 and len(data) < LINE_LIMIT:
-            self._partial = data
+            self._waiting.append(data)
+            self._waiting_size = len(data)
             return
         if end == 0:
             end = len(data)
-        self._partial = data[end:]
-        self._clean(data[:end])
+        if end < len(data):
+            self._waiting.append(data[end:])
+            self._waiting_size = len(data) - end
+        if end:
+            self._clean(data[:end])
 
     def _keep_raw(self, raw: bytes) -> None:
         self.raw_size += len(raw)
@@ -151,9 +165,7 @@ class RunOutput:
     # --- out --------------------------------------------------------------------
     def finish(self) -> tuple[str, dict[str, object]]:
         """The text for the agent, and the extra fields naming the saved file."""
-        if self._partial:
-            data, self._partial = self._partial, b""
-            self._clean(data)
+        self._clean_waiting(final=True)
         if self._open_pem:
             pem, self._open_pem = self._open_pem, ""
             self._emit(self.mask(pem, wrapped=False) or "")

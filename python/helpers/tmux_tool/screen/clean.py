@@ -107,9 +107,9 @@ def plain_text(data: bytes) -> str | None:
     if b"\x07" in controls:
         text = text.replace("\x07", "")
     if b"\r" in controls:
-        if text.count("\r") != text.count("\r\n"):
-            return None  # a carriage return that overwrites
         text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            return None  # a carriage return that overwrites
     if not text.isascii():
         text = _C1_RE.sub("", text)
     if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
