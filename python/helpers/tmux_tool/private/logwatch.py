@@ -94,11 +94,6 @@ class LogWatch:
         assert self._inst is not None
         self._wd = _libc.inotify_add_watch(self._inst.fd, os.fsencode(self._path), _MASK)
 
-    @property
-    def evented(self) -> bool:
-        """Does the kernel tell us about changes (rather than polls guessing)?"""
-        return self._wd >= 0
-
     def wait(self, timeout: float) -> bool:
         """Sleep until the file changes, or at most ``timeout``; False if nothing happened.
 

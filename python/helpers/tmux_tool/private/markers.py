@@ -205,18 +205,3 @@ class Follow:
             on_output(chunk[body_from:usable])
         self.pos += usable
         return usable == len(chunk) and usable > 0
-
-
-def read_from(log: Path, offset: int, limit: int | None = None) -> bytes:
-    """Bytes of the log from ``offset`` (at most ``limit`` of them)."""
-    try:
-        with open(log, "rb") as fh:
-            fh.seek(offset)
-            return fh.read() if limit is None else fh.read(limit)
-    except FileNotFoundError:
-        return b""
-
-
-def strip_marks(data: bytes, nonce: str) -> bytes:
-    """Remove every marker of this shell from ``data``."""
-    return _pattern(nonce).sub(b"", data)

@@ -87,14 +87,6 @@ def _pane(srv: PrivateServer, name: str) -> str | None:
     return dead if session else None
 
 
-def pane_dead(srv: PrivateServer, name: str) -> bool:
-    """Has the session's shell itself died (killed, crashed) - remain-on-exit keeps the pane?"""
-    try:
-        return _pane(srv, name) == "1"
-    except NoServer:
-        return False
-
-
 def _ensure_shell(srv: PrivateServer, name: str) -> tuple[Shell, Mark | None]:
     """The session's shell at its prompt: created, or respawned if it exited."""
     shell = srv.shell(name)
