@@ -3,7 +3,7 @@
 #
 # On a fresh Debian machine this brings tmux, the virtualenv, the web
 # terminal's packages (apps/shared-terminal/setup.sh), the real programs the
-# tests drive (vim, less, sqlite3, zsh, man, top/watch, Chromium for the
+# tests drive (vim, less, sqlite3, zsh, fish, dash, man, top/watch, htop, sudo, Chromium for the
 # browser test) and the AI CLIs from npm (tests/e2e/clis).  Every step is
 # skipped when already in place.  Extra arguments go to pytest.
 set -euo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 apps/shared-terminal/setup.sh
 
 need=()
-for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh man:man-db watch:procps chromium:chromium; do
+for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh fish:fish dash:dash htop:htop man:man-db watch:procps sudo:sudo chromium:chromium; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if ((${#need[@]})); then
@@ -21,18 +21,20 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-clis=tests/e2e/clis
-if [[ -f $clis/package-lock.json ]]; then
+# The pinned AI CLIs, and beside them the newest release of each (tests/e2e/clis/newest).
+for clis in tests/e2e/clis tests/e2e/clis/newest; do
+    [[ -f $clis/package-lock.json ]] || continue
     stamp=$clis/node_modules/.installed-from.sha256
     wanted=$(cat "$clis/package.json" "$clis/package-lock.json" | sha256sum | cut -d' ' -f1)
     if [[ ! -f $stamp || $(<"$stamp") != "$wanted" ]]; then
         # `npm install`, not `npm ci`: the lock pins every version, but npm leaves the
         # optional per-platform packages of opencode-ai out of it, and `npm ci` then refuses.
+        # The newest Claude Code declares node >= 22 but ships a native binary: engines are not enforced.
         echo "tests/run.sh: installing the AI CLIs (npm install in $clis)" >&2
-        (cd "$clis" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+        (cd "$clis" && npm install --no-audit --no-fund --loglevel=error --engine-strict=false >/dev/null)
         printf '%s\n' "$wanted" >"$stamp"
     fi
-fi
+done
 
 export LANG="${LANG:-C.UTF-8}"
 exec .venv/bin/python -m pytest -q "$@"

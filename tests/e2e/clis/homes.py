@@ -76,7 +76,10 @@ def claude(base_url: str, home: Path, cwd: Path, *, onboarding: bool = False, ke
     if onboarding:
         state.pop("theme")
     _write_json(home / ".claude.json", state)
-    _write_json(home / ".claude" / "settings.json", {"autoUpdates": False})
+    # Newer releases run tools in "auto mode" without asking, or ask whether to make it the default;
+    # the tests want the permission question itself.
+    _write_json(home / ".claude" / "settings.json",
+                {"autoUpdates": False, "permissions": {"defaultMode": "default", "disableAutoMode": "disable"}})
     env = _base_env(home) | {
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": api_key,

@@ -46,7 +46,7 @@ TRANSCRIPT_LINES = 3000
 MAX_PAGES = 60
 
 
-def _settle_for(profile: Profile | None, *, starting: bool = False) -> float:
+def _settle_for(profile: Profile, *, starting: bool = False) -> float:
     """How long a program's ready screen must hold still to count as done.
 
     AI CLIs may stream with no busy marker and pause between chunks, and
@@ -101,8 +101,8 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         if not argv:
             return failure("start", "the program is empty", status="unknown",
                            hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
-        profile = programs.profile_for(argv[0])
-    label = profile.name if profile else os.path.basename(argv[0])
+        profile = programs.profile_or_generic(argv[0])
+    label = profile.name
     label = "".join(c if c.isprintable() else "?" for c in label)[:60]
     name = names.check(session) if session else names.generate(label)
     if name == ctx.cfg.shared_session:
@@ -132,7 +132,7 @@ def _default_accept() -> list[str]:
     return [w for w in raw.replace(",", " ").split() if w]
 
 
-def _await_start(ctx: Context, target: Target, profile: Profile | None, label: str, timeout: float,
+def _await_start(ctx: Context, target: Target, profile: Profile, label: str, timeout: float,
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = time.monotonic() + timeout
@@ -149,12 +149,15 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
         if st.status == "error" or (st.exact and st.status == "ready"):
             return _result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
                            hint="read the session's screen for its message", answered=answered)
-        dialog = profile.find_dialog(st.snap.text) if (profile and st.snap and st.status == "blocked") else None
-        allowed = dialog is not None and bool(dialog.accept) and dialog.name not in answered and (
+        dialog = profile.find_dialog(st.snap.text) if (st.snap and st.status == "blocked") else None
+        # The keys come from the screen: releases move a dialog's default (see Profile.accept_keys).
+        keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
+        allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
             dialog.name in accept or ("safe" in accept and dialog.safe))
         if dialog and allowed and now - since >= min(settle, 0.3):
-            _press_one_by_one(ctx, target, list(dialog.accept))
-            answered.append(dialog.name)
+            _press_one_by_one(ctx, target, list(keys))
+            if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
+                answered.append(dialog.name)
             last = None
             time.sleep(POLL)
             continue
@@ -164,9 +167,10 @@ def _await_start(ctx: Context, target: Target, profile: Profile | None, label: s
             hint = message("blocked", program=label)
             if not dialog:
                 return _result("start", target, st, hint=hint, answered=answered)
-            hint += (f". It is the {dialog.name!r} dialog: keys {' '.join(dialog.accept)} accept it (start "
-                     f"answers it by itself when given accept=[{dialog.name!r}])" if dialog.accept else
-                     f". It is the {dialog.name!r} dialog, which needs the human")
+            how = (f"keys {' '.join(keys)} accept it" if dialog.choose is None else
+                   f"the option matching {dialog.choose.pattern!r} accepts it (now: {' '.join(keys)})")
+            hint += (f". It is the {dialog.name!r} dialog: {how} (start answers it by itself when given "
+                     f"accept=[{dialog.name!r}])" if keys else f". It is the {dialog.name!r} dialog, which needs the human")
             return _result("start", target, st, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
         if now >= deadline:
             return _result("start", target, st, ok=False,
@@ -197,7 +201,7 @@ def _result(action: str, target: Target, st: State, *, ok: bool = True, error: s
                   screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
 
 
-def _program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile | None] | Result:
+def _program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile] | Result:
     name = names.check(session)
     if name == ctx.cfg.shared_session:
         return failure(action, f"{action} drives programs in private sessions; the shared terminal is the "
@@ -207,7 +211,7 @@ def _program_session(ctx: Context, session: str, action: str) -> tuple[Target, S
     if shell is None or not srv.exists(name):
         return failure(action, f"there is no private session {name!r}", session=name, status="unknown",
                        hint="start a program with start; list shows the sessions that exist")
-    return Target(name, False, srv.tmux), shell, programs.profile_for(shell.program)
+    return Target(name, False, srv.tmux), shell, programs.profile_or_generic(shell.program)
 
 
 def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
@@ -223,7 +227,7 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
         return refused
     deadline = time.monotonic() + timeout
     before = st.snap.digest if st.snap else ""
-    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste if profile else True)
+    keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     if isinstance(profile, AiProfile):
         before = _await_pasted(ctx, target, profile, before)
     _press_submit(target, profile)
@@ -251,7 +255,7 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float) -> Result:
                     f"no answer within {timeout:g}s"))
 
 
-def _refuse_ask(target: Target, shell: Shell, profile: Profile | None, st: State) -> Result | None:
+def _refuse_ask(target: Target, shell: Shell, profile: Profile, st: State) -> Result | None:
     """Why a prompt cannot be given now, or None.
 
     An AI CLI back at its input box after a failed turn shows ``error`` but
@@ -272,8 +276,8 @@ def _refuse_ask(target: Target, shell: Shell, profile: Profile | None, st: State
     return None
 
 
-def _press_submit(target: Target, profile: Profile | None) -> None:
-    keys = list(profile.submit if profile else ("Enter",))
+def _press_submit(target: Target, profile: Profile) -> None:
+    keys = list(profile.submit)
     keyboard.press(target.tmux, target.pane, keys)
 
 
@@ -297,7 +301,7 @@ def _await_pasted(ctx: Context, target: Target, profile: AiProfile, before: str)
     return last or before
 
 
-def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, before: str, prompt: str) -> bool:
+def _await_turn_start(ctx: Context, target: Target, profile: Profile, before: str, prompt: str) -> bool:
     """The turn started: the program went busy, or the screen moved on without our text pending."""
     deadline = time.monotonic() + TURN_START
     tail = prompt.strip().splitlines()[-1][-24:] if prompt.strip() else ""
@@ -307,7 +311,10 @@ def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, bef
             return True
         if st.snap is not None and st.snap.digest != before:
             if isinstance(profile, AiProfile):
-                if st.status in ("ready", "error") and not profile.pending_input(st.snap):
+                # An emptied input box is not yet a turn: until the prompt's echo is drawn the
+                # screen may still end with the previous turn's end sign (OpenCode clears first).
+                drawn = not profile.finished(st.snap) or profile.shows_echo(st.snap, prompt)
+                if st.status in ("ready", "error") and not profile.pending_input(st.snap) and drawn:
                     return True
             elif st.status == "error" or (st.status == "ready" and not (tail and tail in st.snap.cursor_line)):
                 return True
@@ -315,7 +322,7 @@ def _await_turn_start(ctx: Context, target: Target, profile: Profile | None, bef
     return False
 
 
-def _await_done(ctx: Context, target: Target, profile: Profile | None, deadline: float) -> State:
+def _await_done(ctx: Context, target: Target, profile: Profile, deadline: float) -> State:
     """Ready (or blocked, or dead) and holding still; busy signals always win.
 
     How long "still" must last depends on what the screen says: the
@@ -341,7 +348,7 @@ def _await_done(ctx: Context, target: Target, profile: Profile | None, deadline:
         time.sleep(POLL)
 
 
-def _quiet_needed(profile: Profile | None, st: State, settle: float, seen_busy: bool) -> float:
+def _quiet_needed(profile: Profile, st: State, settle: float, seen_busy: bool) -> float:
     if not isinstance(profile, AiProfile) or st.snap is None or st.exact:
         return settle
     if st.status == "ready" and profile.finished(st.snap):
@@ -349,12 +356,12 @@ def _quiet_needed(profile: Profile | None, st: State, settle: float, seen_busy: 
     return settle if seen_busy else max(settle, UNSEEN_BUSY_SETTLE)
 
 
-def _answer(ctx: Context, target: Target, profile: Profile | None, prompt: str) -> str | None:
+def _answer(ctx: Context, target: Target, profile: Profile, prompt: str) -> str | None:
     """The answer cut out of the transcript: tmux's scrollback, or for a CLI on the
     alternate screen (no scrollback) the pages it shows when scrolled back."""
     if not isinstance(profile, AiProfile):
         lines = panes.scrollback(target.tmux, target.pane, 2000)
-        return profile.extract_answer(lines, prompt) if profile else None
+        return profile.extract_answer(lines, prompt)
     transcript = _styled_scrollback(target)
     answer = profile.answer_from(transcript, prompt)
     if answer is None and profile.page_keys:
@@ -440,7 +447,7 @@ def _stitch(earlier: list[Row], later: list[Row]) -> list[Row]:
     return earlier + later
 
 
-def _await_typed(ctx: Context, target: Target, profile: Profile | None, text: str) -> None:
+def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> None:
     """Wait (bounded) until typed ``text`` shows where input goes, so the key that
     follows (Enter) acts on all of it - a palette filters as it is typed."""
     want = squash(text)
@@ -464,7 +471,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         st = observe.state_of(ctx, target)
         return _result("exit", target, st, ok=False, error="no program is running in this session",
                        hint="kill the session to end its shell")
-    steps: Sequence[tuple[str, str]] = profile.exit_steps if profile and profile.exit_steps else (("keys", "C-d"),)
+    steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
         if kind == "text":
             keyboard.paste(target.tmux, target.pane, value, bracketed=False)

@@ -18,19 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from .ai import AiProfile, echo_rows, last_echo, tidy
-from .base import Dialog, Verdict, cursor_line, quote
+from . import menus
+from .ai import AiProfile, Frame
+from .answer import tidy
+from .base import Dialog, Verdict, cursor_line, quote, typed
 
 PROMPT = "> "
-RULE = re.compile(r"^─{20,}$")
 FILE_ROWS = 6
 YES_NO = re.compile(r"\(Y\)es/\(N\)o.*\[(?:Yes|No)\]:\s*$")
 WAITING = re.compile(r"\bWaiting for \S+")
 FAILED = re.compile(r"^litellm\.\w+Error\b")
 TOKENS = re.compile(r"^Tokens: \S+ sent, \S+ received\.")
 COMPLETION_ROW = re.compile(r"^\s+/\w[\w-]*\s{2,}/\w")
-LAUNCH = re.compile(r"^\S*[$#%] (?:\S+/)?aider\b")
-BANNER = re.compile(r"^Aider v\d")
 
 
 def _prompt_row(snap: Snapshot) -> int | None:
@@ -39,13 +38,17 @@ def _prompt_row(snap: Snapshot) -> int | None:
     if not cl.before.startswith(PROMPT.rstrip()) or not (cl.before + cl.after).startswith((PROMPT, ">")):
         return None
     for y in range(cl.row - 1, max(-1, cl.row - FILE_ROWS - 1), -1):
-        if RULE.match(snap.lines[y] if y < len(snap.lines) else ""):
+        if menus.FULL_RULE.match(snap.lines[y] if y < len(snap.lines) else ""):
             return cl.row
     return None
 
 
 def _rule_above(lines: Sequence[str], row: int) -> int:
-    return next((y for y in range(row - 1, -1, -1) if RULE.match(lines[y])), row)
+    return next((y for y in range(row - 1, -1, -1) if menus.FULL_RULE.match(lines[y])), row)
+
+
+LAUNCH = re.compile(r"^\S*[$#%] (?:\S+/)?aider\b")
+BANNER = re.compile(r"^Aider v\d")
 
 
 def _only_launched(lines: Sequence[str]) -> bool:
@@ -63,78 +66,69 @@ def _echo(row: str) -> str | None:
 class AiderProfile(AiProfile):
     """Aider's screens and how to drive it."""
 
-    def classify(self, snap: Snapshot) -> Verdict | None:
-        if not self.in_front(snap):
-            return self.ended(snap)
+    def frame(self, snap: Snapshot) -> Frame | None:
+        row = _prompt_row(snap)
+        if row is None:
+            return None
+        text = snap.lines[row][len(PROMPT):].strip() if row < len(snap.lines) else ""
+        palette = any(COMPLETION_ROW.match(r) for r in snap.lines[row + 1:])
+        return Frame(_rule_above(snap.lines, row), row, text, (), palette)
+
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
+    def dialog(self, snap: Snapshot, frame: Frame | None) -> Verdict | None:
+        """Aider asks line by line at the cursor (``Create new file? (Y)es/(N)o [Yes]:``)."""
         cl = cursor_line(snap)
         if YES_NO.search(cl.before) and not cl.after.strip():
             return self.verdict("blocked", f"aider asks {quote(cl.before)} at the cursor", cl.before.strip(),
                                 ("y", "n"))
-        row = _prompt_row(snap)
-        if row is None:
-            waiting = next((r for r in reversed(snap.lines) if WAITING.search(r)), None)
-            if waiting:
-                return self.verdict("busy", f"{quote(waiting.strip())} below the prompt")
-            # Only tmux's word that aider is in front makes a screen without its prompt aider's.
-            if snap.program is None or _only_launched(snap.lines):
-                return None
-            return self.verdict("busy", "no prompt at the cursor: aider is writing its answer")
-        if any(COMPLETION_ROW.match(r) for r in snap.lines[row + 1:]):
-            return self.verdict("blocked", "the command completion list is open under the prompt",
-                                "which command? (Escape closes the list)", ("Escape",))
-        lines = snap.lines
-        rule = _rule_above(lines, row)
-        start = last_echo(lines, rule, _echo, None)
-        if start is not None:
-            failed = next((r for r in lines[start + 1:rule] if FAILED.match(r)), None)
-            if failed:
-                return self.verdict("error", f"the last turn failed: {quote(failed, 80)}")
-        return self.verdict("ready", "aider's prompt '> ' is at the cursor under its rule")
+        return None
 
-    def pending_input(self, snap: Snapshot) -> str | None:
-        row = _prompt_row(snap)
-        if row is None:
+    def without_frame(self, snap: Snapshot) -> Verdict | None:
+        waiting = next((r for r in reversed(snap.lines) if WAITING.search(r)), None)
+        if waiting:
+            return self.verdict("busy", f"{quote(waiting.strip())} below the prompt")
+        # Only tmux's word that aider is in front makes a screen without its prompt aider's.
+        if snap.program is None or _only_launched(snap.lines):
             return None
-        return snap.lines[row][len(PROMPT):].strip() if row < len(snap.lines) else ""
+        return self.verdict("busy", "no prompt at the cursor: aider is writing its answer")
+
+    def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
+        if start is None:
+            return None
+        row = next((r for r in snap.lines[start + 1:frame.top] if FAILED.match(r)), None)
+        return quote(row, 80) if row else None
 
     def finished(self, snap: Snapshot) -> bool:
         return _prompt_row(snap) is not None
 
     def transcript_end(self, snap: Snapshot) -> int:
-        row = _prompt_row(snap)
-        return _rule_above(snap.lines, row) if row is not None else len(snap.lines)
-
-    def answer_from(self, snap: Snapshot, prompt: str | None) -> str | None:
+        """Above the rule over the last prompt row (read from the rows, so scrollback handed
+        over as text, without a cursor, is cut the same way)."""
         rows = snap.lines
         end = len(rows)
         while end > 0 and not rows[end - 1].strip():
             end -= 1
         if end and rows[end - 1].startswith(PROMPT.rstrip()):
             end = _rule_above(rows, end - 1)
-        start = last_echo(rows, end, _echo, prompt)
-        if start is None:
-            return None
-        y = start + echo_rows(rows, start, prompt, lambda r: _echo(r) or r)
-        stop = next((i for i in range(y, end) if TOKENS.match(rows[i])), end)
-        return tidy(rows[y:stop])
+        return end
+
+    def turn_end(self, rows: Sequence[str], start: int, end: int) -> int:
+        return next((i for i in range(start, end) if TOKENS.match(rows[i])), end)
+
+    def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
+        return tidy(rows[y:end])
 
 
 PROFILES = (
     AiderProfile(
-        "aider",
-        ("aider", "python3", "python3.*", "python"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/exit"), ("keys", "Enter")),
+        "aider", ("aider", "python3", "python3.*", "python"), exit_steps=typed("/exit"), command=("aider",),
+        rank=30,
         dialogs=(
             Dialog("create-file", re.compile(r"Create new file\? \(Y\)es/\(N\)o"), ("y", "Enter"), False,
                    "aider asks whether to create a file its answer wrote"),
         ),
-        command=("aider",),
-        rank=30,
-        skip_permission_args=("--yes-always",),
-        settle=0.6,
-        start_settle=1.0,
+        skip_permission_args=("--yes-always",), settle=0.6, start_settle=1.0,
     ),
 )

@@ -1,31 +1,42 @@
-"""Cut the output of the last submitted input out of a prompt-based screen.
+"""Cut the answer to the last submitted input out of a screen.
 
-Shells and REPLs share one layout: a prompt row echoing the input (possibly
-wrapped over several rows, or continued on ``... `` rows), the output, then a
-fresh bare prompt at the bottom.  The answer is what lies strictly between the
-echo and that final prompt.  If the screen does not end at a bare prompt the
-program is not done, and there is no answer yet.
+Two layouts share the same problem - find where our input was echoed, then
+keep what the program wrote after it and nothing of the echo itself:
+
+* shells and REPLs (:func:`cut_reply`): a prompt row echoing the input
+  (wrapped over several rows, continued on ``... `` rows, or several
+  statements each on a prompt of its own), the output, then a fresh bare
+  prompt at the bottom.  The answer is every row between the first echo row
+  and that final prompt that is not part of the echo.  If the screen does not
+  end at a bare prompt the program is not done, and there is no answer yet.
+* AI CLIs (:func:`last_echo`, :func:`echo_rows`, :func:`tidy`): the echo of
+  the prompt in the transcript, then answer blocks; each CLI's profile says
+  which blocks are answer text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ..screen.cells import text_width
+from ..screen.snapshot import Snapshot
+
 Split = Callable[[str], "str | None"]
 """Given a row, the text typed after a prompt at its start, or None."""
 
 
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
+    """Text without any whitespace, for comparing wrapped echoes with what was sent."""
     return "".join(text.split())
 
 
 def _echo_start(rows: list[str], end: int, primary: Split, submitted: str | None) -> int | None:
-    first = _squash(submitted.strip().splitlines()[0]) if submitted and submitted.strip() else ""
+    first = squash(submitted.strip().splitlines()[0]) if submitted and submitted.strip() else ""
     for i in range(end - 1, -1, -1):
         typed = primary(rows[i])
         if typed is None:
             continue
-        squashed = _squash(typed)
+        squashed = squash(typed)
         wrapped = bool(squashed) and first.startswith(squashed)
         if not first or wrapped or squashed.startswith(first):
             return i
@@ -39,11 +50,19 @@ def cut_reply(
     continuation: Split | None = None,
     submitted: str | None = None,
 ) -> str | None:
-    """The rows between the echo of the last input and the final bare prompt.
+    """The output rows between the echo of the last input and the final bare prompt.
 
     ``primary``/``continuation`` recognise prompt rows.  With ``submitted``
-    the echo is the last prompt row whose typed text starts that input, and
-    the rows its wrapped remainder takes are skipped too.
+    the echo starts at the last prompt row whose typed text starts that
+    input; from there every prompt row, continuation row or wrapped row that
+    continues the submitted text (in order) is echo and left out, so a
+    multi-line input (a ``def``, then a call) leaves only what it printed.
+
+    >>> rows = [">>> def f(x):", "...     return x * 2", "... ", ">>> f(21)", "42", ">>> "]
+    >>> cut_reply(rows, primary=lambda r: r[4:] if r.startswith(">>>") else None,
+    ...           continuation=lambda r: r[4:] if r.startswith("...") else None,
+    ...           submitted="def f(x):\\n    return x * 2\\n\\nf(21)")
+    '42'
     """
     rows = [r.rstrip() for r in lines]
     while rows and not rows[-1]:
@@ -56,19 +75,83 @@ def cut_reply(
     start = _echo_start(rows, end, primary, submitted)
     if start is None:
         return None
-    echoed = _squash(primary(rows[start]) or "")
-    want = _squash(submitted or "")
+    want = squash(submitted or "")
+    echoed = squash(primary(rows[start]) or "")
+    kept: list[str] = []
+    for row in rows[start + 1 : end]:
+        typed = primary(row)
+        if typed is None and continuation is not None:
+            typed = continuation(row)
+        remaining = want[len(echoed):] if want.startswith(echoed) else ""
+        if typed is not None and (not want or remaining.startswith(squash(typed))):
+            echoed += squash(typed)
+            continue
+        if typed is None and remaining and squash(row) and remaining.startswith(squash(row)):
+            echoed += squash(row)  # the wrapped rest of a long echoed row
+            continue
+        kept.append(row)
+    return "\n".join(kept).strip("\n")
+
+
+def echo_rows(rows: Sequence[str], start: int, prompt: str | None, content: Callable[[str], str]) -> int:
+    """How many rows from ``start`` the echo of ``prompt`` takes.
+
+    ``content`` strips the CLI's echo decoration from a row.  Rows are taken
+    while their text continues the prompt (a wrapped or multi-line echo);
+    blank rows inside a multi-line prompt are taken too.  A CLI that shows a
+    long paste shortened takes one row.
+    """
+    want = squash(prompt or "")
+    got = squash(content(rows[start]))
     i = start + 1
-    while i < end:
-        more = continuation(rows[i]) if continuation else None
-        covered = bool(want) and len(echoed) >= len(want)
-        if covered and more != "":
-            break  # the input is all echoed; only an empty block-closing row may follow
-        if more is not None:
-            echoed += _squash(more)
-        elif want and len(echoed) < len(want) and want.startswith(echoed + _squash(rows[i])[:1]):
-            echoed += _squash(rows[i])
-        else:
+    while want and len(got) < len(want) and i < len(rows):
+        more = squash(content(rows[i]))
+        if more and not want.startswith(got + more):
             break
+        got += more
         i += 1
-    return "\n".join(rows[i:end]).strip("\n")
+    return i - start
+
+
+def last_echo(rows: Sequence[str], stop: int, is_echo: Callable[[str], str | None],
+              prompt: str | None, *, strict: bool = False) -> int | None:
+    """The last echo row above ``stop`` that starts ``prompt``.
+
+    Without ``strict`` the last echo row of any prompt stands in when none
+    starts ``prompt`` (a CLI may show a long paste shortened).
+    """
+    want = squash(prompt or "")
+    fallback = None
+    for y in range(min(stop, len(rows)) - 1, -1, -1):
+        text = is_echo(rows[y])
+        if text is None:
+            continue
+        got = squash(text)
+        if not want or (got and (want.startswith(got) or got.startswith(want[: len(got)]))):
+            return y
+        if fallback is None and not strict:
+            fallback = y
+    return fallback
+
+
+def tidy(rows: Sequence[str]) -> str:
+    """Answer rows as text: common indentation removed, outer blank rows dropped,
+    runs of blank rows (left where chrome was cut out) made one."""
+    out: list[str] = []
+    for r in rows:
+        r = r.rstrip()
+        if not r and (not out or not out[-1]):
+            continue
+        out.append(r)
+    while out and not out[-1]:
+        out.pop()
+    indents = [len(r) - len(r.lstrip(" ")) for r in out if r]
+    cut = min(indents, default=0)
+    return "\n".join(r[cut:] for r in out)
+
+
+def plain_snapshot(lines: Sequence[str]) -> Snapshot:
+    """A style-less snapshot of text rows (scrollback handed over as strings)."""
+    rows = tuple(line.rstrip() for line in lines)
+    width = max((text_width(r) for r in rows), default=1)
+    return Snapshot(rows, max(width, 1), max(len(rows), 1))

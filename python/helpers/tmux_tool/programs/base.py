@@ -23,9 +23,10 @@ from typing import Literal
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
+from . import menus
 
 Status = Literal["ready", "busy", "blocked", "error", "unknown"]
-Kind = Literal["shell", "repl", "pager", "editor", "monitor", "ai"]
+Kind = Literal["shell", "repl", "pager", "editor", "monitor", "ai", "program"]
 Step = tuple[Literal["text", "keys"], str]
 
 STATUSES: tuple[Status, ...] = ("ready", "busy", "blocked", "error", "unknown")
@@ -61,7 +62,11 @@ class Dialog:
     ``pattern`` is searched in the text the profile says the dialog lives in;
     ``accept`` are the key names that would accept it; ``safe`` says whether
     accepting can be done without asking anyone (it loses no data and grants
-    nothing the user did not already choose).
+    nothing the user did not already choose).  ``choose``, when set, names
+    the option that accepts it in a menu: :meth:`Profile.accept_keys` then
+    moves to that option from wherever the marker is, since releases reorder
+    options and change the default (Claude Code's trust question marks
+    "Yes, I trust this folder" in one release and "No, exit" in the next).
     """
 
     name: str
@@ -69,6 +74,7 @@ class Dialog:
     accept: tuple[str, ...]
     safe: bool
     question: str
+    choose: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +122,11 @@ def last_text_row(snap: Snapshot) -> int:
 
 def row(snap: Snapshot, y: int) -> str:
     return snap.lines[y] if 0 <= y < len(snap.lines) else ""
+
+
+def typed(command: str) -> tuple[Step, ...]:
+    """The steps that type ``command`` and press Enter (``/exit`` in an AI CLI)."""
+    return (("text", command), ("keys", "Enter"))
 
 
 def quote(text: str, limit: int = 60) -> str:
@@ -191,6 +202,25 @@ class Profile:
             if dialog.pattern.search(text):
                 return dialog
         return None
+
+    def accept_keys(self, snap: Snapshot, dialog: Dialog) -> tuple[str, ...]:
+        """The keys to press now toward accepting ``dialog`` as this screen shows it.
+
+        A dialog that names its accepting option (``choose``) is answered one
+        step at a time, each judged on a fresh look: Up or Down while another
+        option is marked, Enter once the chosen one is - so a key the program
+        swallowed, or a default that moved, is seen and corrected.  It is
+        accepted when Enter was pressed.  Otherwise (or when no menu shows)
+        the dialog's fixed ``accept`` keys.
+        """
+        menu = menus.find_menu(snap) if dialog.choose is not None else None
+        if menu is None or dialog.choose is None:
+            return dialog.accept
+        wanted = next((i for i, o in enumerate(menu.options) if dialog.choose.search(o)), None)
+        if wanted is None:
+            return dialog.accept
+        here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
+        return ("Enter",) if wanted == here else ("Down" if wanted > here else "Up",)
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         """The output of the last submitted input, or None if it cannot be cut out."""

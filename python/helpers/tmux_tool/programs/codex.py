@@ -1,21 +1,21 @@
-"""Codex CLI (0.169.0), a Rust TUI started through a Node wrapper (tmux names it ``node``).
+"""Codex CLI (0.169.0, also the newest), a Rust TUI started through a Node wrapper (tmux names it ``node``).
 
 Its face, bottom up (tests/fixtures/screens/codex/): a footer (``← for agents
 · ? for shortcuts``, warnings), the model line (``gpt-5-codex default ·
 ~/project``), the composer ``› `` with a dim placeholder (``Ask Codex to do
 anything``) when empty; above it the transcript.  Busy shows as ``• Working
-(Ns • esc to interrupt)`` while it waits for the model - but NOT while text
-streams or stalls: then the screen looks idle.  What tells a finished turn
-is the dim ``Worked for Ns • HH:MM`` line Codex prints after it; a failed
-turn ends with a red ``■ …`` line instead (an interrupted one with ``■
-Conversation interrupted``, which is no failure).  So after an echoed prompt, an
-answer without either line below it is a turn still running.
+(Ns • esc to interrupt)`` while it waits for the model, ``Booting MCP
+server`` and ``Waiting for startup · esc cancel`` while it starts - but NOT
+while text streams or stalls: then the screen looks idle.  What tells a
+finished turn is the dim ``Worked for Ns • HH:MM`` line Codex prints after
+it; a failed turn ends with a red ``■ …`` line instead (an interrupted one
+with ``■ Conversation interrupted``, which is no failure).  So after an
+echoed prompt, an answer without either line below it is a turn still
+running.
 
-Dialogs replace the composer with a numbered menu: trust (``Trust this
-folder?`` / ``› 1. Trust and continue``), sign-in (``> 1. Sign in with
-ChatGPT``), command approval (``Would you like to run the following
-command?`` / ``› 1. Yes, proceed (y)``).  ``/`` opens the command popup above
-the composer.  Launched with ``--no-alt-screen`` so the transcript stays in
+Dialogs replace the composer with a numbered menu (trust, sign-in, command
+approval), found by :mod:`signs`.  ``/`` opens the command popup above the
+composer.  Launched with ``--no-alt-screen`` so the transcript stays in
 tmux's scrollback (the fixtures show the default alternate screen, which
 this profile reads the same way) and ``--no-daemon`` so no background server
 outlives the session.
@@ -28,29 +28,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from .ai import AiProfile, echo_rows, find_menu, is_dim, last_echo, menu_verdict, tidy
-from .base import Dialog, Verdict, quote
+from . import signs
+from .ai import AiProfile, Frame
+from .base import Dialog, typed
 
 COMPOSER = re.compile(r"^› (?P<text>.*)$")
-FOOTER_ROWS = 3
-BUSY = re.compile(r"\bWorking \(.*\besc to interrupt\)")
-WORKED = re.compile(r"^\s{0,2}Worked for [<\d][^•]*• \d{1,2}:\d{2}\s*$")
-FAILED = re.compile(r"^■ ")
-INTERRUPTED = re.compile(r"^■ Conversation interrupted\b")
-HEADER = re.compile(r"^\s*(?:│\s*)?>_ OpenAI Codex \(v")
+OPTION = re.compile(r"^› \d{1,2}\. ")
 POPUP_ROW = re.compile(r"^(?:› | {2})/[\w-]+\s{2,}\S")
-TOOL_CELL = re.compile(r"^• (?:Ran|Running) ")
-APPROVED = re.compile(r"^✔ You approved ")
-TIP = re.compile(r"^\s+└ Tip: ")
+FOOTER_ROWS = 3
+STATUS_ROWS = 6
+HEADER = re.compile(r"^\s*(?:│\s*)?>_ OpenAI Codex \(v")
+WORKED = re.compile(r"^\s{0,2}Worked for [<\d][^•]*• \d{1,2}:\d{2}\s*$")
+ENDED = re.compile(r"^■ (?P<interrupted>Conversation interrupted\b)?")  # failed, or interrupted (no failure)
 NESTED = "  └ "
+TOOL_CELL = re.compile(r"^• (?:Ran|Running) ")
+TIP = re.compile(r"^\s+└ Tip: ")
 
 
 def _composer(lines: Sequence[str]) -> int | None:
-    """The composer row: the last ``› `` row with at most the model line and footer under it."""
+    """The composer row: the last ``› `` row (not a numbered option) with at most the
+    model line and footer under it."""
     for y in range(len(lines) - 1, -1, -1):
         if COMPOSER.match(lines[y]):
             below = [row for row in lines[y + 1:] if row.strip()]
-            return y if len(below) <= FOOTER_ROWS else None
+            return y if len(below) <= FOOTER_ROWS and not OPTION.match(lines[y]) else None
     return None
 
 
@@ -60,116 +61,97 @@ def _echo(row: str) -> str | None:
 
 
 def _last_content(lines: Sequence[str], composer: int) -> int | None:
-    """The last row with text above the composer (the busy line excluded)."""
+    """The last row with text above the composer (a busy line excluded)."""
     for y in range(composer - 1, -1, -1):
-        if lines[y].strip() and not BUSY.search(lines[y]):
+        if lines[y].strip() and not _status_like(lines[y]):
             return y
     return None
+
+
+def _worked(snap: Snapshot, y: int) -> bool:
+    return bool(WORKED.match(snap.lines[y])) and signs.is_dim(snap, y) is not False
 
 
 @dataclass(frozen=True)
 class CodexProfile(AiProfile):
     """Codex's screens and how to drive it."""
 
-    def classify(self, snap: Snapshot) -> Verdict | None:
-        if not self.in_front(snap):
-            return self.ended(snap)
+    def frame(self, snap: Snapshot) -> Frame | None:
         lines = snap.lines
-        menu = find_menu(lines, max(0, len(lines) - 24))
         composer = _composer(lines)
-        if menu is not None and (composer is None or menu.first_row >= composer):
-            return menu_verdict(self, menu, self.find_dialog(snap.text))
         if composer is None:
             return None
+        m = COMPOSER.match(lines[composer])
+        pending = "" if signs.is_dim(snap, composer, 2) or not m else m.group("text").strip()
         popup = composer - 1
         while popup >= 0 and not lines[popup].strip():
             popup -= 1
-        if popup >= 0 and POPUP_ROW.match(lines[popup]) and lines[composer].startswith("› /"):
-            return self.verdict("blocked", "the slash-command popup is open above the composer",
-                                "which command? (Escape closes the popup)", ("Escape",))
-        for y in range(composer - 1, max(-1, composer - 6), -1):
-            if BUSY.search(lines[y]):
-                return self.verdict("busy", f"{quote(lines[y].strip())} above the composer")
-        last = _last_content(lines, composer)
-        if last is None or HEADER.match(lines[last]):
-            return self.verdict("ready", "the composer is idle and no turn has run yet")
-        if WORKED.match(lines[last]) and is_dim(snap, last) is not False:
-            return self.verdict("ready", f"the last turn ended: {quote(lines[last])}")
-        if INTERRUPTED.match(lines[last]):
-            return self.verdict("ready", f"the last turn was interrupted: {quote(lines[last], 80)}")
-        if FAILED.match(lines[last]):
-            return self.verdict("error", f"the last turn failed: {quote(lines[last], 80)}")
-        if last_echo(lines, composer, _echo, None) is None and any(HEADER.match(r) for r in lines[:last]):
-            return self.verdict("ready", "the composer is idle and no turn has run yet")
-        return self.verdict("busy", "an answer is on the screen without Codex's 'Worked for' line: the turn "
-                            "is still streaming or stalled")
+        palette = popup >= 0 and bool(POPUP_ROW.match(lines[popup])) and pending.startswith("/")
+        above = tuple(r for r in lines[max(0, composer - STATUS_ROWS):composer] if _status_like(r))
+        return Frame(composer, composer, pending, above + tuple(lines[composer + 1:]), palette)
 
-    def pending_input(self, snap: Snapshot) -> str | None:
-        composer = _composer(snap.lines)
-        if composer is None:
+    def echo(self, row: str) -> str | None:
+        return _echo(row)
+
+    def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
+        last = _last_content(snap.lines, frame.top)
+        m = ENDED.match(snap.lines[last]) if last is not None else None
+        if m and not m.group("interrupted"):
+            return repr(m.string.strip()[:80])
+        return None
+
+    def turn_open(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
+        lines = snap.lines
+        last = _last_content(lines, frame.top)
+        ended = ENDED.match(lines[last]) if last is not None else None
+        if last is None or HEADER.match(lines[last]) or _worked(snap, last) or (ended and ended.group("interrupted")):
             return None
-        if is_dim(snap, composer, 2):
-            return ""
-        text = COMPOSER.match(snap.lines[composer])
-        return text.group("text").strip() if text else ""
+        if start is None and any(HEADER.match(r) for r in lines[:last]):
+            return None
+        return "an answer is on the screen without Codex's 'Worked for' line: the turn is still streaming or stalled"
 
     def finished(self, snap: Snapshot) -> bool:
-        composer = _composer(snap.lines)
-        if composer is None:
-            return False
-        last = _last_content(snap.lines, composer)
-        return last is not None and bool(WORKED.match(snap.lines[last])) and is_dim(snap, last) is not False
+        frame = self.frame(snap)
+        last = _last_content(snap.lines, frame.top) if frame else None
+        return last is not None and _worked(snap, last)
 
-    def transcript_end(self, snap: Snapshot) -> int:
-        composer = _composer(snap.lines)
-        return composer if composer is not None else len(snap.lines)
+    def turn_end(self, rows: Sequence[str], start: int, end: int) -> int:
+        return next((i for i in range(end - 1, start - 1, -1) if WORKED.match(rows[i])), end)
 
-    def answer_from(self, snap: Snapshot, prompt: str | None) -> str | None:
-        rows = snap.lines
-        end = self.transcript_end(snap)
-        start = last_echo(rows, end, _echo, prompt)
-        if start is None:
-            return None
-        y = start + echo_rows(rows, start, prompt, lambda r: _echo(r) or r)
-        stop = next((i for i in range(end - 1, y - 1, -1)
-                     if WORKED.match(rows[i]) and is_dim(snap, i) is not False), end)
-        kept: list[str] = []
-        skipping = False
-        for i in range(y, stop):
-            row = rows[i]
-            if not row.strip():
-                kept.append("")
-            elif row[0] != " ":
-                skipping = not row.startswith("• ") or bool(TOOL_CELL.match(row) or BUSY.search(row))
-                if not skipping:
-                    kept.append("  " + row[2:])
-            elif row.startswith(NESTED) or TIP.match(row):
-                skipping = True
-            elif not skipping:
-                kept.append(row)
-        return tidy(kept)
+    def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:
+        row = rows[y]
+        return row.startswith("• ") and not TOOL_CELL.match(row) and not _status_like(row)
+
+    def aside(self, snap: Snapshot, y: int) -> bool:
+        row = snap.lines[y] if y < len(snap.lines) else ""
+        return row.startswith(NESTED) or bool(TIP.match(row))
+
+
+STARTING = re.compile(r"(?i)^\s*\W{0,2}\s*(?:waiting for|booting|starting|connecting|reconnecting|retrying)\b")
+
+
+def _status_like(row: str) -> bool:
+    """A row of Codex's own status above the composer (``◦ Working (0s • esc to interrupt)``,
+    ``Waiting for startup · esc cancel``): at column 0, or opening with a start-up word,
+    with a timer or a cancel hint.  An answer quoting one is indented under its ``•``."""
+    busy = signs.TIMER.search(row) or signs.INTERRUPT.search(row) or (
+        signs.CANCEL.search(row) and signs.WORKING.search(row))
+    return (row[:1].strip() != "" or bool(STARTING.match(row))) and bool(busy)
 
 
 PROFILES = (
     CodexProfile(
-        "codex",
-        ("codex", "codex-*", "node"),
-        "ai",
-        paste=True,
-        submit=("Enter",),
-        exit_steps=(("text", "/quit"), ("keys", "Enter")),
+        "codex", ("codex", "codex-*", "node"), exit_steps=typed("/quit"),
+        command=("codex", "--no-daemon", "--no-alt-screen"), rank=10,
         dialogs=(
-            Dialog("trust", re.compile(r"Trust this folder\?"), ("Enter",), False,
-                   "Codex asks whether to trust this folder"),
+            Dialog("trust", re.compile(r"Trust this folder\?|Do you trust the contents of this directory\?"),
+                   ("Enter",), False, "Codex asks whether to trust this folder",
+                   re.compile(r"(?i)\b(?:trust and continue|yes, (?:allow|continue))\b")),
             Dialog("login", re.compile(r"Sign in with ChatGPT"), (), False,
                    "Codex has no credentials and asks how to sign in"),
             Dialog("permission", re.compile(r"Would you like to run the following command\?"), ("y",), False,
                    "Codex asks permission to run a command"),
         ),
-        command=("codex", "--no-daemon", "--no-alt-screen"),
-        rank=10,
-        skip_permission_args=("--dangerously-bypass-approvals-and-sandbox",),
-        settle=1.0,
-        start_settle=1.0,
+        skip_permission_args=("--dangerously-bypass-approvals-and-sandbox",), settle=1.0, start_settle=1.0,
     ),
 )

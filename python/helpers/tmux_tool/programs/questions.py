@@ -6,8 +6,10 @@ recognised by its *shape* at the end of the text left of the cursor, with
 nothing typed after it: a password/passphrase label ending in ``:``; a yes/no
 choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
 RETURN / any key"; a sentence ending in ``?`` (optionally followed by a
-default in brackets); or a label that asks for input (``Enter ...:``,
-``Username for ...:``).
+default in brackets); a label that asks for input (``Enter ...:``,
+``Username for ...:``); or an input field: a label with its default in
+parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
+to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
 
 A bare ``read -p 'Name: '`` matches none of these on purpose: "Name: " is
 equally the start of a progress line from a command still running.  Such a
@@ -18,29 +20,62 @@ stays still while ``wait`` runs out, with the text on it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
 from .base import Verdict, cursor_line, quote
 
-PASSWORD = re.compile(r"(?i)\b(?:pass(?:word|phrase|code)?|pass phrase|pin)\b[^:\n]{0,80}:\s*$")
-YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
 PRESS_KEY = re.compile(r"(?i)\b(?:press|hit)\s+(?:<?enter>?|<?return>?|any key|a key)\b")
-QUESTION = re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$")
-REQUEST = re.compile(
-    r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login|e-?mail)"
-    r"\b[^\n]*:\s*$"
-)
+YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
 CHOICE_GROUP = re.compile(r"[\[(]([^\])]+)[\])][\s?:]*$")
 
 
 def _options(group: str) -> tuple[str, ...]:
     """Choices inside ``[Y/n]`` / ``(yes/no/[fingerprint])`` / ``[nyae]``."""
     inner = group.strip("[]() ")
+    if inner.lower() in ("yes", "no", "ok", "y", "n"):
+        return (inner,)  # the default answer, not a list of letters
     if "/" in inner:
         return tuple(part.strip("[]() ") for part in inner.split("/") if part.strip("[]() "))
     if inner.isalpha() and inner.islower() and len(inner) <= 8:
         return tuple(inner)
     return ()
+
+
+def _grouped(before: str) -> tuple[str, ...]:
+    """The choices of the bracketed group that ends the question, if any."""
+    group = CHOICE_GROUP.search(before)
+    return _options(group.group(1)) if group else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """One way a question looks at the cursor, and the answers it shows.
+
+    ``strong`` shapes are ones nobody types by accident, so they win even
+    over a shell prompt on the same row.
+    """
+
+    what: str
+    pattern: re.Pattern[str]
+    strong: bool
+    options: Callable[[str], tuple[str, ...]] = lambda before: ()
+
+
+SHAPES = (
+    Shape("a password prompt", re.compile(
+        r"(?i)\b(?:pass(?:word|phrase|code)?|pass phrase|pin)\b(?:[^:\n]|'[^'\n]*')*:\s*$"), True),
+    Shape("a yes/no question", YES_NO, True, lambda before: _options(m.group(1)) if (m := YES_NO.search(before))
+          else ()),
+    Shape("a request for a key", PRESS_KEY, True, lambda before: ("Enter",)),
+    Shape("a question", re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$"), False, _grouped),
+    Shape("a request for input", re.compile(
+        r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login"
+        r"|e-?mail)\b[^\n]*:\s*$"), False),
+    Shape("an input field with a default", re.compile(
+        r"\w[^\n]{0,80}?(?::\s*[\[(][^\[\]()\n]{0,80}[\])]|[\[(][^\[\]()\n]{0,80}[\])]\s*:)\s*$"), False),
+)
 
 
 def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Verdict | None:
@@ -49,6 +84,10 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
     ``strong_only`` keeps to the shapes nobody types by accident (password
     labels, bracketed yes/no choices, "press a key"), for callers that must
     weigh a question against a prompt on the same row.
+
+    >>> from ..screen.snapshot import Snapshot
+    >>> ask(Snapshot(("package name: (demo-app)",), 80, 24, (25, 0)), "npm").status
+    'blocked'
     """
     cl = cursor_line(snap)
     if cl.after.strip():
@@ -57,20 +96,10 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
     if not before:
         return None
     text = before.strip()
-    if PASSWORD.search(before):
-        return Verdict("blocked", program, f"a password prompt {quote(text)} is at the cursor",
-                       text, ())
-    if m := YES_NO.search(before):
-        return Verdict("blocked", program, f"a yes/no question {quote(text)} is at the cursor",
-                       text, _options(m.group(1)))
-    if PRESS_KEY.search(before):
-        return Verdict("blocked", program, f"{quote(text)} waits for a key at the cursor", text, ("Enter",))
-    if strong_only:
-        return None
-    if QUESTION.search(before):
-        group = CHOICE_GROUP.search(before)
-        return Verdict("blocked", program, f"a question {quote(text)} is at the cursor", text,
-                       _options(group.group(1)) if group else ())
-    if REQUEST.search(before):
-        return Verdict("blocked", program, f"a request for input {quote(text)} is at the cursor", text, ())
+    for shape in SHAPES:
+        if strong_only and not shape.strong:
+            return None
+        if shape.pattern.search(before):
+            return Verdict("blocked", program, f"{shape.what} {quote(text)} is at the cursor", text,
+                           shape.options(before))
     return None

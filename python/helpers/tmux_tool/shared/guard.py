@@ -69,7 +69,7 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Ver
         return Verdict(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
                        "what this tool typed, and nothing of ours is running or pending there", final=True)
     if owner == "agent":
-        if keys or st.status in ("ready", "blocked"):
+        if keys or st.status in ("ready", "blocked") or st.extra.get("reading"):
             return GO
         return Verdict(False, f"our {st.program or 'program'} is {st.status}: {st.evidence}")
     if st.extra.get("leftover"):
@@ -120,10 +120,22 @@ def syntax_error(text: str, shell: str) -> str | None:
                               timeout=3, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if proc.returncode == 0:
-        return None
     detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    if proc.returncode == 0:
+        # bash accepts an unterminated here-document with only a warning, and a trailing backslash
+        # silently: typed at a prompt, both leave the shell waiting for more lines.
+        if any("here-document" in line for line in detail):
+            return detail[-1]
+        if _continued(text):
+            return "the last line ends with a backslash, so the shell would wait for the next one"
+        return None
     return detail[-1] if detail else f"{argv[0]} reports a syntax error"
+
+
+def _continued(text: str) -> bool:
+    """Does the last line end in an unescaped backslash (a line continuation)?"""
+    last = text.rstrip("\n").rsplit("\n", 1)[-1]
+    return (len(last) - len(last.rstrip("\\"))) % 2 == 1
 
 
 def own_pid(text: str, shell_pid: int) -> bool:

@@ -34,7 +34,7 @@ from ..transport import kernel, panes
 from ..transport.kernel import Proc, Terminal
 from ..transport.panes import PaneFacts
 from ..transport.tmux import Tmux
-from . import prompt, records
+from . import guard, prompt, records
 from .records import Sent
 
 # Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
@@ -44,6 +44,8 @@ from .records import Sent
 RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
                     "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc"})
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
+# Shells without a line editor: their prompt is read in cooked mode like any question.
+_NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
 
 
 def missing(session: str, socket: str) -> str:
@@ -129,8 +131,9 @@ def judge(lk: Look, now: float | None = None) -> State:
     verdict = programs.detect(lk.snap, program=front.comm)
     if front.comm in RELAYS and verdict.status not in ("blocked", "error"):
         return _relayed(lk, front, owner=owner, **copy)
+    reading = {"reading": True} if term.reading else {}  # asleep on the terminal: it takes keys now
     return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
-                  question=verdict.question, options=verdict.options, **copy)
+                  question=verdict.question, options=verdict.options, **reading, **copy)
 
 
 def _relayed(lk: Look, front: Proc, **notes: object) -> State:
@@ -175,8 +178,8 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
     name = sh.comm.lstrip("-")
     where = "" if top else f" (a nested {name}, pid {sh.pid})"
     ours = sent.shell == sh.pid
-    if ours and sent.unread(lk.rchar, now):
-        return _state(lk, "busy", f"the shell{where} has not read what we typed yet", name, **notes)
+    if (ours and sent.unread(lk.rchar, now)) or term.pending:
+        return _state(lk, "busy", f"the shell{where} has not read all that was typed yet", name, **notes)
     if term.working:
         return _state(lk, "busy", f"the shell{where} is running a command (a builtin, a loop or $(…))",
                       name, **notes)
@@ -184,9 +187,10 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         return _state(lk, "busy", f"the shell{where} is starting or ending a command (it does not wait for "
                       "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
-    if not term.editing and name not in _READ_LIKE_PROMPT:
-        # bash reads its `read` builtin's answer in cooked mode or with echo on: a question - unless it
-        # waits in select with a time limit (`read -t`, a loop polling for keys), which ends by itself.
+    if not term.editing and name not in _NO_EDITOR:
+        # A shell with a line editor reads its `read` builtin's answer in cooked mode or with echo on: a
+        # question - unless it waits with a time limit (`read -t`, a loop polling for keys), which ends
+        # by itself.
         if term.wchan.startswith("poll_"):
             return _state(lk, "busy", f"the shell{where} reads with a time limit (read -t): it goes on by "
                           "itself", name, **notes)
@@ -212,7 +216,7 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         st.exact = term.editing
         return st
     text = prompt.candidate(line, x, width)
-    if text is not None and prompt.continuation(text):
+    if text is not None and prompt.continuation(text) and _unfinished_above(snap, learned, name):
         return _state(lk, "blocked", f"the shell{where} waits for the rest of a command "
                       f"(continuation prompt {text.strip()!r})", name, question=line.strip(),
                       options=("finish the command", "C-c"), continuation=True, **notes)
@@ -231,6 +235,23 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
                       **notes)
     return _state(lk, "blocked", f"the shell{where} waits for an answer", name,
                   question=line.strip() or "input", **notes)
+
+
+def _unfinished_above(snap: Snapshot, learned: str, shell: str) -> bool:
+    """Is the ``> `` at the cursor a continuation prompt, rather than a new main prompt that looks like one?
+
+    A continuation follows an unfinished line: the row above is another
+    continuation row, or a prompt with a command the shell's own parser finds
+    incomplete.  After a complete command (``PS1='new> '``) it is the new prompt.
+    """
+    y = snap.cursor[1]
+    above = snap.lines[y - 1] if 0 < y <= len(snap.lines) else ""
+    if above.strip() and prompt.continuation(above.split(" ", 1)[0] + " "):
+        return True
+    found = prompt.split(above, len(above), learned, snap.width + len(above))
+    if not found.found or not found.typed:
+        return True  # nothing to tell by: take the careful reading
+    return guard.syntax_error(found.typed, shell) is not None
 
 
 def _by_screen(lk: Look, **notes: object) -> State:

@@ -89,6 +89,16 @@ def _cell_index(line: str, cells: int) -> int:
     return len(line)
 
 
+def _padded(line: str, cells: int) -> str:
+    """``line`` with the blanks a screen row ends in restored up to cell column ``cells``.
+
+    Captured rows lose their trailing blanks, but a prompt's final space is
+    part of it: the cursor column says how many there were.
+    """
+    width = sum(max(0, char_width(ch)) for ch in line)
+    return line + " " * (cells - width) if cells > width else line
+
+
 def _right_prompt(line: str, cut: int, width: int) -> tuple[str, str]:
     """Split a right-hand prompt off the text right of the cursor.
 
@@ -112,6 +122,7 @@ def split(line: str, cursor_x: int, pattern: str, width: int) -> PromptLine:
         regex = re.compile(pattern)
     except re.error:
         return PromptLine(False)
+    line = _padded(line, max(0, int(cursor_x)))
     cut = _cell_index(line, max(0, int(cursor_x)))
     # Output without a final newline can sit left of the real prompt: take the last match.
     found = [m for m in regex.finditer(line) if m.end() > m.start() and m.end() <= max(cut, 1)]
@@ -127,11 +138,12 @@ def candidate(line: str, cursor_x: int, width: int) -> str | None:
     """The text left of the cursor when nothing but a right-hand prompt follows it."""
     if not isinstance(line, str):
         return None
+    line = _padded(line, max(0, int(cursor_x)))
     cut = _cell_index(line, max(0, int(cursor_x)))
     rest, _right = _right_prompt(line, cut, width)
     if rest.strip():
         return None
-    return line[:cut].ljust(cut) if cut > len(line) else line[:cut]
+    return line[:cut]
 
 
 def looks_like_prompt(text: str) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +45,8 @@ KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this 
 MIN_GAP = 0.02  # between two injections: at most 50 a second
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
+# zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
+_EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
 
 
 def poll_step(elapsed: float) -> float:
@@ -359,4 +362,4 @@ def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
         out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
     except TmuxError:
         return []  # a vanished pane has no output to give
-    return screen.clean_scrollback(out)
+    return screen.clean_scrollback(_EOL_MARK.sub("", out))

@@ -28,7 +28,9 @@ fall back to the screen.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import struct
 import termios
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +67,7 @@ class Terminal:
     wchan: str = ""
     raw: bool = False  # ICANON off
     echo: bool = True
+    pending: int = 0  # bytes typed into the terminal that nobody has read yet
 
     @property
     def shell_in_front(self) -> bool:
@@ -128,8 +131,13 @@ def _member(shell: Proc, pgrp: int) -> Proc | None:
     return None
 
 
-def _modes(tty: str) -> tuple[bool, bool] | None:
-    """(raw, echo) of the terminal, read without becoming its controlling process."""
+def _modes(tty: str) -> tuple[bool, bool, int] | None:
+    """(raw, echo, unread bytes) of the terminal, read without becoming its controlling process.
+
+    The unread count (``FIONREAD``) covers what a shell has not taken yet;
+    the shell's own read count cannot, when threads of it read files too
+    (fish's history and suggestions do).
+    """
     if not tty:
         return None
     try:
@@ -138,11 +146,12 @@ def _modes(tty: str) -> tuple[bool, bool] | None:
         return None
     try:
         lflag = termios.tcgetattr(fd)[3]
-    except termios.error:
+        queued = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    except (termios.error, OSError):
         return None
     finally:
         os.close(fd)
-    return not lflag & termios.ICANON, bool(lflag & termios.ECHO)
+    return not lflag & termios.ICANON, bool(lflag & termios.ECHO), queued
 
 
 def look(shell_pid: int, tty: str) -> Terminal:
@@ -158,7 +167,7 @@ def look(shell_pid: int, tty: str) -> Terminal:
         wchan = Path(f"/proc/{front.pid}/wchan").read_text().strip()
     except OSError:
         wchan = ""
-    return Terminal(True, shell, front, wchan, modes[0], modes[1])
+    return Terminal(True, shell, front, wchan, *modes)
 
 
 def started_ticks(seconds_ago: float) -> int:

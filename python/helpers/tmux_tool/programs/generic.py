@@ -1,0 +1,79 @@
+"""The profile of a program no other profile knows: ``npm init``, ``apt-get``, ``ssh``, a curses menu.
+
+It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
+
+* a question at the cursor (password, yes/no, ``label: (default)``,
+  ``Username for …:``) is ``blocked``, the question quoted;
+* a dialog - a menu with one marked option, curses buttons (``<Ok>``
+  ``<Cancel>``), a key hint (``Enter to confirm``) - is ``blocked``;
+* a spinner, a running timer or a progress percentage is ``busy``;
+* anything else says nothing (the detector then decides from the facts:
+  a full screen it cannot read is ``unknown``, a line program without a
+  question is ``busy``).
+
+Callers that need a profile for any program get this one instead of
+``None`` (:func:`registry.profile_or_generic`), so driving code needs no
+"if there is a profile" branches: it submits with Enter, sends text by
+bracketed paste (the terminal passes it through when the program never
+asked for it) and leaves with ``C-d``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..screen.snapshot import Snapshot
+from . import menus, signs
+from .base import Profile, Verdict, quote
+from .questions import ask
+
+PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?%")
+BAR = re.compile(r"[#=█▓▒░■━>]{5,}|\beta\b|\[Working\]", re.IGNORECASE)
+LOOK_ROWS = 6
+DIALOG_ROWS = 30
+
+
+@dataclass(frozen=True)
+class GenericProfile(Profile):
+    """Any program, judged by the signs all programs share."""
+
+    def classify(self, snap: Snapshot) -> Verdict | None:
+        if q := ask(snap, self.name):
+            return q
+        menu = menus.find_menu(snap, max(0, len(snap.lines) - DIALOG_ROWS))
+        if menu is not None:
+            return self.verdict("blocked", f"a menu asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
+                                "is selected (Enter takes it)", menu.question, menu.options)
+        if buttons := menus.find_buttons(snap):
+            return self.verdict("blocked", f"a dialog asks {quote(buttons.question, 80)} with buttons "
+                                f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
+        texts = [row for row in snap.lines if row.strip()][-LOOK_ROWS:]
+        for row in reversed(texts):
+            if sign := signs.activity(row):
+                return self.verdict("busy", f"{quote(sign)} shows work in progress")
+            if m := _progress(row):
+                return self.verdict("busy", f"a progress figure {quote(m)} is on the screen")
+        return None
+
+    def when_silent(self, snap: Snapshot) -> Verdict:
+        if snap.alternate:
+            return self.verdict("unknown", f"{self.name} holds the full screen and shows no question, dialog "
+                                "or sign of work")
+        return self.verdict("busy", f"{self.name} is running and shows no question at the cursor")
+
+
+def _progress(row: str) -> str | None:
+    """A percentage that measures work going on: beside a bar or an ETA, or alone in its
+    box (a gauge) - not a figure in a status line ("410 (0%)" of a context window)."""
+    m = PERCENT.search(row)
+    if m is None:
+        return None
+    alone = menus.strip_box(row).strip() == m.group()
+    return m.group() if alone or BAR.search(row) else None
+
+
+def generic(name: str | None) -> GenericProfile:
+    """The generic profile speaking for ``name`` (an executable or a command's first word)."""
+    label = (name or "program").rsplit("/", 1)[-1] or "program"
+    return GenericProfile(label, (label,), "program", paste=True, exit_steps=(("keys", "C-d"),), rank=99)

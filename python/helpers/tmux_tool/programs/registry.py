@@ -1,0 +1,55 @@
+"""The registry of program profiles: every module of this package that defines ``PROFILES``.
+
+Adding a program is adding one module, with no list to edit elsewhere.
+Names must be unique across modules - a clash is an import error, not a
+silent override.  :func:`profile_for` finds a profile by name or by the
+executable tmux names (``#{pane_current_command}``); :func:`profile_or_generic`
+never comes back empty: a program nobody profiled gets the generic profile.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+from .base import Profile
+from .generic import generic
+
+PACKAGE = __name__.rsplit(".", 1)[0]
+MACHINERY = {"registry", "detector"}  # modules that read profiles rather than define them
+
+
+def _discover() -> tuple[Profile, ...]:
+    found: list[Profile] = []
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if info.name in MACHINERY:
+            continue
+        module = importlib.import_module(f"{PACKAGE}.{info.name}")
+        found.extend(getattr(module, "PROFILES", ()))
+    names: set[str] = set()
+    for p in found:
+        if p.name in names:
+            raise ImportError(f"two program profiles are named {p.name!r}")
+        names.add(p.name)
+    return tuple(sorted(found, key=lambda p: (p.rank, p.name)))
+
+
+PROFILES: tuple[Profile, ...] = _discover()
+_BY_NAME = {p.name: p for p in PROFILES}
+
+
+def profile_for(name_or_executable: object) -> Profile | None:
+    """The profile named so, or whose executables match (``python3.11``); None for
+    anything else (other programs, empty names, values that are not text)."""
+    if not isinstance(name_or_executable, str) or not name_or_executable:
+        return None
+    key = name_or_executable.rsplit("/", 1)[-1]
+    if key in _BY_NAME:
+        return _BY_NAME[key]
+    return next((p for p in PROFILES if p.runs_as(key)), None)
+
+
+def profile_or_generic(name_or_executable: str | None) -> Profile:
+    """The profile for a program, or the generic one when no profile knows it."""
+    return profile_for(name_or_executable) or generic(name_or_executable)

@@ -1,0 +1,161 @@
+"""The newest release of each AI CLI, driven for real: start, ask, exit, dialogs, failures.
+
+The profiles were written against the pinned versions (tests/e2e/clis/package.json);
+users run the newest (tests/e2e/clis/newest/package.json).  These tests run
+the newest install against the scripted model server: ``start`` is ready,
+``ask`` returns exactly the scripted answer, a failed turn is ``error``,
+``exit`` leaves cleanly, and each first-run dialog is reported ``blocked``
+with its question and options - and, when listed, accepted by choosing the
+option that accepts it wherever the release put the marker (Claude Code
+2.1.330 marks "No, exit" in its trust question).  Where today's newest
+release is the pinned one, the test runs it all the same: it is what users
+get, and it fails the day a newer release changes what detection rests on.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+import pytest
+
+from python.tools.tmux_tool import call
+from tests.e2e.clis import versions
+from tests.e2e.conftest import CLIS, ERRORS, Cli, TimedReply, explain
+from tests.e2e.model_server import Reply, ToolCall
+
+START_TIMEOUT = 60
+ASK_TIMEOUT = 90
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
+            "opencode": "opencode-ai"}
+
+pytestmark = pytest.mark.e2e
+
+
+def _newest_version(program: str) -> str:
+    manifest = json.loads((versions.NEWEST.parents[1] / "package.json").read_text())
+    return str(manifest["dependencies"][PACKAGES[program]])
+
+
+@pytest.fixture
+def newest(prepare: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Cli]:
+    """``newest(name, **flags)``: :func:`prepare`, with the newest install first on PATH."""
+
+    def make(name: str, **flags: bool) -> Cli:
+        assert (versions.NEWEST / name).exists(), (
+            f"{versions.NEWEST / name} is missing: install the newest CLIs (tests/run.sh, or npm install "
+            "--engine-strict=false in tests/e2e/clis/newest)")
+        cli = prepare(name, **flags)
+        monkeypatch.setenv("PATH", versions.on(cli.launch, versions.NEWEST).env["PATH"])
+        return cli
+
+    return make
+
+
+def _start(cli: Cli, **kwargs: object) -> dict:
+    return call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT, **kwargs)
+
+
+def _ask(cli: Cli, prompt: str, reply: Reply) -> dict:
+    cli.server.script.push(reply)
+    return call("ask", session=cli.name, prompt=prompt, timeout=ASK_TIMEOUT)
+
+
+def _whole(res: dict, reply: TimedReply) -> None:
+    returned = time.monotonic()
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == reply.text, f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{res['screen']}"
+    assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
+
+
+@pytest.mark.parametrize("program", CLIS)
+def test_the_newest_install_is_the_newest_release(program: str) -> None:
+    assert _newest_version(program) in versions.version(versions.NEWEST, program).split()
+
+
+@pytest.mark.parametrize("program", CLIS)
+def test_start_ask_fail_exit(program: str, newest: Callable[..., Cli]) -> None:
+    cli = newest(program)
+    started = _start(cli)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    reply = TimedReply(text="First line of the answer.\nSecond line, after a stall.", chunk_size=8,
+                       chunk_delay=0.02, pauses=((26, 2.0),))
+    _whole(_ask(cli, "Say two lines", reply), reply)
+
+    failed = _ask(cli, "This turn fails", ERRORS[program])
+    assert not failed["ok"] and failed["status"] == "error", explain(failed)
+    cli.server.script.clear()
+
+    again = TimedReply(text="Back to normal after the failed turn.")
+    _whole(_ask(cli, "Try again", again), again)
+    gone = call("exit", session=cli.name)
+    assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
+
+
+DIALOGS = [
+    ("claude", "onboarding", "theme", "Choose the text style"),
+    ("claude", "key_approval", "api-key", "Do you want to use this API key?"),
+    ("claude", "trust", "trust", "Is this a project you created or one you trust?"),
+    ("codex", "trust", "trust", "Trust this folder?"),
+    ("codex", "login", "login", "Sign in with ChatGPT"),
+    ("gemini", "auth_dialog", "auth", "How would you like to authenticate for this project?"),
+    ("gemini", "trust", "trust", "Do you trust the files in this folder?"),
+]
+
+
+@pytest.mark.parametrize(("program", "flag", "dialog", "question"), DIALOGS,
+                         ids=[f"{p}-{d}" for p, _, d, _ in DIALOGS])
+def test_dialog_is_reported_blocked_with_its_question(program: str, flag: str, dialog: str, question: str,
+                                                      newest: Callable[..., Cli]) -> None:
+    cli = newest(program, **{flag: True})
+    res = _start(cli)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert res["dialog"] == dialog and question in res["question"], res
+    assert len(res["options"]) >= 2 and res["answered"] == [], res
+    call("kill", session=cli.name)
+
+
+ACCEPTS = [
+    ("claude", "trust", ["trust"], ["trust"]),
+    ("claude", "key_approval", ["api-key"], ["api-key"]),
+    ("codex", "trust", ["trust"], ["trust"]),
+    ("gemini", "trust", ["trust"], ["trust"]),
+]
+
+
+@pytest.mark.parametrize(("program", "flag", "accept", "answered"), ACCEPTS,
+                         ids=[f"{p}-{f}" for p, f, _, _ in ACCEPTS])
+def test_listed_dialog_is_accepted_by_its_option(program: str, flag: str, accept: list[str], answered: list[str],
+                                                 newest: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accepting picks the accepting option whatever the default is, and a turn then works."""
+    cli = newest(program, **{flag: True})
+    # Gemini CLI restarts itself after a trust change; it can only do that when allowed to relaunch.
+    monkeypatch.delenv("GEMINI_CLI_NO_RELAUNCH", raising=False)
+    res = _start(cli, accept=accept)
+    assert res["ok"] and res["status"] == "ready" and res["answered"] == answered, explain(res)
+    reply = TimedReply(text="The dialog was answered and the turn works.")
+    _whole(_ask(cli, "Does it work?", reply), reply)
+    call("kill", session=cli.name)
+
+
+def test_claude_without_credentials_fails_the_turn_as_an_error(newest: Callable[..., Cli]) -> None:
+    cli = newest("claude", api_key="")
+    started = _start(cli)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    res = call("ask", session=cli.name, prompt="Say hello", timeout=ASK_TIMEOUT)
+    assert not res["ok"] and res["status"] == "error", explain(res)
+    assert cli.server.script.served == 0
+    call("kill", session=cli.name)
+
+
+def test_claude_tool_permission_is_blocked(newest: Callable[..., Cli]) -> None:
+    cli = newest("claude")
+    assert _start(cli)["status"] == "ready"
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(
+        ToolCall("Bash", {"command": "touch scripted-file.txt", "description": "Create a file"}),)),
+        Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert "Do you want to proceed?" in res["question"] and len(res["options"]) >= 2, res
+    call("kill", session=cli.name)

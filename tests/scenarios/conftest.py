@@ -1,0 +1,436 @@
+"""Everyday scenarios in the shared terminal, with a real human attached.
+
+Each case gets a shared session made the way ``apps/shared-terminal/start.sh``
+makes it (our tmux.conf, the user's login shell from ``SHELL``, no command),
+on a tmux socket of its own, from a throwaway HOME holding the shell's rc
+files.  The human is a real ``tmux attach`` client running in a pseudo
+terminal this test owns: the human's keys are written to that terminal, so
+tmux sees them as a client's keystrokes (session activity, copy mode through
+the prefix key, resizes of the client's window), never as ``send-keys``.
+
+The agent is the public contract only: ``call(action, ...)`` on the default
+session ``shared``.
+
+Every case ends with :func:`ends_right`: with no key pressed by anyone,
+``wait`` reaches ``ready`` and a fresh ``send`` runs and answers, which is
+the proof that nothing is left locked.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ptyprocess
+import pytest
+import wcwidth
+
+from python.tools.tmux_tool import call
+
+from ..conftest import SHARED_CONF, kill_server, unique
+
+# A clean PATH for the session (no version-manager shims that need the real HOME).
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+ROWS, COLS = 40, 120
+
+# What the human's keys send through a terminal (xterm, normal cursor mode).
+KEYS = {
+    "Enter": "\r", "Tab": "\t", "Escape": "\x1b", "BSpace": "\x7f", "Space": " ",
+    "Up": "\x1b[A", "Down": "\x1b[B", "Right": "\x1b[C", "Left": "\x1b[D",
+    "PageUp": "\x1b[5~", "PageDown": "\x1b[6~", "F10": "\x1b[21~",
+    **{f"C-{c}": chr(ord(c) - 96) for c in "abcdefghklnpqrtuwz"},
+}
+
+
+def poll(predicate: Callable[[], Any], timeout: float = 5.0, step: float = 0.02) -> Any:
+    """Ask ``predicate`` until it returns something true or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(step)
+
+
+# --- shells and their prompts ------------------------------------------------
+@dataclass(frozen=True)
+class Shell:
+    """The human's login shell: its binary, rc files, and its prompt at the cursor.
+
+    ``prompt`` is a regex the text left of the cursor ends with when the shell
+    waits at its top-level prompt (used by the scenario to know the human may
+    type, never by the tool).
+    """
+
+    name: str
+    path: str
+    files: dict[str, str]
+    prompt: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def bash(ps1: str, prompt: str, extra: str = "", name: str = "bash") -> Shell:
+    rc = f"PS1={ps1}\nHISTFILE=/dev/null\n{extra}"
+    return Shell(name, "/bin/bash", {".bash_profile": ". ~/.bashrc\n", ".bashrc": rc}, prompt)
+
+
+def zsh(rc: str, prompt: str, name: str = "zsh") -> Shell:
+    return Shell(name, "/usr/bin/zsh", {".zshrc": "HISTFILE=/dev/null\nHISTSIZE=100\n" + rc}, prompt)
+
+
+def fish(config: str, prompt: str, name: str = "fish") -> Shell:
+    conf = "set -g fish_greeting ''\n" + config
+    return Shell(name, "/usr/bin/fish", {".config/fish/config.fish": conf}, prompt)
+
+
+def dash(ps1: str, prompt: str, name: str = "dash") -> Shell:
+    return Shell(name, "/usr/bin/dash", {".profile": f"PS1={ps1}\n"}, prompt)
+
+
+PLAIN_BASH = bash(r"'tester@box:\w\$ '", r"tester@box:\S*# $")
+
+
+# --- the human ------------------------------------------------------------------
+@dataclass
+class Human:
+    """A ``tmux attach`` client in a pseudo terminal of ours, typing like a person.
+
+    A reader thread drains the client's output all the time, as a terminal
+    would, so tmux never holds back output for a slow client.
+    """
+
+    proc: ptyprocess.PtyProcess
+    pace: float = 0.02
+    _reader: threading.Thread | None = None
+    _seen: bytearray = field(default_factory=bytearray, repr=False)
+
+    def start_reading(self) -> None:
+        def drain() -> None:
+            while True:
+                try:
+                    chunk = self.proc.read(65536)
+                except (EOFError, OSError):
+                    return
+                self._seen += chunk
+                del self._seen[:-65536]
+
+        self._reader = threading.Thread(target=drain, daemon=True)
+        self._reader.start()
+
+    def type(self, text: str) -> None:
+        """Type ``text`` one key at a time at a human pace."""
+        for ch in text:
+            self.proc.write(ch.encode())
+            time.sleep(self.pace)
+
+    def press(self, *keys: str) -> None:
+        """Press named keys (``KEYS``) or single characters, one after the other."""
+        for key in keys:
+            self.proc.write(KEYS.get(key, key).encode())
+            time.sleep(self.pace)
+
+    def line(self, text: str) -> None:
+        """Type a line and press Enter."""
+        self.type(text)
+        self.press("Enter")
+
+    def resize(self, rows: int, cols: int) -> None:
+        """The human's window changes size (the client gets SIGWINCH)."""
+        self.proc.setwinsize(rows, cols)
+
+    def close(self) -> None:
+        if self.proc.isalive():
+            self.proc.terminate(force=True)
+
+
+# --- the scene --------------------------------------------------------------------
+@dataclass
+class Scene:
+    """One shared terminal with its human, and what the test may look at."""
+
+    socket: str
+    home: Path
+    shell: Shell
+    human: Human
+    session: str = "shared"
+
+    def tmux(self, *args: str) -> str:
+        proc = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, timeout=10, check=False)
+        return proc.stdout.decode(errors="replace")
+
+    def fmt(self, fmt: str) -> str:
+        return self.tmux("display-message", "-p", "-t", f"={self.session}:", fmt).strip()
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", f"={self.session}:")
+
+    def history(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", f"={self.session}:")
+
+    def cursor_line(self) -> str:
+        y = int(self.fmt("#{cursor_y}") or 0)
+        rows = self.screen().split("\n")
+        return rows[y] if y < len(rows) else ""
+
+    def before_cursor(self) -> str:
+        """The cursor row left of the cursor (the prompt and what is typed)."""
+        raw = self.fmt("#{cursor_x} #{cursor_y}").split()
+        if len(raw) != 2:
+            return ""
+        x, y = int(raw[0]), int(raw[1])
+        rows = self.screen().split("\n")
+        row = rows[y] if y < len(rows) else ""
+        out, col = "", 0
+        for ch in row:
+            if col >= x:
+                break
+            out += ch
+            col += max(1, wcwidth.wcwidth(ch))
+        return out + " " * (x - col)  # capture-pane drops trailing blanks
+
+    def at_prompt(self, timeout: float = 8.0) -> bool:
+        """The top-level shell is in front and its prompt is left of the cursor."""
+        return bool(poll(lambda: self.foreground() == self.shell_comm()
+                         and re.search(self.shell.prompt, self.before_cursor()), timeout))
+
+    def wait_screen(self, pattern: str, timeout: float = 8.0) -> str:
+        found = poll(lambda: re.search(pattern, self.screen(), re.MULTILINE), timeout)
+        assert found, f"{pattern!r} never showed:\n{self.screen()}"
+        return self.screen()
+
+    def pane_pid(self) -> int:
+        return int(self.fmt("#{pane_pid}") or 0)
+
+    def shell_comm(self) -> str:
+        return _comm(self.pane_pid())
+
+    def tpgid(self) -> int:
+        """The pane terminal's foreground process group (kernel, field 8 of stat)."""
+        try:
+            stat = Path(f"/proc/{self.pane_pid()}/stat").read_text()
+            return int(stat.rsplit(")", 1)[1].split()[5])
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def foreground(self) -> str:
+        """The name of the foreground group's leader (empty when the leader has ended)."""
+        return _comm(self.tpgid())
+
+    def front(self) -> set[str]:
+        """The names of every process in the pane's foreground process group."""
+        group, names = self.tpgid(), set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+                if int(text.rsplit(")", 1)[1].split()[2]) == group:
+                    names.add(text[text.index("(") + 1:text.rindex(")")])
+            except (OSError, ValueError, IndexError):
+                continue
+        return names
+
+    def wait_front(self, program: str, timeout: float = 8.0) -> None:
+        """Wait until ``program`` runs in the pane's foreground process group."""
+        assert poll(lambda: program in self.front(), timeout), \
+            f"{program} never came to the front (front: {self.front()!r}):\n{self.screen()}"
+
+    def alive(self) -> bool:
+        return self.fmt("#{session_name}") == self.session
+
+    def in_copy_mode(self) -> bool:
+        return self.fmt("#{pane_in_mode}") == "1"
+
+    def size(self) -> tuple[int, int]:
+        w, h = self.fmt("#{pane_width} #{pane_height}").split()
+        return int(h), int(w)
+
+    def file(self, name: str) -> Path:
+        return self.home / name
+
+    def close_page(self) -> None:
+        """The human closes the browser tab: the client detaches."""
+        gone = str(self.human.proc.pid)
+        self.human.close()
+        assert poll(lambda: gone not in self.tmux("list-clients", "-F", "#{client_pid}").split(), 5)
+
+    def reload_page(self, rows: int, cols: int) -> None:
+        """The human reloads the browser page: the client goes, a new one comes at another size."""
+        self.close_page()
+        self.human = attach_human(self.socket, session_env(self.home, self.shell), rows, cols)
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def session_env(home: Path, shell: Shell) -> dict[str, str]:
+    return {"HOME": str(home), "SHELL": shell.path, "PATH": PATH, "LANG": "C.UTF-8", "TERM": "xterm-256color",
+            "USER": "root", "LOGNAME": "root"}
+
+
+def attach_human(socket: str, env: dict[str, str], rows: int, cols: int) -> Human:
+    """A browser tab opens: a new ``tmux attach`` client of that size, under a pty of ours."""
+    proc = ptyprocess.PtyProcess.spawn(["tmux", "-u", "-L", socket, "attach", "-t", "=shared"], env=env,
+                                       dimensions=(rows, cols))
+    human = Human(proc)
+    human.start_reading()
+
+    def attached() -> bool:
+        clients = subprocess.run(["tmux", "-L", socket, "list-clients", "-F", "#{client_pid}"],
+                                 capture_output=True, text=True, timeout=10, check=False).stdout
+        return str(proc.pid) in clients.split()
+
+    assert poll(attached, 10), "the human's tmux client never attached"
+    return human
+
+
+def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS) -> Scene:
+    """Start the shared server the start.sh way and attach the human to it."""
+    assert Path(shell.path).exists(), f"{shell.path} is not installed (tests/run.sh installs it)"
+    socket = unique("tt-scn")
+    for rel, text in shell.files.items():
+        path = home / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    env = session_env(home, shell)
+    subprocess.run(["tmux", "-L", socket, "-f", str(SHARED_CONF), "new-session", "-d", "-s", "shared",
+                    "-x", str(cols), "-y", str(rows), "-c", str(home)],
+                   check=True, timeout=10, env=env)
+    scene = Scene(socket, home, shell, attach_human(socket, env, rows, cols))
+    assert scene.at_prompt(10), f"the {shell} prompt never showed:\n{scene.screen()}"
+    return scene
+
+
+@pytest.fixture
+def make_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[..., Scene]]:
+    """``make_scene(shell, rows=, cols=)``: a shared terminal with a human attached."""
+    made: list[Scene] = []
+
+    def make(shell: Shell = PLAIN_BASH, rows: int = ROWS, cols: int = COLS) -> Scene:
+        # a short HOME: the stamp paths in commands stay short (no wrapped echo)
+        home = Path(tempfile.mkdtemp(prefix="scn-"))
+        scene = open_scene(home, shell, rows, cols)
+        made.append(scene)
+        monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", scene.socket)
+        monkeypatch.setenv("TMUX_TOOL_SHARED_SESSION", scene.session)
+        monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(tmp_path / "state"))
+        return scene
+
+    yield make
+    for scene in made:
+        scene.human.close()
+        kill_server(scene.socket)
+        shutil.rmtree(scene.home, ignore_errors=True)
+
+
+@pytest.fixture
+def scene(make_scene: Callable[..., Scene]) -> Scene:
+    """The everyday set-up: bash with a plain prompt, 120x40, a human attached."""
+    return make_scene()
+
+
+# --- what every case checks ---------------------------------------------------------
+def probe(scene: Scene) -> tuple[str, str]:
+    """A command and the output only running it can produce (not in its own text).
+
+    Its last act writes the stamp file ``probe``, so a ``ready`` can be checked
+    against the command's real end.
+    """
+    n = secrets.randbelow(9000) + 1000
+    return f"printf 'ok-%s\\n' {n}; {stamp(scene, 'probe')}", f"ok-{n}"
+
+
+def settle(scene: Scene) -> None:
+    """The agent's first command in the scene runs (and the tool learns the shell)."""
+    res = call("send", text="true", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the first command did not come back ready", res, scene)
+
+
+def explain(what: str, res: dict[str, Any] | None, scene: Scene) -> str:
+    """A failure message: what went wrong, the whole result (but its screen), the screen's end."""
+    shown = {k: v for k, v in (res or {}).items() if k != "screen"}
+    rows = scene.screen().rstrip("\n").split("\n")
+    return f"{what}\nresult: {shown!r}\nscreen (last rows):\n" + "\n".join(rows[-12:])
+
+
+def ends_right(scene: Scene, timeout: float = 6.0) -> None:
+    """No lock-out: with nobody pressing a key, ``wait`` reaches ready and a new command answers."""
+    res = call("wait", timeout=timeout)
+    assert res["ok"] and res["status"] == "ready", explain("lock-out: wait never reached ready", res, scene)
+    scene.file("probe").unlink(missing_ok=True)
+    command, answer = probe(scene)
+    res = call("send", text=command, timeout=timeout)
+    assert res["ok"] and res["status"] == "ready", explain("lock-out: a fresh send did not run", res, scene)
+    ready_after_end(scene, res, "probe")
+    assert answer in (res["output"] or ""), explain("a fresh send's output lacks what it printed", res, scene)
+    assert scene.alive()
+
+
+def stamp(scene: Scene, name: str = "done") -> str:
+    """Shell text that writes the time to ``name`` in HOME as the command's very last act.
+
+    The path is absolute: the command may run in another directory (after
+    ``cd``, in ``su -``'s shell) and must never write outside the scene.
+    """
+    return f"date +%s.%N > {scene.file(name)}"
+
+
+def ended(scene: Scene, name: str = "done") -> float | None:
+    """When the command wrote its stamp, or None if it has not ended."""
+    text = scene.file(name).read_text().strip() if scene.file(name).exists() else ""
+    return float(text) if text else None
+
+
+def ready_after_end(scene: Scene, res: dict[str, Any], name: str = "done") -> None:
+    """A ``ready`` answer is only right once the command wrote its last stamp."""
+    if res["status"] == "ready":
+        assert ended(scene, name) is not None, explain("ready before the command ended", res, scene)
+
+
+def watch_until_end(scene: Scene, name: str = "done", limit: float = 20.0,
+                    during: Callable[[], None] | None = None) -> list[tuple[float, dict[str, Any]]]:
+    """Poll ``status`` until the command's stamp exists; every sample with its time.
+
+    ``during`` runs once after the first sample (the human doing something
+    while the agent's command runs).
+    """
+    samples: list[tuple[float, dict[str, Any]]] = []
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        res = call("status")
+        samples.append((time.time(), res))
+        if during is not None:
+            during()
+            during = None
+        if ended(scene, name) is not None:
+            return samples
+        time.sleep(0.03)
+    raise AssertionError(f"the command never ended:\n{scene.screen()}")
+
+
+def no_ready_before_end(scene: Scene, samples: list[tuple[float, dict[str, Any]]], name: str = "done") -> None:
+    end = ended(scene, name)
+    assert end is not None
+    early = [(round(t - end, 3), r["status"], r.get("evidence")) for t, r in samples
+             if t < end - 0.02 and r["status"] == "ready"]
+    assert not early, f"ready before the command ended: {early}"
+
+
+def refused(res: dict[str, Any]) -> None:
+    """A refusal is ``ok: false`` with a sentence."""
+    assert res["ok"] is False, f"expected a refusal, got {res!r}"
+    assert isinstance(res["error"], str) and len(res["error"].split()) >= 3, f"a refusal without a sentence: {res!r}"
+

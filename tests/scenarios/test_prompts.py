@@ -1,0 +1,119 @@
+"""bash, zsh, fish and dash as the human's shell, with the prompts people really use.
+
+Plain, coloured (with a title escape), two-line, right-hand (zsh ``RPROMPT``,
+fish ``fish_right_prompt``, a bash clock drawn at the right edge), glyphs
+(powerline, arrows, emoji), prompts that end in no usual character, and a
+``PROMPT_COMMAND`` that prints a line before every prompt.  In each the agent
+runs a command, then a slower one it waits for (every answer is the
+command's output alone), then the human moves to another directory (the
+prompt changes) and the agent goes on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from python.tools.tmux_tool import call
+
+from .conftest import (
+    PLAIN_BASH,
+    Scene,
+    Shell,
+    bash,
+    dash,
+    ends_right,
+    explain,
+    fish,
+    poll,
+    probe,
+    ready_after_end,
+    settle,
+    zsh,
+)
+
+PL = "\ue0b0"  # the powerline separator glyph
+
+SHELLS = [
+    PLAIN_BASH,
+    bash(r"'\[\e]0;\u@\h: \w\a\]\[\e[01;32m\]\u@box\[\e[00m\]:\[\e[01;34m\]\w\[\e[00m\]\$ '",
+         r"root@box:\S*# $", name="bash-colour"),
+    bash(r"'┌──(\u㉿box)-[\w]\n└─\$ '", r"^└─# $", name="bash-two-line"),
+    bash(r"'\[\e7\e[$((COLUMNS-9))G\t\e8\]\w \$ '", r"^\S+ # $", name="bash-right-clock"),
+    bash(rf"'\[\e[30;44m\] \w \[\e[0;34m\]{PL}\[\e[0m\] '", rf"^ \S+ {PL} $", name="bash-powerline"),
+    bash(r"'\w → '", r"^\S+ → $", name="bash-arrow"),
+    bash(r"'[\u@vm \W] '", r"^\[root@vm \S+\] $", name="bash-bracket"),
+    bash(r"'🚀 \W '", r"^🚀 \S+ $", name="bash-rocket"),
+    bash(r"'\W: '", r"^\S+: $", name="bash-colon"),
+    bash(r"'\w\$'", r"^\S+#$", name="bash-no-space"),
+    bash(r"'\w> '", r"^\S+> $", name="bash-gt"),
+    bash(r"'tester@box:\w\$ '", r"tester@box:\S*# $", name="bash-prompt-command",
+         extra="PROMPT_COMMAND='echo \"[$(date +%T)] rc=$?\"'\n"),
+    zsh("PROMPT='%n@box:%~%# '\n", r"root@box:\S*# $", name="zsh-plain"),
+    zsh("PROMPT='%F{green}%n%f@%F{blue}%~%f %# '\n", r"^root@\S+ # $", name="zsh-colour"),
+    zsh("PROMPT=$'%F{cyan}%~%f\\n%F{magenta}❯%f '\n", r"^❯ $", name="zsh-two-line"),
+    zsh("PROMPT='%~ %# '\nRPROMPT='%*'\n", r"^\S+ # $", name="zsh-rprompt"),
+    fish("", r"# $", name="fish-default"),
+    fish("function fish_prompt; printf '%s ❯ ' (prompt_pwd); end\n", r"^\S+ ❯ $", name="fish-arrow"),
+    fish("function fish_right_prompt; date +%T; end\n", r"# $", name="fish-right-clock"),
+    fish("function fish_prompt; printf '%s\\n$ ' (prompt_pwd); end\n", r"^\$ $", name="fish-two-line"),
+    dash("'$ '", r"^\$ $", name="dash-dollar"),
+    dash("'$PWD # '", r"^/\S* # $", name="dash-pwd"),
+]
+
+
+@pytest.mark.parametrize("shell", SHELLS, ids=str)
+def test_the_agent_works_at_any_prompt(make_scene, shell: Shell) -> None:
+    scene: Scene = make_scene(shell)
+    command, answer = probe(scene)
+    res = call("send", text=command, timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the first command did not come back ready", res, scene)
+    ready_after_end(scene, res, "probe")
+    assert res["output"] == answer, explain("send's output is not the command's alone", res, scene)
+
+    res = call("send", text="sleep 0.5; printf 'late-%s\\n' 5", timeout=0)
+    assert res["ok"], explain("the slower command was not typed", res, scene)
+    res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("wait never saw the prompt again", res, scene)
+    assert res["output"] == "late-5", explain("wait's output is not the command's alone", res, scene)
+
+    scene.human.line("cd /tmp")
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def test_a_prompt_that_shows_the_last_exit_status(make_scene) -> None:
+    shell = bash(r"""'\w$(s=$?; [ $s != 0 ] && printf " [%s]" $s) \$ '""", r"^\S+( \[\d+\])? # $",
+                 name="bash-exit-status")
+    scene: Scene = make_scene(shell)
+    res = call("send", text="false", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("false did not come back ready", res, scene)
+    assert "[1]" in scene.cursor_line()
+    ends_right(scene)
+
+
+def test_a_prompt_changed_by_activating_a_virtualenv(scene: Scene) -> None:
+    res = call("send", text="python3 -m venv --without-pip venv", timeout=8)
+    assert res["ok"] and res["status"] == "ready", explain("venv was not created", res, scene)
+    scene.human.line(". venv/bin/activate")
+    assert scene.wait_screen(r"^\(venv\) tester@box")
+    ends_right(scene)
+    res = call("send", text="deactivate", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("deactivate did not come back ready", res, scene)
+    ends_right(scene)
+
+
+def test_the_human_changes_the_prompt_to_one_ending_like_ps2(scene: Scene) -> None:
+    settle(scene)
+    scene.human.line("PS1='new> '")
+    assert poll(lambda: scene.before_cursor() == "new> ", 5), scene.screen()
+    ends_right(scene)
+
+
+def test_a_prompt_that_wraps_in_a_narrow_window(make_scene) -> None:
+    scene: Scene = make_scene(rows=24, cols=50)
+    deep = scene.home / "projects" / "customer-portal" / "services" / "billing-api"
+    deep.mkdir(parents=True)
+    settle(scene)
+    scene.human.line(f"cd {deep}")
+    assert poll(lambda: scene.before_cursor().endswith("# "), 5), scene.screen()
+    ends_right(scene)
