@@ -357,6 +357,11 @@ class EventSource:
             # notify control clients (see connection.Gate).
             with gate(self.tmux.socket).attaching():
                 with self.lock:
+                    client = self.clients.get(name)
+                    if client is not None and client.alive:  # another wait attached it meanwhile
+                        client.users += 1
+                        got[name] = client
+                        continue
                     try:
                         client = Client(self, name)
                     except OSError:
