@@ -290,6 +290,18 @@ def test_stop_with_kill_session_ends_the_tmux_server(app) -> None:
     wait_for(lambda: not process_alive(server_pid), "the tmux server to exit")
 
 
+def test_stop_says_how_to_end_the_private_server(app, private_socket: str) -> None:
+    """The agent's own server is not the app's to end, but the human is told how."""
+    from python.tools.tmux_tool import call
+
+    app.start()
+    assert call("run", command="true")["ok"]
+    done = app.stop()
+    assert f"tmux -L {private_socket} kill-server" in done.stdout, done.stdout
+    assert subprocess.run(["tmux", "-L", private_socket, "has-session", "-t", "=scratch"],
+                          timeout=10, check=False).returncode == 0  # told, not done
+
+
 def test_stop_kills_nothing_when_the_pid_file_names_another_process(app, tmp_path: Path) -> None:
     app.start()
     app.stop()
