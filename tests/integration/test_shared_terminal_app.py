@@ -123,7 +123,9 @@ async def open_terminal_socket(
 
 
 def client_count(app) -> int:
-    return len(app.tmux("list-clients").stdout.splitlines())
+    """Clients of the page's terminals (the tool's own read-only control-mode client is none)."""
+    rows = app.tmux("list-clients", "-F", "#{client_control_mode}").stdout.split()
+    return rows.count("0")
 
 
 # --- start.sh -----------------------------------------------------------------
