@@ -293,10 +293,10 @@ class Tmux:
                                     "be wedged or a pane's input is blocked)") from exc
                 else:
                     out: list[str] = []
-                    for (ok, text), command in zip(replies, commands, strict=False):
+                    for ok, text in replies:
                         decoded = text.decode("utf-8", "replace")
                         if not ok:
-                            raise _classify(decoded, command[0])
+                            raise _classify(decoded, what)
                         out.append(decoded)
                     return "".join(out)
             return self._process(commands, input, timeout, what)
