@@ -20,7 +20,8 @@ Facts about tmux 3.3a this module rests on (checked by the tests):
   then for the command it chose), so a line is followed by a second line of
   our own, ``display-message -p TOKEN``, whose block closes the answer; blocks
   of commands the client sent carry flags ``1``, while the attach and anything
-  a hook runs carry ``0``;
+  a hook runs carry ``0``; a block is lines, so an output without a final
+  newline (``show-buffer``) gets one;
 * a command line is parsed by tmux's own parser: arguments are single-quoted
   (:func:`quote`), and a line must be valid UTF-8;
 * when the attached session ends, tmux detaches the client (``%exit``); the
