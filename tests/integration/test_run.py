@@ -51,6 +51,15 @@ def test_multiline_and_heredoc(private_socket: str) -> None:
     assert res["output"] == "one\n$HOME stays literal\n  indented"
 
 
+def test_multiline_commands_back_to_back_stay_one_unit(private_socket: str) -> None:
+    """The next command can arrive between the end marker and the prompt (a slow prompt widens that
+    moment): it must still be one paste, not lines run one by one."""
+    assert run("PS1='$(sleep 0.2)\\$ '")["exit_code"] == 0
+    for i in range(3):
+        res = run(f"a={i}\necho first $a\necho second $a")
+        assert (res["exit_code"], res["output"]) == (0, f"first {i}\nsecond {i}"), (i, res)
+
+
 def test_quotes_substitution_and_trailing_semicolon(private_socket: str) -> None:
     res = run("""echo "a;b" 'c d' $(echo sub) "$((6*7))";""")
     assert res["output"] == "a;b c d sub 42"

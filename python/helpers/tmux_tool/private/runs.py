@@ -44,6 +44,11 @@ SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dea
 STARTED_WITHIN = 2.0  # a run is reported only once the shell has taken it (its start marker)
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands
 KEEP_OUTPUTS = 20
+# The command is wrapped in bracketed-paste codes by us, not by ``paste-buffer -p``:
+# tmux adds them only once bash has announced the mode with its prompt, and the
+# next command can arrive in the instant between the end marker and that prompt.
+# Readline reads the codes from its input whenever it gets there.
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 RUN_OPTION = "@tt_run"  # the run last submitted in a session (JSON)
 RECORDED_COMMAND = 2000  # characters of the command kept there (a tmux command line holds 16 KB in all)
 COLLECTED_OPTION = "@tt_collected"  # the id of the last run whose result was delivered
@@ -151,9 +156,9 @@ def run(
         ["set-option", "-t", pane, RUN_OPTION, json.dumps(record)],
         ["send-keys", "-t", pane, "C-u"],
         ["load-buffer", "-b", buf, "-"],
-        ["paste-buffer", "-p", "-d", "-b", buf, "-t", pane],
+        ["paste-buffer", "-d", "-b", buf, "-t", pane],
         ["send-keys", "-t", pane, "Enter"],
-        input=command.encode("utf-8", "surrogateescape"),
+        input=PASTE_START + command.encode("utf-8", "surrogateescape") + PASTE_END,
     )
     return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice)
 

@@ -16,8 +16,12 @@ Facts about tmux 3.3a this module rests on (checked by the tests):
   command it is given; ``-N`` keeps it from starting a server where none runs;
 * every command of a line is answered by its own ``%begin``/``%end`` (or
   ``%error``) block, in order; a failed command drops the rest of its line;
-  blocks of commands the client sent carry flags ``1``, while the attach and
-  anything a hook runs carry ``0``;
+  a command can add blocks of its own (``if-shell`` answers for itself and
+  then for the command it chose), so a line is followed by a second line of
+  our own, ``display-message -p TOKEN``, whose block closes the answer; blocks
+  of commands the client sent carry flags ``1``, while the attach and anything
+  a hook runs carry ``0``; a block is lines, so an output without a final
+  newline (``show-buffer``) gets one;
 * a command line is parsed by tmux's own parser: arguments are single-quoted
   (:func:`quote`), and a line must be valid UTF-8;
 * when the attached session ends, tmux detaches the client (``%exit``); the
@@ -152,14 +156,16 @@ def gate(socket: str) -> Gate:
 class Request:
     """A line written to the connection, waiting for its reply blocks.
 
+    The answer is complete at the block that prints ``token`` (the line that
+    follows the request's own), or, for the attach, at its first block.
     ``wake`` is set when the answer is complete, or when its waiting owner
     is to take over reading for everyone: a reply wakes one thread, never all.
     """
 
-    __slots__ = ("blocks", "done", "error", "replies", "waiting", "wake")
+    __slots__ = ("done", "error", "replies", "token", "waiting", "wake")
 
-    def __init__(self, blocks: int) -> None:
-        self.blocks = blocks
+    def __init__(self, token: bytes | None) -> None:
+        self.token = token
         self.replies: list[tuple[bool, bytes]] = []
         self.done = False
         self.error: str | None = None
@@ -187,6 +193,7 @@ class Connection:
         self._tail = b""
         self._block: list[bytes] | None = None
         self._key = b""
+        self._count = 0
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
         env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
@@ -207,7 +214,7 @@ class Connection:
             os.close(out_w)
         os.set_blocking(self._in, False)
         # The attach is the client's own first command: its reply (flags 0) comes first.
-        self._attach = Request(1)
+        self._attach = Request(None)
         self._pending.append(self._attach)
         try:
             self._wait(self._attach, deadline)
@@ -222,19 +229,20 @@ class Connection:
 
     # --- running commands ---------------------------------------------------------
     def run(self, commands: Sequence[Sequence[str]], timeout: float) -> list[tuple[bool, bytes]]:
-        """Run ``commands`` as one line; each command's (ok, output), stopping at the first failure.
+        """Run ``commands`` as one line; the (ok, output) of every block it was answered with.
 
         Raises :class:`Unavailable` when the connection is (or goes) away
         before the answer, and :class:`TimeoutError` when none comes in time.
         """
-        line = command_line(commands)
         deadline = time.monotonic() + timeout
-        req = Request(len(commands))
         with self._lock:
             if not self.alive:
-                raise Unavailable(self.why)
+                raise Unavailable(self.why or "the control connection has ended")
+            self._count += 1
+            token = f"tt-done-{self._count}"
+            req = Request(token.encode() + b"\n")
             self._pending.append(req)
-            self._write(line, deadline)
+            self._write(command_line(commands) + command_line([["display-message", "-p", token]]), deadline)
         self._wait(req, deadline)
         if req.error is not None:
             raise Lost(req.error, started=bool(req.replies))
@@ -305,7 +313,7 @@ class Connection:
                     return
                 self._feed(data)
 
-    # --- parsing (condition lock held) ----------------------------------------
+    # --- parsing (lock held) --------------------------------------------------
     def _feed(self, data: bytes) -> None:
         lines = (self._tail + data).split(b"\n")
         self._tail = lines.pop()
@@ -330,11 +338,14 @@ class Connection:
         sent_by_us = self._key.endswith(b" 1")
         if sent_by_us != (req is not self._attach):
             return  # a command a hook ran, not one of ours
-        req.replies.append((ok, b"".join(line + b"\n" for line in lines)))
-        if len(req.replies) < req.blocks and ok:
+        text = b"".join(line + b"\n" for line in lines)
+        if req.token is None or (ok and text == req.token):
+            if req.token is None:
+                req.replies.append((ok, text))
+            self._pending.popleft()
+            req.finish()
             return
-        self._pending.popleft()
-        req.finish()
+        req.replies.append((ok, text))
 
     def _lose(self, why: str) -> None:
         """The connection is unusable: fail whatever waits on it (lock held)."""

@@ -271,34 +271,34 @@ class Tmux:
         """
         what = " ; ".join(c[0] for c in commands if c)
         connection = _connection()
-        if connection is None:
+        inline = _inline(commands, input) if connection is not None else None
+        if connection is None or inline is None:
             return self._process(commands, input, timeout, what)
-        inline = _inline(commands, input)
-        conn = None
-        if inline is not None:
-            conn = connection.for_server([executable(), "-L", self.socket], self.socket,
-                                         _session_named(commands), timeout)
-        with connection.gate(self.socket).command():
-            if conn is not None and inline is not None:
+        argv, session = [executable(), "-L", self.socket], _session_named(commands)
+        for _attempt in range(2):  # a connection found dead is replaced once, by a fresh one
+            conn = connection.for_server(argv, self.socket, session, timeout)
+            if conn is None:
+                break
+            with connection.gate(self.socket).command():
                 try:
                     replies = conn.run(inline, timeout)
                 except connection.Lost as exc:
                     if exc.started:  # part of the line ran: running it again could do it twice
                         raise TmuxError(f"tmux {what} was cut off: {exc}") from exc
-                    # gone before anything ran: a process runs it instead
+                    continue  # gone before anything ran
                 except Unavailable:
-                    pass  # gone before the line was written: a process runs it instead
+                    continue  # gone before the line was written
                 except TimeoutError as exc:
                     raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
                                     "be wedged or a pane's input is blocked)") from exc
-                else:
-                    out: list[str] = []
-                    for (ok, text), command in zip(replies, commands, strict=False):
-                        decoded = text.decode("utf-8", "replace")
-                        if not ok:
-                            raise _classify(decoded, command[0])
-                        out.append(decoded)
-                    return "".join(out)
+            out: list[str] = []
+            for ok, text in replies:
+                decoded = text.decode("utf-8", "replace")
+                if not ok:
+                    raise _classify(decoded, what)
+                out.append(decoded)
+            return "".join(out)
+        with connection.gate(self.socket).command():
             return self._process(commands, input, timeout, what)
 
     def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,
