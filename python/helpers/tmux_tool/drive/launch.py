@@ -14,6 +14,7 @@ import os
 import shlex
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from .. import programs
 from ..core import names
@@ -133,9 +134,19 @@ def _await_launched(srv: PrivateServer, name: str) -> None:
         return
     deadline = time.monotonic() + LAUNCH_SHOWN
     while time.monotonic() < deadline:
-        if markers.scan(markers.read_from(shell.log_path, rec.offset), shell.nonce, rec.offset):
+        if markers.scan(_log_from(shell.log_path, rec.offset), shell.nonce, rec.offset):
             return
         time.sleep(POLL)
+
+
+def _log_from(log: Path, offset: int, limit: int = 64 * 1024) -> bytes:
+    """Up to ``limit`` bytes of the shell's log from ``offset`` (none when it cannot be read)."""
+    try:
+        with log.open("rb") as f:
+            f.seek(offset)
+            return f.read(limit)
+    except OSError:
+        return b""
 
 
 def _default_accept() -> list[str]:
