@@ -1,24 +1,23 @@
-"""How fast is ``run``?  Prints the figures the README quotes.
+"""How fast is ``run``?  Each figure next to its floor from the same run.
 
-* median / p90 latency of ``call("run", command="true")`` over N runs in one
-  process (the first run, which starts the server and shell, is excluded);
-* overhead above 1000 ms for ``sleep 1`` (median over a few runs).
+* ``call("run", command="true")`` in one process (the first run, which starts
+  the server and the shell, is left out), median and p90, against the bare
+  round trip of tmux processes (``send-keys`` + ``wait-for``, see
+  :mod:`floors`), interleaved so both see the same load;
+* the overhead above 1000 ms of ``run sleep 1``, against the bare round
+  trip's overhead for ``sleep 1``.
 
-Runs on its own tmux socket and state directory; nothing else is touched.
-Usage: ``.venv/bin/python bench/run_bench.py [N]``.
+Target: both ratios at most 0.5.
+Usage: ``.venv/bin/python bench/run_bench.py [N]`` (default 200 runs).
 """
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from floors import Server, end_tool, isolated_tool, line, median_ms
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -27,37 +26,37 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    socket = f"tt-bench-{os.getpid()}"
-    state = tempfile.TemporaryDirectory(prefix="tt-bench-")
-    os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
-    os.environ["TMUX_TOOL_STATE_DIR"] = state.name
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    socket, state = isolated_tool("run")
+    floor = Server("run")
     from python.tools.tmux_tool import call
 
     try:
-        first = time.perf_counter()
+        t0 = time.perf_counter()
         assert call("run", command="true")["ok"]
-        start_ms = (time.perf_counter() - first) * 1000
-        lat = []
-        for _ in range(n):
+        first = (time.perf_counter() - t0) * 1000
+        ours, bare = [], []
+        for _ in range(n):  # interleaved: both halves see the same moments of load
             t0 = time.perf_counter()
             res = call("run", command="true")
-            lat.append((time.perf_counter() - t0) * 1000)
+            ours.append(time.perf_counter() - t0)
             assert res["exit_code"] == 0, res
-        sleeps = []
+            bare.append(floor.round_trip("true"))
+        sleeps, bare_sleeps = [], []
         for _ in range(5):
             t0 = time.perf_counter()
             res = call("run", command="sleep 1")
-            sleeps.append((time.perf_counter() - t0) * 1000 - 1000)
+            sleeps.append(time.perf_counter() - t0 - 1.0)
             assert res["exit_code"] == 0, res
-        print(f"run 'true' x{n}: median {statistics.median(lat):.1f} ms, p90 {percentile(lat, 0.9):.1f} ms "
-              f"(first run incl. server + shell start: {start_ms:.0f} ms)")
-        print(f"run 'sleep 1' x5: overhead above 1000 ms median {statistics.median(sleeps):.1f} ms, "
-              f"max {max(sleeps):.1f} ms")
-        print("reference: polling the pane every 0.5 s costs >= 250 ms on average per command")
+            bare_sleeps.append(floor.round_trip("sleep 1") - 1.0)
+        print(line(f"run 'true' median of {n}", median_ms(ours), median_ms(bare), "send-keys + wait-for", 0.5))
+        print(f"  run 'true' p90 {percentile(ours, 0.9) * 1000:.1f} ms, floor p90 "
+              f"{percentile(bare, 0.9) * 1000:.1f} ms; first run (server + shell start) {first:.0f} ms")
+        print(line("run 'sleep 1' overhead above 1000 ms, median of 5", median_ms(sleeps),
+                   statistics.median(bare_sleeps) * 1000, "the same for the bare round trip", 0.5))
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
-        state.cleanup()
+        floor.kill()
+        end_tool(socket, state)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,17 @@
 # this socket (same start time, same command line): a stale pid file must
 # never make us kill an unrelated process that reused the pid. The tmux
 # session is the human's terminal and stays unless --kill-session is given,
-# which ends the tmux server on this socket (and nothing else).
+# which ends the tmux server on this socket (and nothing else). The agent's
+# private tmux server is the tool's, not this app's: stop.sh only says how
+# to end it.
 set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # How long the server gets to close its browser terminals before SIGKILL.
 GRACE_SECONDS=10
+# The tool's private server, named as the tool names it.
+PRIVATE_SOCKET=${TMUX_TOOL_PRIVATE_SOCKET:-agent}
 
 usage() {
     cat <<EOF
@@ -19,6 +23,9 @@ usage: $PROG [--kill-session]
 
 Stops the web server of socket '$SOCKET'. With --kill-session, also ends the
 tmux server on that socket and with it session '$SESSION'.
+
+The agent's private sessions live on their own tmux server (socket
+'$PRIVATE_SOCKET'); end it with: tmux -L $PRIVATE_SOCKET kill-server
 EOF
 }
 
@@ -74,4 +81,10 @@ if ((KILL_SESSION)); then
     fi
 elif session_exists; then
     echo "The tmux session '$SESSION' keeps running (stop.sh --kill-session ends it)."
+fi
+
+if [[ $PRIVATE_SOCKET =~ ^[A-Za-z0-9_-]+$ ]] &&
+    timeout "$TMUX_TIMEOUT" tmux -L "$PRIVATE_SOCKET" list-sessions >/dev/null 2>&1; then
+    echo "The agent's private tmux server (socket '$PRIVATE_SOCKET') keeps its sessions;" \
+        "end it with: tmux -L $PRIVATE_SOCKET kill-server"
 fi

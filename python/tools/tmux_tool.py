@@ -9,20 +9,23 @@
 * Python: ``from python.tools.tmux_tool import call, classify``.
 
 Everything real lives in the library package ``helpers/tmux_tool`` beside
-this file's folder; this file only adapts calling conventions.
+this file's folder; this file only adapts calling conventions.  It imports no
+more than it needs to load (the library's modules come on first use), so a
+command-line call pays only for its own action.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import importlib
 import importlib.util
-import inspect
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
+
+# Third-party packages the library imports as it works (not when it loads): checked by name at load.
+_NEEDS = ("pyte", "wcwidth")
 
 
 def _library() -> Any:
@@ -44,6 +47,8 @@ def _library() -> Any:
     name = "tmux_tool_library"
     if name in sys.modules:
         return sys.modules[name]
+    from pathlib import Path
+
     pkg = Path(__file__).resolve().parent.parent / "helpers" / "tmux_tool"
     spec = importlib.util.spec_from_file_location(name, pkg / "__init__.py",
                                                   submodule_search_locations=[str(pkg)])
@@ -74,6 +79,9 @@ def _load() -> Any:
     global _lib, _MISSING
     if _lib is None:
         try:
+            missing = [n for n in _NEEDS if importlib.util.find_spec(n) is None]
+            if missing:
+                raise ModuleNotFoundError(f"No module named {missing[0]!r}", name=missing[0])
             _lib, _MISSING = _library(), None
         except ImportError as exc:
             _MISSING = exc
@@ -92,8 +100,9 @@ def _missing_message() -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """``call``, ``acall`` and ``classify``: the library's, or an ImportError that says what is missing."""
-    if name not in ("call", "acall", "classify"):
+    """``call``, ``acall``, ``text``, ``atext`` and ``classify``: the library's, or an ImportError that
+    says what is missing."""
+    if name not in ("call", "acall", "text", "atext", "classify"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     lib = _load()
     if lib is None:
@@ -108,13 +117,11 @@ except ImportError:
         from python.helpers.tool import Response, Tool  # type: ignore[import-not-found]
     except ImportError:  # standalone: the same shapes, so the class below works alike
 
-        @dataclass
         class Response:  # type: ignore[no-redef]
             """What an Agent Zero tool returns."""
 
-            message: str
-            break_loop: bool
-            additional: dict[str, Any] | None = None
+            def __init__(self, message: str, break_loop: bool, additional: dict[str, Any] | None = None) -> None:
+                self.message, self.break_loop, self.additional = message, break_loop, additional
 
         class Tool:  # type: ignore[no-redef]
             """The constructor signature of Agent Zero's ``Tool``."""
@@ -139,6 +146,9 @@ class TmuxTool(Tool):
     """
 
     async def execute(self, **kwargs: Any) -> Response:
+        import asyncio
+        import contextlib
+
         args = dict(kwargs or getattr(self, "args", None) or {})
         action = str(args.pop("action", None) or getattr(self, "method", None) or "")
         if _load() is None:
@@ -160,6 +170,9 @@ class TmuxTool(Tool):
         tool's result if the human intervenes; pausing and intervening are
         honoured between looks (the action itself keeps running in tmux).
         """
+        import asyncio
+        import inspect
+
         heading = str(getattr(self.log, "heading", "") or "")
         started = asyncio.get_running_loop().time()
         while not (await asyncio.wait({job}, timeout=PROGRESS_EVERY))[0]:

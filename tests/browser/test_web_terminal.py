@@ -66,18 +66,24 @@ def test_page_and_pane_have_the_same_size(terminal_page: BrowserTerminal) -> Non
     )
 
 
+def tab_clients(app: SharedTerminalApp, *target: str) -> list[str]:
+    """The tmux clients of browser tabs: the tool's own read-only control-mode client is no tab."""
+    rows = app.tmux("list-clients", *target, "-F", "#{client_control_mode} #{client_name}").stdout.splitlines()
+    return [row for row in rows if row.startswith("0 ")]
+
+
 def test_two_tabs_share_one_session(browser: Browser, terminal_page: BrowserTerminal) -> None:
     app = terminal_page.app
     other = open_terminal_page(browser, app)
     try:
-        assert len(app.tmux("list-clients", "-t", f"={app.session}").stdout.splitlines()) == 2
+        assert len(tab_clients(app, "-t", f"={app.session}")) == 2
         other.type("echo second-tab-$((6*7))")
         other.press("Enter")
         terminal_page.wait_for_text("second-tab-42")
     finally:
         other.page.context.close()
     wait_for(
-        lambda: len(app.tmux("list-clients").stdout.splitlines()) == 1,
+        lambda: len(tab_clients(app)) == 1,
         "the closed tab's tmux client to detach",
     )
     assert app.session_alive()
@@ -87,7 +93,7 @@ def test_closing_the_page_leaves_the_session(browser: Browser, shared_terminal: 
     terminal = open_terminal_page(browser, shared_terminal)
     terminal.page.context.close()
     wait_for(
-        lambda: shared_terminal.tmux("list-clients").stdout.strip() == "",
+        lambda: tab_clients(shared_terminal) == [],
         "the tab's tmux client to detach",
     )
     assert shared_terminal.session_alive()

@@ -77,6 +77,13 @@ def source(socket: str) -> control.EventSource:
     return src
 
 
+def watch_clients(socket: str) -> list[str]:
+    """The sessions of the clients that hear pane output (the command connection hears none)."""
+    rows = subprocess.run(["tmux", "-L", socket, "list-clients", "-F", "#{client_session} #{client_flags}"],
+                          capture_output=True, text=True, timeout=5, check=True).stdout.splitlines()
+    return [r.split()[0] for r in rows if "no-output" not in r.split()[1].split(",")]
+
+
 def test_one_client_hears_only_its_own_session(private_socket: str) -> None:
     """tmux 3.3a sends a control client the output of its own session only: one client per session."""
     private("ea")
@@ -347,9 +354,7 @@ def test_events_off_polls_with_the_same_answers(private_socket: str, tmp_path: P
     res = call("wait", sessions=["pa", "pb"], mode="all", timeout=10)
     assert res["ok"] and sorted(res["done"]) == ["pa", "pb"]
     assert control.source_for(Tmux(private_socket)) is None
-    assert shutil.which("tmux") and not subprocess.run(
-        ["tmux", "-L", private_socket, "list-clients"], capture_output=True, text=True, timeout=5,
-        check=True).stdout
+    assert shutil.which("tmux") and watch_clients(private_socket) == []
 
 
 def test_idle_clients_detach_after_lingering(private_socket: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -360,8 +365,7 @@ def test_idle_clients_detach_after_lingering(private_socket: str, monkeypatch: p
     src = source(private_socket)
     pid = attached(src, ["la"])["la"]
     deadline = time.monotonic() + 5
-    while src.pids() or subprocess.run(["tmux", "-L", private_socket, "list-clients"], capture_output=True,
-                                       text=True, timeout=5, check=True).stdout:
+    while src.pids() or watch_clients(private_socket):
         assert time.monotonic() < deadline, "the idle client never left"
         time.sleep(0.02)
     with pytest.raises(ProcessLookupError):
@@ -382,6 +386,5 @@ def test_two_waits_at_once_share_one_client_per_session(private_socket: str, tmp
     for t in threads:
         t.join(15)
     assert len(results) == 2 and all(r["ok"] for r in results), results
-    rows = subprocess.run(["tmux", "-L", private_socket, "list-clients", "-F", "#{client_session}"],
-                          capture_output=True, text=True, timeout=5, check=True).stdout.split()
+    rows = watch_clients(private_socket)
     assert sorted(rows) == ["ca", "cb"], rows

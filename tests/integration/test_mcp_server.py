@@ -22,6 +22,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from python.helpers.tmux_tool import __version__
 from python.helpers.tmux_tool.actions import ACTIONS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -77,6 +78,7 @@ def test_tools_have_schemas_generated_from_the_argument_table(private_socket: st
         async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
             init = await session.initialize()
             assert init.server_info.name == "tmux_tool"
+            assert init.server_info.version == __version__ != ""
             assert "shared" in (init.instructions or "")
             return (await session.list_tools()).tools
 

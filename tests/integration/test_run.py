@@ -1,14 +1,30 @@
-"""``run`` in private scratch sessions, on a real tmux server and real bash."""
+"""``run`` in private scratch sessions, on a real tmux server and real bash.
+
+Every test runs three ways: over the process's control-mode connection with
+inotify (the normal case), with one tmux process per command (the fallback
+where no connection can be held), and with the pane log polled (where there
+is no inotify).  The answers must be the same.
+"""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import libtmux
 import pytest
 
 from python.tools.tmux_tool import call
+
+WAYS = {"connection": {}, "processes": {"TMUX_TOOL_CONTROL": "off"}, "polling": {"TMUX_TOOL_INOTIFY": "off"}}
+
+
+@pytest.fixture(autouse=True, params=sorted(WAYS))
+def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    for name, value in WAYS[request.param].items():
+        monkeypatch.setenv(name, value)
+    yield request.param
 
 
 def run(command: str, **kw: object) -> dict:
@@ -33,6 +49,15 @@ def test_multiline_and_heredoc(private_socket: str) -> None:
     res = run("x=1\nif [ $x = 1 ]; then\n  echo one\nfi\ncat <<'EOF'\n$HOME stays literal\n  indented\nEOF")
     assert res["exit_code"] == 0
     assert res["output"] == "one\n$HOME stays literal\n  indented"
+
+
+def test_multiline_commands_back_to_back_stay_one_unit(private_socket: str) -> None:
+    """The next command can arrive between the end marker and the prompt (a slow prompt widens that
+    moment): it must still be one paste, not lines run one by one."""
+    assert run("PS1='$(sleep 0.2)\\$ '")["exit_code"] == 0
+    for i in range(3):
+        res = run(f"a={i}\necho first $a\necho second $a")
+        assert (res["exit_code"], res["output"]) == (0, f"first {i}\nsecond {i}"), (i, res)
 
 
 def test_quotes_substitution_and_trailing_semicolon(private_socket: str) -> None:
@@ -117,6 +142,18 @@ def test_long_output_is_capped_and_saved(private_socket: str, monkeypatch: pytes
     assert "cut; full output in" in res["output"]
     saved = Path(res["output_file"]).read_text().split()
     assert saved == [str(i) for i in range(1, 20001)]
+
+
+def test_coloured_output_is_stripped_and_its_long_lines_kept_whole(private_socket: str) -> None:
+    res = run("printf '\\033[1;31m%s\\033[0m \\033[32mok\\033[0m\\n' $(printf 'x%.0s' $(seq 300))")
+    assert res["exit_code"] == 0 and res["output"] == "x" * 300 + " ok"
+
+
+def test_megabytes_of_output_are_saved_whole_and_capped(private_socket: str) -> None:
+    res = run("seq 1 400000", timeout=60)
+    assert res["exit_code"] == 0 and len(res["output"]) <= 30_000 + 200
+    assert res["output"].startswith("1\n2\n") and res["output"].endswith("399999\n400000")
+    assert Path(res["output_file"]).read_text().split("\n") == [str(i) for i in range(1, 400_001)]
 
 
 def test_progress_bar_renders_as_its_final_state(private_socket: str) -> None:

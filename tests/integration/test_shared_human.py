@@ -94,6 +94,8 @@ def _worker(index: int, trials: int, root: str) -> tuple[list[str], list[str], l
     finally:
         child.terminate(force=True)
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        # tmux 3.3a leaves the socket file behind a killed server.
+        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
 
 
 def test_human_and_agent_never_mix(tmp_path: Path) -> None:

@@ -123,7 +123,9 @@ async def open_terminal_socket(
 
 
 def client_count(app) -> int:
-    return len(app.tmux("list-clients").stdout.splitlines())
+    """Clients of the page's terminals (the tool's own read-only control-mode client is none)."""
+    rows = app.tmux("list-clients", "-F", "#{client_control_mode}").stdout.split()
+    return rows.count("0")
 
 
 # --- start.sh -----------------------------------------------------------------
@@ -288,6 +290,18 @@ def test_stop_with_kill_session_ends_the_tmux_server(app) -> None:
     assert "Ended the tmux server" in done.stdout
     assert not app.session_alive()
     wait_for(lambda: not process_alive(server_pid), "the tmux server to exit")
+
+
+def test_stop_says_how_to_end_the_private_server(app, private_socket: str) -> None:
+    """The agent's own server is not the app's to end, but the human is told how."""
+    from python.tools.tmux_tool import call
+
+    app.start()
+    assert call("run", command="true")["ok"]
+    done = app.stop()
+    assert f"tmux -L {private_socket} kill-server" in done.stdout, done.stdout
+    assert subprocess.run(["tmux", "-L", private_socket, "has-session", "-t", "=scratch"],
+                          timeout=10, check=False).returncode == 0  # told, not done
 
 
 def test_stop_kills_nothing_when_the_pid_file_names_another_process(app, tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 Faults are injected on events, never after fixed sleeps: a killer thread
 waits (short bounded polls) until the tool is really inside the call being
-tested - the command runs in the pane, or our process has a ``tmux wait-for``
-client blocked - and only then strikes.  Every tmux server here has its own
+tested - the command runs in the pane, or a thread of ours sleeps on a pane
+log waiting for a run to end - and only then strikes.  Every tmux server here has its own
 socket and is ended by that socket.
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from python.helpers.tmux_tool.private import logwatch
 from python.tools.tmux_tool import call
 
 from ..conftest import SHARED_CONF, SharedTerminal, kill_server, unique
@@ -91,9 +92,21 @@ def cmdline(pid: int) -> list[str]:
         return []
 
 
-def our_waiters(socket: str) -> list[int]:
-    """Our own ``tmux -L socket wait-for`` clients (children of this process)."""
-    return [p for p in children(os.getpid()) if "wait-for" in cmdline(p) and socket in cmdline(p)]
+@pytest.fixture
+def waiting(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    """Asks: is a thread of ours asleep on a pane log right now, waiting for a run to end?"""
+    inside = [0]
+    real = logwatch.LogWatch.wait
+
+    def wait(self: logwatch.LogWatch, timeout: float) -> bool:
+        inside[0] += 1
+        try:
+            return real(self, timeout)
+        finally:
+            inside[0] -= 1
+
+    monkeypatch.setattr(logwatch.LogWatch, "wait", wait)
+    return lambda: inside[0] > 0
 
 
 class Striker:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,6 @@ from .conftest import (
     children,
     cmdline,
     guard_allows,
-    our_waiters,
     pane_command,
     pane_pid,
     poll,
@@ -40,9 +40,9 @@ from .conftest import (
 LONG = 30.0  # the timeout of the call under attack; a hang would show as this
 
 
-def _running(socket: str, session: str, program: str = "sleep") -> bool:
+def _running(socket: str, session: str, waiting: Callable[[], bool], program: str = "sleep") -> bool:
     """The command runs in the pane and the tool is blocked waiting for it."""
-    return pane_command(socket, session) == program and bool(our_waiters(socket))
+    return pane_command(socket, session) == program and waiting()
 
 
 def _works(session: str | None = None) -> None:
@@ -53,9 +53,9 @@ def _works(session: str | None = None) -> None:
 
 
 # --- the private server -----------------------------------------------------
-def test_private_server_killed_during_run(private_socket: str) -> None:
+def test_private_server_killed_during_run(private_socket: str, waiting: Callable[[], bool]) -> None:
     _works()
-    striker = Striker(lambda: _running(private_socket, "scratch"), lambda: kill_server(private_socket))
+    striker = Striker(lambda: _running(private_socket, "scratch", waiting), lambda: kill_server(private_socket))
     res, took = timed("run", command="sleep 60", timeout=LONG)
     striker.join()
     assert took < SLACK, took
@@ -65,10 +65,10 @@ def test_private_server_killed_during_run(private_socket: str) -> None:
     assert tmux(private_socket, "has-session", "-t", "=scratch").returncode == 0
 
 
-def test_private_server_killed_during_wait(private_socket: str) -> None:
+def test_private_server_killed_during_wait(private_socket: str, waiting: Callable[[], bool]) -> None:
     first = call("run", command="sleep 60", timeout=0.2)
     assert first["ok"] and first["status"] == "busy", first
-    striker = Striker(lambda: bool(our_waiters(private_socket)), lambda: kill_server(private_socket))
+    striker = Striker(waiting, lambda: kill_server(private_socket))
     res, took = timed("wait", session="scratch", timeout=LONG)
     striker.join()
     assert took < SLACK, took
@@ -93,11 +93,11 @@ def test_asking_for_a_session_while_the_server_exits(private_socket: str) -> Non
 
 
 @pytest.mark.parametrize("how", ["kill-pane", "kill-window", "kill-session"])
-def test_session_killed_during_run(private_socket: str, how: str) -> None:
+def test_session_killed_during_run(private_socket: str, how: str, waiting: Callable[[], bool]) -> None:
     _works("bystander")  # keeps the server alive when the victim goes
     _works("victim")
     target = "=victim" if how == "kill-session" else "=victim:"
-    striker = Striker(lambda: _running(private_socket, "victim"),
+    striker = Striker(lambda: _running(private_socket, "victim", waiting),
                       lambda: tmux(private_socket, how, "-t", target, check=True))
     res, took = timed("run", command="sleep 60", session="victim", timeout=LONG)
     striker.join()
@@ -108,7 +108,7 @@ def test_session_killed_during_run(private_socket: str, how: str) -> None:
     _works("bystander")
 
 
-def test_shell_killed_by_sigkill_during_run(private_socket: str) -> None:
+def test_shell_killed_by_sigkill_during_run(private_socket: str, waiting: Callable[[], bool]) -> None:
     """The pane's own shell dies (OOM killer, kill -9): no marker will ever come."""
     _works("victim")
     shell = pane_pid(private_socket, "victim")
@@ -118,7 +118,7 @@ def test_shell_killed_by_sigkill_during_run(private_socket: str) -> None:
         orphans.extend(children(shell))
         os.kill(shell, signal.SIGKILL)
 
-    striker = Striker(lambda: _running(private_socket, "victim"), strike)
+    striker = Striker(lambda: _running(private_socket, "victim", waiting), strike)
     try:
         res, took = timed("run", command="sleep 60", session="victim", timeout=LONG)
         striker.join()
@@ -135,6 +135,24 @@ def test_shell_killed_by_sigkill_during_run(private_socket: str) -> None:
                 pass
 
 
+@pytest.mark.parametrize("control", ["on", "off"])
+def test_text_sent_to_a_dead_shell_leaves_the_server_standing(private_socket: str, control: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """tmux 3.3a crashes on a paste into a pane remain-on-exit keeps: the paste must not happen."""
+    monkeypatch.setenv("TMUX_TOOL_CONTROL", control)
+    _works("bystander")
+    _works("victim")
+    call("send", session="victim", text="exit", timeout=3)
+    assert poll(lambda: tmux(private_socket, "display-message", "-p", "-t", "=victim:",
+                             "#{pane_dead}").stdout.strip() == "1", 5)
+    res = call("send", session="victim", text="echo into the void", timeout=3)
+    assert res["status"] == "error", res  # the pane's process has ended, and nothing was typed
+    assert tmux(private_socket, "has-session", "-t", "=bystander").returncode == 0, "the server went down"
+    assert tmux(private_socket, "list-buffers").stdout == ""
+    _works("bystander")
+    _works("victim")  # run gives the session a fresh shell
+
+
 @pytest.mark.parametrize(("command", "code", "shown"), [
     ("bash -c 'echo partial; kill -9 $$'", 137, "partial\nKilled"),
     ("python3 -c 'import ctypes; ctypes.string_at(0)'", 139, "Segmentation fault"),
@@ -148,12 +166,12 @@ def test_command_that_crashes(private_socket: str, command: str, code: int, show
     _works()
 
 
-def test_child_killed_while_waiting(private_socket: str) -> None:
+def test_child_killed_while_waiting(private_socket: str, waiting: Callable[[], bool]) -> None:
     first = call("run", command="sleep 1000 & echo $!; wait", timeout=0.3)
     assert first["status"] == "busy", first
     child = int(first["output"].split()[-1])
     assert cmdline(child)[:1] == ["sleep"], cmdline(child)
-    striker = Striker(lambda: bool(our_waiters(private_socket)), lambda: os.kill(child, signal.SIGKILL))
+    striker = Striker(waiting, lambda: os.kill(child, signal.SIGKILL))
     res, took = timed("wait", session="scratch", timeout=LONG)
     striker.join()
     assert took < SLACK, took
@@ -170,6 +188,8 @@ def test_started_program_killed(private_socket: str) -> None:
     python = [p for p in children(shell) if "python3" in " ".join(cmdline(p))]
     assert len(python) == 1, [cmdline(p) for p in children(shell)]
     os.kill(python[0], signal.SIGKILL)
+    # The shell reports the exit code with its next prompt, a few milliseconds after the kill.
+    assert poll(lambda: call("status", session="repl")["exit_code"] is not None, SLACK)
     status, took = timed("status", session="repl")
     assert took < SLACK
     assert status["status"] == "error" and status["exit_code"] == 137, status
@@ -312,6 +332,8 @@ def test_shared_server_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", socket)
     _says_how_to_start(socket)
     assert tmux(socket, "list-sessions").returncode != 0, "a server was started on the shared socket"
+    sockets = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+    assert not (sockets / socket).exists(), "a socket file was left for a server that never ran"
 
 
 def test_shared_session_missing_on_a_live_server(monkeypatch: pytest.MonkeyPatch) -> None:

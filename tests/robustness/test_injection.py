@@ -190,10 +190,13 @@ def test_arguments_ending_in_semicolon_never_start_a_tmux_command(private_socket
         out = t.cmd("display-message", "-p", *tail[:1])
         assert out.rstrip("\n") == tail[0], (tail, out)
     _no_canary(canary)
-    screen = tmux(private_socket, "capture-pane", "-p", "-t", "=scratch:").stdout
     expected = "".join(["".join([";", "run-shell", f"touch {c}"]), "".join(["a;", "run-shell", f"touch {c}"]),
                         "".join(["a\\;", "run-shell", f"touch {c}"]), "".join(["a;;", "run-shell", f"touch {c}"])])
-    assert expected in screen.replace("\n", ""), screen
+
+    def screen() -> str:
+        return tmux(private_socket, "capture-pane", "-p", "-t", "=scratch:").stdout.replace("\n", "")
+
+    assert poll(lambda: expected in screen(), 5), screen()  # typed exactly, once the shell has echoed it
 
 
 # --- start: program, args, cwd --------------------------------------------------

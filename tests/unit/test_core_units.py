@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -84,8 +85,23 @@ def test_markers_are_found_and_never_in_the_echo() -> None:
     found = markers.scan(stream, nonce)
     assert [m.kind for m in found] == ["S", "E"]
     assert found[1].exit_code == 3 and found[1].cwd == "/tmp"
-    assert markers.strip_marks(stream, nonce).count(b"7771") == 1  # only the typed, escaped text
     assert markers.scan(stream, "other") == []
+
+
+def test_a_run_is_followed_in_a_growing_log_whatever_the_cuts(tmp_path: Path) -> None:
+    nonce = "abc123"
+    stream = (b"$ printf '\\033]7771;tt;E;abc123;0;/x\\007'\r\n\x1b]7771;tt;S;abc123\x07out\r\n"
+              b"more\r\n\x1b]7771;tt;E;abc123;3;/tmp\x07$ ")
+    for cut in range(len(stream) + 1):
+        log = tmp_path / f"pane{cut}.log"
+        log.write_bytes(stream[:cut])
+        follow, got = markers.Follow(log, nonce, 0), []
+        first = follow.read(got.append)
+        with log.open("ab") as fh:
+            fh.write(stream[cut:])
+        end = first or follow.read(got.append)
+        assert end is not None and end.kind == "E" and end.exit_code == 3 and end.cwd == "/tmp", cut
+        assert b"".join(got) == b"out\r\nmore\r\n", (cut, got)  # no echo, no mark, no prompt
 
 
 def test_prompt_template_survives_cd_and_clocks() -> None:

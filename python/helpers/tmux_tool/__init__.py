@@ -10,7 +10,20 @@ session, observed and awaited) → :mod:`drive` (turns with interactive programs
 → :mod:`actions` (the contract) → :mod:`api` and :mod:`frontends`.
 """
 
-from .api import acall, atext, call, text
-from .programs import classify
+from __future__ import annotations
 
-__all__ = ["acall", "atext", "call", "classify", "text"]
+from importlib import import_module
+from typing import Any
+
+__all__ = ["__version__", "acall", "atext", "call", "classify", "text"]
+__version__ = "0.1.0"  # the release, as in pyproject.toml (a unit test holds them equal)
+
+
+def __getattr__(name: str) -> Any:
+    """The entry points, imported on first use: a command-line call loads only what its action needs."""
+    if name == "classify":
+        return import_module(f"{__name__}.programs").classify
+    if name in __all__ or name == "api":
+        api = import_module(f"{__name__}.api")  # (``from . import api`` would ask this function again)
+        return api if name == "api" else getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

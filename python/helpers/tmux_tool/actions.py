@@ -8,26 +8,25 @@ sentence - it never raises and never hangs past the action's timeout.
 
 from __future__ import annotations
 
+import importlib
 import re
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import programs
 from .core import config, masking
 from .core.args import Arg, bind, brief
 from .core.errors import BadArgs, BadInput, BadName, NoServer, NoTarget, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
-from .core.state import State
-from .drive import launch, turns
 from .private import markers, runs
-from .sessions import observe
 from .sessions.context import Context, Target
-from .shared import control, guard, judge, send
-from .transport import keyboard, panes
+from .transport import keyboard
+
+if TYPE_CHECKING:
+    from .core.state import State
+
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
 _TIMEOUT = "seconds to wait"
@@ -76,6 +75,8 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
     """Between quiet seconds of a running command: stop waiting if it asks a question."""
 
     def check() -> Result | None:
+        from .sessions import observe
+
         st = observe.state_of(ctx, target)
         if st.status == "blocked":
             return _state_result(action, target, st, hint=message("question"))
@@ -97,6 +98,8 @@ def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> R
     result = runs.run(ctx.private, target.name, command, timeout,
                          on_slice=_blocked_early(ctx, target, "run"))
     if result.status == "busy" and result.ok:
+        from .sessions import observe
+
         st = observe.state_of(ctx, target)
         result.screen = st.snap.text if st.snap else None
     return result
@@ -104,6 +107,10 @@ def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> R
 
 def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: float,
             force: bool) -> Result:
+    from . import programs
+    from .sessions import observe
+    from .shared import send
+
     target = ctx.target(session, default=ctx.cfg.shared_session)
     keyboard.check_text(text)
     if not text and not enter:
@@ -131,6 +138,8 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
 
 def _settle(ctx: Context, target: Target, action: str, timeout: float, before: str | None) -> Result:
     """After typing into a private session: wait until it has reacted and settled."""
+    from .sessions import observe
+
     deadline = time.monotonic() + timeout
     watch = observe.Watch(target, "ready", None, observe.DEFAULT_STABLE)
     changed = False
@@ -151,6 +160,9 @@ def _settle(ctx: Context, target: Target, action: str, timeout: float, before: s
 
 
 def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, force: bool) -> Result:
+    from .sessions import observe
+    from .shared import send
+
     target = ctx.target(session, default=ctx.cfg.shared_session)
     names_ = keyboard.key_names(keys)
     if target.shared:
@@ -164,6 +176,10 @@ def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, 
 
 
 def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
+    from .sessions import observe
+    from .shared import judge
+    from .transport import panes
+
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared and not target.tmux.has_session(target.name):
         return failure("read", judge.missing(target.name, target.tmux.socket), session=target.name)
@@ -181,6 +197,9 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
 
 
 def do_status(ctx: Context, session: str | None) -> Result:
+    from .sessions import observe
+    from .shared import control
+
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if (missing := _require_private(ctx, target, "status")) is not None:
         return missing
@@ -196,6 +215,9 @@ def do_status(ctx: Context, session: str | None) -> Result:
 
 def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
             pattern: str | None, timeout: float) -> Result:
+    from .sessions import observe
+    from .shared import judge, send
+
     if session and sessions:
         raise BadArgs("give either session or sessions, not both")
     wanted = sessions or [session if session is not None else ctx.cfg.shared_session]
@@ -260,6 +282,8 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
 
 
 def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
+    from .shared import guard, send
+
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared:
         if not guard.ours(send.state(target)):
@@ -278,6 +302,8 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
 
 
 def do_list(ctx: Context) -> Result:
+    from .sessions import observe
+
     rows: list[dict[str, Any]] = []
     shared_t = ctx.target(ctx.cfg.shared_session, default=ctx.cfg.shared_session)
     if shared_t.tmux.has_session(shared_t.name):
@@ -309,6 +335,17 @@ def do_kill(ctx: Context, session: str) -> Result:
         return failure("kill", f"there is no private session {target.name!r}", session=target.name,
                        status="unknown", hint="list shows the sessions that exist")
     return Result(action="kill", session=target.name, status="ready", output=f"session {target.name} ended")
+
+
+def _drive(module: str, name: str) -> Callable[..., Result]:
+    """A handler of the drive layer, imported on its first call: it loads every program profile,
+    which the other actions (and the command line's start) do without."""
+
+    def handler(ctx: Context, **args: Any) -> Result:
+        return getattr(importlib.import_module(f"{__package__}.drive.{module}"), name)(ctx, **args)
+
+    handler.__name__ = name
+    return handler
 
 
 ACTIONS: dict[str, Action] = {
@@ -354,17 +391,17 @@ ACTIONS: dict[str, Action] = {
                 Arg("accept", "list", "start-up dialogs to accept by name (trust, theme, ...) or 'safe'"),
                 Arg("skip_permissions", "bool", "launch with the program's permission-skipping flag",
                     default=False)),
-               launch.do_start),
+               _drive("launch", "do_start")),
         Action("ask", "give an interactive program one prompt; return its answer when it is done",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("prompt", "str", "the prompt to give", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0),
                 Arg("unwrap", "bool", "join the lines the program broke to fit the terminal", default=False)),
-               turns.do_ask),
+               _drive("turns", "do_ask")),
         Action("exit", "leave an interactive program the right way for it",
                (Arg("session", "str", "the program's private session", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               launch.do_exit, destructive=True),
+               _drive("launch", "do_exit"), destructive=True),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
                (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt, destructive=True),
         Action("list", "sessions, their programs and states", (), do_list, read_only=True),
@@ -376,21 +413,22 @@ ACTIONS: dict[str, Action] = {
 
 def _masked(result: Result) -> Result:
     """Hide secrets in everything the agent will read."""
-    result.output = masking.mask(result.output) or ""
-    result.screen = masking.mask(result.screen)
-    result.error = masking.mask(result.error)
-    result.extra = _mask_all(result.extra)
+    mask = masking.Masker()
+    result.output = mask(result.output) or ""
+    result.screen = mask(result.screen)
+    result.error = mask(result.error)
+    result.extra = _mask_all(result.extra, mask)
     return result
 
 
-def _mask_all(value: Any) -> Any:
+def _mask_all(value: Any, mask: masking.Masker) -> Any:
     """Every string in the extra fields, however nested (list and wait rows too)."""
     if isinstance(value, str):
-        return masking.mask(value)
+        return mask(value)
     if isinstance(value, dict):
-        return {k: _mask_all(v) for k, v in value.items()}
+        return {k: _mask_all(v, mask) for k, v in value.items()}
     if isinstance(value, list):
-        return [_mask_all(v) for v in value]
+        return [_mask_all(v, mask) for v in value]
     return value
 
 
@@ -416,6 +454,8 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     except TmuxError as exc:
         return failure(name, str(exc), session=session)
     except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
+        import traceback
+
         where = traceback.extract_tb(exc.__traceback__)[-1]
         return failure(name, f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
                        f":{where.lineno}); please report it", session=session)

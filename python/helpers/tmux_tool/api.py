@@ -10,7 +10,6 @@ what the sessions of an action still running look like, for a live display;
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +29,8 @@ def call(action: str, **args: Any) -> dict[str, Any]:
 
 async def acall(action: str, **args: Any) -> dict[str, Any]:
     """:func:`call` without blocking the event loop."""
+    import asyncio  # only hosts with an event loop pay for it (it is already loaded there)
+
     return await asyncio.to_thread(call, action, **args)
 
 
@@ -41,6 +42,8 @@ def text(action: str, **args: Any) -> tuple[bool, str]:
 
 async def atext(action: str, **args: Any) -> tuple[bool, str]:
     """:func:`text` without blocking the event loop."""
+    import asyncio
+
     return await asyncio.to_thread(text, action, **args)
 
 

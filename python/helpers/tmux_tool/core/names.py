@@ -9,8 +9,8 @@ call, and generated names carry a random part so they never collide.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 
 from .errors import BadName
 
@@ -43,4 +43,4 @@ def check(name: object) -> str:
 def generate(prefix: str) -> str:
     """A fresh name such as ``claude-3f9a1c``, safe by construction."""
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", prefix).strip("-")[:40] or "session"
-    return f"{stem}-{secrets.token_hex(3)}"
+    return f"{stem}-{os.urandom(3).hex()}"

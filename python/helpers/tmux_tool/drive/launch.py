@@ -14,6 +14,7 @@ import os
 import shlex
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from .. import programs
 from ..core import names
@@ -21,6 +22,7 @@ from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.state import State
+from ..core.stillness import Stillness
 from ..private import markers, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile
@@ -132,9 +134,19 @@ def _await_launched(srv: PrivateServer, name: str) -> None:
         return
     deadline = time.monotonic() + LAUNCH_SHOWN
     while time.monotonic() < deadline:
-        if markers.scan(markers.read_from(shell.log_path, rec.offset), shell.nonce, rec.offset):
+        if markers.scan(_log_from(shell.log_path, rec.offset), shell.nonce, rec.offset):
             return
         time.sleep(POLL)
+
+
+def _log_from(log: Path, offset: int, limit: int = 64 * 1024) -> bytes:
+    """Up to ``limit`` bytes of the shell's log from ``offset`` (none when it cannot be read)."""
+    try:
+        with log.open("rb") as f:
+            f.seek(offset)
+            return f.read(limit)
+    except OSError:
+        return b""
 
 
 def _default_accept() -> list[str]:
@@ -146,15 +158,14 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = time.monotonic() + timeout
-    last, since = None, time.monotonic()
+    still = Stillness()
     answered: list[str] = []
     settle = settle_for(profile, starting=True)
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
+        still.see(st.snap.digest if st.snap else "", now)
+        since = still.since
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == "error" or (st.exact and st.status == "ready"):
             return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
@@ -168,7 +179,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             _press_one_by_one(ctx, target, list(keys))
             if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
                 answered.append(dialog.name)
-            last = None
+            still = Stillness()  # what the keys bring is a new screen
             time.sleep(POLL)
             continue
         if st.status in ("ready", "blocked") and not blank and now - since >= settle:

@@ -14,6 +14,7 @@ import time
 from ..core.messages import message
 from ..core.result import Result
 from ..core.state import State
+from ..core.stillness import Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..sessions import observe
@@ -72,13 +73,11 @@ def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) ->
 def _await_repl_done(ctx: Context, target: Target, profile: Profile, deadline: float) -> State:
     """Ready (or blocked, or dead) and holding still for the profile's settle time."""
     settle = settle_for(profile)
-    last, since = None, time.monotonic()
+    still = Stillness()
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
-        if st.status in ("ready", "blocked", "error") and now - since >= settle or now >= deadline:
+        still.see(st.snap.digest if st.snap else "", now)
+        if still.settled(st, now, settle) or now >= deadline:
             return st
         time.sleep(POLL)

@@ -28,6 +28,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
+from .. import __version__
 from ..actions import ACTIONS, Action
 from ..api import acall
 from ..core.args import Arg
@@ -129,6 +130,7 @@ def build() -> MCPServer:
         SERVER_NAME,
         title="tmux terminals",
         instructions=message("mcp_instructions"),
+        version=__version__,
         tools=[tool_for(action) for action in ACTIONS.values()],
         log_level="WARNING",
     )

@@ -19,11 +19,17 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 OSC_ID = "7771"
+_PREFIX = b"\x1b]" + OSC_ID.encode() + b";tt;"
+_MARK_MAX = 4200  # a marker holds the working directory: PATH_MAX and then some
+_FIRST_CHUNK = 4096
 _CHUNK = 1 << 16
+_READ = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +62,8 @@ def rcfile() -> str:
     the pagers are ``cat`` so ``git log`` never waits for a key, and bracketed
     paste makes a pasted multi-line command one unit with one marker pair.
 
-    The ``wait-for`` channel to signal is read (by a builtin, no fork) from
-    the session's ``channel`` file, which the tool points at a fresh channel
-    for every command.  tmux keeps one pending signal per channel but drops it
-    on a second unheard one, so a channel reused across commands could lose a
-    completion; a channel per command cannot.
+    The marker is all the shell does: no process is started at a prompt.  The
+    tool learns that a run ended by watching the log the marker lands in.
     """
     return f"""\
 # start-up file of a tmux_tool private shell (generated; do not edit)
@@ -79,10 +82,8 @@ shopt -s checkwinsize
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER= PYTHONUNBUFFERED=1
 bind 'set enable-bracketed-paste on' 2>/dev/null
 __tt_mark() {{
-  local rc=$? kind=${{1:-E}} ch=
+  local rc=$? kind=${{1:-E}}
   printf '\\033]{OSC_ID};tt;%s;%s;%s;%s\\007' "$kind" "${{TT_NONCE-}}" "$rc" "$PWD"
-  read -r ch < "${{TT_DIR-/nonexistent}}/channel" 2>/dev/null || ch=
-  [ -n "$ch" ] && command tmux wait-for -S "$ch" 2>/dev/null
   return $rc
 }}
 PROMPT_COMMAND=__tt_mark
@@ -93,6 +94,7 @@ PS2='> '
 """
 
 
+@lru_cache(maxsize=64)
 def _pattern(nonce: str) -> re.Pattern[bytes]:
     n = re.escape(nonce.encode())
     return re.compile(
@@ -130,29 +132,76 @@ def last_mark(log: Path, nonce: str) -> Mark | None:
     try:
         size = os.fstat(fd).st_size
         end = size
-        overlap = 256
+        chunk_size = _FIRST_CHUNK
         while end > 0:
-            start = max(0, end - _CHUNK)
-            chunk = os.pread(fd, min(end + overlap, size) - start, start)
-            found = scan(chunk, nonce, start)
-            if found:
-                return found[-1]
+            start = max(0, end - chunk_size)
+            chunk = os.pread(fd, min(end + _MARK_MAX, size) - start, start)
+            last = None
+            for last in _pattern(nonce).finditer(chunk):
+                pass
+            if last is not None:
+                return _to_mark(last, start)
             end = start
+            chunk_size = _CHUNK
         return None
     finally:
         os.close(fd)
 
 
-def read_from(log: Path, offset: int, limit: int | None = None) -> bytes:
-    """Bytes of the log from ``offset`` (at most ``limit`` of them)."""
-    try:
-        with open(log, "rb") as fh:
-            fh.seek(offset)
-            return fh.read() if limit is None else fh.read(limit)
-    except FileNotFoundError:
-        return b""
+class Follow:
+    """One run in a growing log: its output as it arrives, and the marker that ends it.
 
+    Reads only what is new on each call, in bounded chunks, so following a
+    command that prints gigabytes costs memory for one chunk.  The output is
+    what comes after the run's start marker (``S``); before it are the echo
+    of the command line and the prompt.  A marker cut by the end of what was
+    written so far is held back until the rest arrives.
+    """
 
-def strip_marks(data: bytes, nonce: str) -> bytes:
-    """Remove every marker of this shell from ``data``."""
-    return _pattern(nonce).sub(b"", data)
+    def __init__(self, log: Path, nonce: str, offset: int) -> None:
+        self.log = log
+        self.nonce = nonce
+        self.pos = offset
+        self.started = False
+        self.end: Mark | None = None
+
+    def read(self, on_output: Callable[[bytes], None]) -> Mark | None:
+        """Hand new output bytes to ``on_output``; the end marker once it is there."""
+        if self.end is not None:
+            return self.end
+        try:
+            fd = os.open(self.log, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            while self.end is None:
+                chunk = os.pread(fd, _READ, self.pos)
+                if not chunk or not self._take(chunk, on_output):
+                    break
+        finally:
+            os.close(fd)
+        return self.end
+
+    def _take(self, chunk: bytes, on_output: Callable[[bytes], None]) -> bool:
+        """Process one chunk; False when the rest of it must wait for more bytes."""
+        usable = len(chunk)
+        cut = chunk.rfind(b"\x1b", max(0, usable - _MARK_MAX))
+        if cut >= 0 and b"\x07" not in chunk[cut:]:
+            tail = chunk[cut:cut + len(_PREFIX)]
+            if _PREFIX.startswith(tail):
+                usable = cut  # a marker (or the start of one) still being written
+        body_from = 0
+        if _PREFIX in chunk:
+            for m in _pattern(self.nonce).finditer(chunk, 0, usable):
+                mark = _to_mark(m, self.pos)
+                if mark.kind == "S" and not self.started:
+                    self.started, body_from = True, m.end()
+                elif mark.kind in "EX":
+                    if self.started and m.start() > body_from:
+                        on_output(chunk[body_from:m.start()])
+                    self.end, self.pos = mark, mark.end
+                    return True
+        if self.started and usable > body_from:
+            on_output(chunk[body_from:usable])
+        self.pos += usable
+        return usable == len(chunk) and usable > 0

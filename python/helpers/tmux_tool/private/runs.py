@@ -7,85 +7,109 @@ shell's own prompt machinery then marks where the output starts and ends and
 with which exit code (see :mod:`markers`), so the result holds exactly this
 command's output: no echo, no marker, no prompt.  A command still running at
 the timeout is left running and reported ``busy``; ``wait`` collects it later.
+
+The end of a run is an event: the shell's marker lands in the pane log, and
+the waiting thread, asleep on the log (:mod:`logwatch`), wakes and reads only
+what is new, cleaning the output as it arrives (:mod:`output`).  Two tmux
+commands make a run - a look at the pane, and the line that records the run
+and types it - both over the process's persistent connection.  What a run is
+(its command, where its output starts in the log, whether its result was
+delivered) lives in tmux user options, since the next call may come from
+another process.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .. import screen
-from ..core import masking
-from ..core.config import private_path, write_private
 from ..core.errors import NoServer, NoTarget
+from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
 from . import markers
+from .logwatch import LogWatch
 from .markers import Mark
-from .server import PrivateServer, Shell, settle_log
+from .output import (
+    RunOutput,
+    cap_text,  # noqa: F401 - the shared session caps its output with it
+)
+from .server import PrivateServer, Shell
 
-SLICE = 1.0  # longest single wait-for; between slices the log and pane are re-checked
+SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead? asking?)
+STARTED_WITHIN = 2.0  # a run is reported only once the shell has taken it (its start marker)
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands
-RENDER_LIMIT = 256 << 10  # raw bytes rendered through the emulator, head and tail each
 KEEP_OUTPUTS = 20
+# The command is wrapped in bracketed-paste codes by us, not by ``paste-buffer -p``:
+# tmux adds them only once bash has announced the mode with its prompt, and the
+# next command can arrive in the instant between the end marker and that prompt.
+# Readline reads the codes from its input whenever it gets there.
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+RUN_OPTION = "@tt_run"  # the run last submitted in a session (JSON)
+RECORDED_COMMAND = 2000  # characters of the command kept there (a tmux command line holds 16 KB in all)
+COLLECTED_OPTION = "@tt_collected"  # the id of the last run whose result was delivered
 
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """The command most recently submitted in a session (kept beside the log)."""
+    """The command most recently submitted in a session (kept in the session's tmux options)."""
 
     id: str
     command: str
     offset: int
     started: float
-    channel: str
     collected: bool = False
 
 
-def record_path(srv: PrivateServer, name: str) -> Path:
-    return srv.session_dir(name) / "run.json"
-
-
 def load_record(srv: PrivateServer, name: str) -> RunRecord | None:
+    """The last run submitted in session ``name``, if any."""
     try:
-        return RunRecord(**json.loads(record_path(srv, name).read_text()))
-    except (FileNotFoundError, ValueError, TypeError):
+        raw = srv.tmux.display(f"={name}:", f"#{{{RUN_OPTION}}}\x1f#{{{COLLECTED_OPTION}}}")
+    except (NoServer, NoTarget):
+        return None
+    record, _, collected = raw.partition("\x1f")
+    try:
+        data = json.loads(record)
+        return RunRecord(**data, collected=bool(collected) and collected == data.get("id"))
+    except (ValueError, TypeError):
         return None
 
 
-def _save_record(srv: PrivateServer, name: str, rec: RunRecord) -> None:
-    tmp = record_path(srv, name).with_suffix(".tmp")
-    write_private(tmp, json.dumps(asdict(rec)))
-    tmp.replace(record_path(srv, name))
+def _pane(srv: PrivateServer, name: str) -> str | None:
+    """``"1"`` if the session's shell has died (remain-on-exit keeps its pane), ``"0"`` if it lives,
+    None if there is no such session; :class:`NoServer` if there is no server.
+
+    (``display-message`` answers a missing target with empty values, not an error.)
+    """
+    try:
+        session, _, dead = srv.tmux.display(f"={name}:", "#{session_id} #{pane_dead}").partition(" ")
+    except NoTarget:
+        return None
+    return dead if session else None
 
 
 def _ensure_shell(srv: PrivateServer, name: str) -> tuple[Shell, Mark | None]:
     """The session's shell at its prompt: created, or respawned if it exited."""
     shell = srv.shell(name)
-    if shell is None or not srv.exists(name):
+    try:
+        pane = _pane(srv, name) if shell is not None else None
+    except NoServer:
+        pane = None
+    if shell is None or pane is None:
         shell = srv.create(name)
+        pane = "0"
     mark = markers.last_mark(shell.log_path, shell.nonce)
-    if (mark is not None and mark.kind == "X") or pane_dead(srv, name):
+    if (mark is not None and mark.kind == "X") or pane == "1":
         srv.respawn(shell, mark.cwd if mark else None)
         mark = markers.last_mark(shell.log_path, shell.nonce)
     if shell.program not in (None, "bash") and mark is not None and mark.kind == "E":
         srv.set_program(name, None)  # the program ended: the shell is back
         shell = srv.shell(name) or shell
     return shell, mark
-
-
-def pane_dead(srv: PrivateServer, name: str) -> bool:
-    """Has the session's shell itself died (killed, crashed) - remain-on-exit keeps the pane?"""
-    try:
-        return srv.tmux.display(f"={name}:", "#{pane_dead}") == "1"
-    except (NoServer, NoTarget):
-        return False
 
 
 def run(
@@ -116,36 +140,27 @@ def run(
             hint=message("session_busy_hint"),
         )
     log = shell.log_path
-    size = log.stat().st_size if log.exists() else 0
+    try:
+        size = os.stat(log).st_size
+    except FileNotFoundError:
+        size = 0
     if size > LOG_ROTATE:
         os.truncate(log, 0)  # pipe-pane appends (O_APPEND): the next bytes land at 0
         size = 0
-    run_id = secrets.token_hex(4)
-    rec = RunRecord(id=run_id, command=command, offset=size, started=time.time(),
-                    channel=f"{shell.channel}-{run_id}")
-    _save_record(srv, name, rec)
-    shell.arm(rec.channel)
+    rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
+    record = {**asdict(rec), "command": _short(command, RECORDED_COMMAND)}
+    del record["collected"]
     buf = f"tt-{os.getpid()}-{rec.id}"
+    pane = f"={name}:"
     srv.tmux.chain(
-        ["send-keys", "-t", f"={name}:", "C-u"],
+        ["set-option", "-t", pane, RUN_OPTION, json.dumps(record)],
+        ["send-keys", "-t", pane, "C-u"],
         ["load-buffer", "-b", buf, "-"],
-        ["paste-buffer", "-p", "-d", "-b", buf, "-t", f"={name}:"],
-        ["send-keys", "-t", f"={name}:", "Enter"],
-        input=command.encode("utf-8", "surrogateescape"),
+        ["paste-buffer", "-d", "-b", buf, "-t", pane],
+        ["send-keys", "-t", pane, "Enter"],
+        input=PASTE_START + command.encode("utf-8", "surrogateescape") + PASTE_END,
     )
-    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice, recheck=False)
-
-
-def _end_after(data: bytes, nonce: str, base: int) -> tuple[Mark | None, Mark | None]:
-    """The first start marker and the first end marker of the run in ``data``."""
-    start = end = None
-    for m in markers.scan(data, nonce, base):
-        if m.kind == "S" and start is None:
-            start = m
-        elif m.kind in "EX":
-            end = m
-            break
-    return start, end
+    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice)
 
 
 def collect(
@@ -156,140 +171,69 @@ def collect(
     *,
     action: str,
     on_slice: Callable[[], Result | None] | None = None,
-    recheck: bool = True,
 ) -> Result:
     """Wait up to ``timeout`` for the run to end, then shape its result.
 
-    ``on_slice`` is asked after every quiet second; a result from it (the
-    command is asking a question, say) ends the wait early.
+    Even with no time to wait, the result waits for the shell to take the
+    command (its start marker, within ``STARTED_WITHIN``): until then the
+    session still looks like the prompt before it.  ``on_slice`` is asked
+    after every second without output; a result from it (the command is
+    asking a question, say) ends the wait early.
     """
-    deadline = time.monotonic() + max(0.0, timeout)
-    log = shell.log_path
-
-    def ended() -> Mark | None:
-        return _end_after(markers.read_from(log, rec.offset), shell.nonce, rec.offset)[1]
-
-    # The run's own channel is signalled exactly when its prompt (or the
-    # shell's exit) comes back.  One waiter stays registered for the whole
-    # wait; every quiet second the log and the pane are checked as well.
-    end = ended() if recheck else None
-    waiter = srv.tmux.waiter(rec.channel) if end is None else None
+    cfg = srv.cfg
+    output = RunOutput(cap=cfg.output_cap, width=cfg.width, masker=Masker(),
+                       path=srv.dir / "outputs" / f"{shell.name}-{rec.id}.txt")
+    follow = markers.Follow(shell.log_path, shell.nonce, rec.offset)
+    start = time.monotonic()
+    deadline = start + max(0.0, timeout)
+    started_by = start + max(timeout, STARTED_WITHIN)
+    next_look = grew = start
     try:
-        while end is None and waiter is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                end = ended()
-                break
-            signalled = waiter.wait(min(remaining, SLICE))
-            if signalled:
-                settle_log(shell, lambda _m: ended() is not None, budget=0.5)
-            end = ended()
-            if end is not None:
-                break
-            if signalled:  # a stray signal: listen again
-                waiter.close()
-                waiter = srv.tmux.waiter(rec.channel)
-                continue
-            if not srv.exists(shell.name):
-                return failure(action, f"session {shell.name!r} was closed while the command ran",
-                               session=shell.name, hint="run the command again in a new session")
-            if pane_dead(srv, shell.name):
-                return failure(action, f"the shell of session {shell.name!r} died while the command ran "
-                               "(killed or crashed)", session=shell.name,
-                               hint="run the command again; the session gets a fresh shell")
-            early = on_slice() if on_slice else None
-            if early is not None:
-                return early
+        with LogWatch(shell.log_path) as watch:
+            while True:
+                pos = follow.pos
+                end = follow.read(output.feed)
+                now = time.monotonic()
+                if follow.pos != pos:
+                    grew = now
+                if end is not None or (now >= deadline and (follow.started or now >= started_by)):
+                    break
+                if now >= next_look + SLICE:
+                    next_look = now
+                    pane = _pane(srv, shell.name)
+                    if pane is None:
+                        return failure(action, f"session {shell.name!r} was closed while the command ran",
+                                       session=shell.name, hint="run the command again in a new session")
+                    if pane == "1":
+                        return failure(action, f"the shell of session {shell.name!r} died while the command "
+                                       "ran (killed or crashed)", session=shell.name,
+                                       hint="run the command again; the session gets a fresh shell")
+                    early = on_slice() if on_slice and now - grew >= SLICE else None
+                    if early is not None:
+                        return early
+                watch.wait(min(deadline if follow.started else started_by, next_look + SLICE) - now)
     except NoServer:
         return failure(action, "the private tmux server stopped while the command ran",
                        session=shell.name,
                        hint="run the command again; a new server and shell start by themselves")
-    finally:
-        if waiter is not None:
-            waiter.close()
-    if end is not None:
-        shell.arm(shell.channel)
-        if not rec.collected:
-            _save_record(srv, shell.name, RunRecord(**{**asdict(rec), "collected": True}))
-    data = markers.read_from(log, rec.offset)
-    start, end = _end_after(data, shell.nonce, rec.offset)
-    body_from = (start.end if start else (end.start if end else len(data) + rec.offset)) - rec.offset
-    body_to = (end.start - rec.offset) if end else len(data)
-    raw = markers.strip_marks(data[body_from:body_to], shell.nonce)
-    text, extra = render_output(srv, shell.name, rec.id, raw)
+    text, extra = output.finish()
+    if "output_file" in extra:
+        _prune(output.path.parent, shell.name)
     if end is None:
         return Result(
             action=action, session=shell.name, status="busy", output=text,
             hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
             extra={"command": rec.command, **extra},
         )
+    if not rec.collected:
+        try:
+            srv.tmux.cmd("set-option", "-t", f"={shell.name}:", COLLECTED_OPTION, rec.id)
+        except (NoServer, NoTarget):
+            pass  # the session went away with its record: nothing is pending there any more
     extra["cwd"] = end.cwd
-    hint = None
-    if end.kind == "X":
-        hint = message("shell_exited")
+    hint = message("shell_exited") if end.kind == "X" else None
     return Result(action=action, session=shell.name, status="ready", exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
-
-
-def render_output(srv: PrivateServer, name: str, run_id: str, raw: bytes) -> tuple[str, dict]:
-    """Render raw output as a human saw it; cap it, saving the whole to a file.
-
-    Rendering goes through the terminal emulator so progress bars and cursor
-    motion collapse to what was finally shown.  Its cost is bounded: beyond
-    ``RENDER_LIMIT`` bytes only the head and tail are emulated and the full
-    text is saved by the cheap cleaner.
-    """
-    width = srv.cfg.width
-    plain = _plain(raw)
-    if plain is not None:
-        text = full = plain
-    elif len(raw) <= 2 * RENDER_LIMIT:
-        text = screen.render_transcript(raw, width)
-        full = text
-    else:
-        cut = len(raw) - 2 * RENDER_LIMIT
-        text = (screen.render_transcript(raw[:RENDER_LIMIT], width)
-                + f"\n[... {cut} bytes of output not shown ...]\n"
-                + screen.render_transcript(raw[-RENDER_LIMIT:], width))
-        full = screen.quick_clean(raw)
-    cap = srv.cfg.output_cap
-    if len(text) <= cap and full is text:
-        return text, {}
-    out_dir = private_path(srv.dir / "outputs")
-    path = out_dir / f"{name}-{run_id}.txt"
-    write_private(path, masking.mask(full) or "", errors="replace")
-    _prune(out_dir, name)
-    return cap_text(text, cap, str(path)), {"output_file": str(path), "output_chars": len(full)}
-
-
-_NOT_PLAIN = re.compile(rb"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]|\r(?!\n)")
-
-
-def _plain(raw: bytes) -> str | None:
-    """The text of output that needs no terminal emulation, else None.
-
-    Most command output is lines of plain text; emulating it costs seconds per
-    megabyte for nothing.  Anything with an escape sequence, a bare carriage
-    return, a backspace or another control byte goes through the emulator.
-    """
-    if _NOT_PLAIN.search(raw):
-        return None
-    text = raw.decode("utf-8", "replace").replace("\r\n", "\n")
-    return "\n".join(line.rstrip() for line in text.rstrip().split("\n")) if text.strip() else ""
-
-
-def cap_text(text: str, cap: int, where: str) -> str:
-    """Keep the head and tail of ``text`` within ``cap`` characters, on line breaks."""
-    if len(text) <= cap:
-        return text
-    head_len, tail_len = int(cap * 0.4), int(cap * 0.6)
-    head = text[:head_len]
-    head = head[: head.rfind("\n") + 1] or head
-    tail = text[-tail_len:]
-    tail = tail[tail.find("\n") + 1 :] or tail
-    cut = len(text) - len(head) - len(tail)
-    lines = text.count("\n", len(head), len(text) - len(tail))
-    return f"{head}[... {cut} characters ({lines} lines) cut; full output in {where} ...]\n{tail}"
 
 
 def _prune(out_dir: Path, name: str) -> None:

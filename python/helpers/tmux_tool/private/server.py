@@ -4,28 +4,31 @@ Everything the agent owns lives on a server of its own (socket
 ``TMUX_TOOL_PRIVATE_SOCKET``, started with our config so a user's
 ``~/.tmux.conf`` never applies).  Every private session is a bash started with
 our rcfile (see :mod:`markers`), its raw output logged by ``pipe-pane`` to a
-file readable only by this user, and its prompt signalling a ``wait-for``
-channel - so completion is an event, not a guess.  What a session is for
-(scratch shell or a started program) is kept in tmux user options and a small
-JSON file, because every call may come from a new process.
+file readable only by this user, and its prompt writing a marker into that
+log - so completion is an event (the log grows), not a guess.  What a session
+is for (scratch shell or a started program) is kept in tmux user options and
+a small JSON file, because every call may come from a new process.
+
+A long-lived host builds a server object for every call; the files it
+prepares (tmux config, rcfile, state folder) are checked once per process and
+folder, and again whenever a session is created.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
 import shlex
-import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from ..core.config import Config, private_path, write_private
 from ..core.errors import NoServer, NoTarget, ShellNotReady
 from ..transport.tmux import Tmux
 from . import markers
+from .logwatch import LogWatch
 
 SERVER_CONF = """\
 # tmux config of the tmux_tool private server (generated; do not edit)
@@ -49,7 +52,6 @@ class Shell:
 
     name: str
     nonce: str
-    channel: str
     log: str
     program: str | None = None
     created: float = 0.0
@@ -58,14 +60,9 @@ class Shell:
     def log_path(self) -> Path:
         return Path(self.log)
 
-    @property
-    def channel_file(self) -> Path:
-        """Names the ``wait-for`` channel the shell's next prompt signals."""
-        return self.log_path.with_name("channel")
 
-    def arm(self, channel: str) -> None:
-        """Make the shell's next prompt (or exit) signal ``channel``."""
-        write_private(self.channel_file, channel + "\n")
+_SHELL_FIELDS = frozenset(f.name for f in fields(Shell))
+_prepared: set[Path] = set()  # state folders whose files this process has checked
 
 
 
@@ -74,16 +71,19 @@ class PrivateServer:
 
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
-        self.dir = private_path(cfg.private_dir)
-        conf = self.dir / "tmux.conf"
-        if not conf.exists() or conf.read_text() != SERVER_CONF:
-            write_private(conf, SERVER_CONF)
-        rc = self.dir / "bashrc"
-        text = markers.rcfile()
-        if not rc.exists() or rc.read_text() != text:
-            write_private(rc, text)
-        self.rcfile = rc
-        self.tmux = Tmux(cfg.private_socket, config_file=str(conf))
+        self.dir = cfg.private_dir
+        self.rcfile = self.dir / "bashrc"
+        self.tmux = Tmux(cfg.private_socket, config_file=str(self.dir / "tmux.conf"))
+        if self.dir not in _prepared:
+            self._prepare()
+
+    def _prepare(self) -> None:
+        """Write the tmux config and the rcfile if they are missing or stale."""
+        private_path(self.dir)
+        for path, text in ((self.dir / "tmux.conf", SERVER_CONF), (self.rcfile, markers.rcfile())):
+            if not path.exists() or path.read_text() != text:
+                write_private(path, text)
+        _prepared.add(self.dir)
 
     # --- bookkeeping -------------------------------------------------------
     def session_dir(self, name: str) -> Path:
@@ -93,8 +93,8 @@ class PrivateServer:
         """The recorded facts of session ``name`` (None if never created here)."""
         try:
             data = json.loads((self.session_dir(name) / "shell.json").read_text())
-            return Shell(**data)
-        except (FileNotFoundError, ValueError, TypeError):
+            return Shell(**{k: v for k, v in data.items() if k in _SHELL_FIELDS})
+        except (FileNotFoundError, NotADirectoryError, ValueError, TypeError, AttributeError):
             return None
 
     def exists(self, name: str) -> bool:
@@ -119,21 +119,18 @@ class PrivateServer:
         env: Mapping[str, str] | None = None,
     ) -> Shell:
         """Start session ``name`` with a private shell and wait for its prompt."""
+        self._prepare()
         sdir = self.session_dir(name)
         if sdir.exists():
+            import shutil  # (loaded only by the calls that make or end a session)
+
             shutil.rmtree(sdir, ignore_errors=True)
         private_path(sdir)
-        nonce = secrets.token_hex(8)
-        shell = Shell(
-            name=name,
-            nonce=nonce,
-            channel=f"tt-{name}-{nonce}",
-            log=str(sdir / "pane.log"),
-            program=program,
-            created=time.time(),
-        )
+        nonce = os.urandom(8).hex()
+        shell = Shell(name=name, nonce=nonce, log=str(sdir / "pane.log"), program=program,
+                      created=time.time())
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
-        shell.arm(shell.channel)
+        write_private(shell.log_path, "")
         start_dir = cwd or os.getcwd()
         new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height),
                "-c", start_dir.replace("#", "##")]
@@ -154,7 +151,7 @@ class PrivateServer:
 
     def respawn(self, shell: Shell, cwd: str | None) -> None:
         """Give a session whose shell exited a fresh shell (same log, same markers)."""
-        shell.arm(shell.channel)
+        offset = shell.log_path.stat().st_size if shell.log_path.exists() else 0
         argv = ["respawn-pane", "-k", "-t", f"={shell.name}:"]
         if cwd and os.path.isdir(cwd):
             argv += ["-c", cwd.replace("#", "##")]
@@ -164,7 +161,7 @@ class PrivateServer:
             argv + self._shell_argv(),
             ["pipe-pane", "-t", f"={shell.name}:", f"umask 077; exec cat >> {shlex.quote(shell.log)}".replace("#", "##")],
         )
-        self._await_prompt(shell)
+        self._await_prompt(shell, offset)
 
     def kill(self, name: str) -> bool:
         """End session ``name`` and forget it; False if it did not exist."""
@@ -173,6 +170,8 @@ class PrivateServer:
             self.tmux.cmd("kill-session", "-t", f"={name}")
         except (NoServer, NoTarget):
             existed = False
+        import shutil
+
         shutil.rmtree(self.session_dir(name), ignore_errors=True)
         return existed
 
@@ -186,38 +185,32 @@ class PrivateServer:
 
     # --- internals ---------------------------------------------------------
     def _shell_argv(self) -> list[str]:
+        import shutil
+
         return [shutil.which("bash") or "/bin/bash", "--noprofile", "--rcfile", str(self.rcfile), "-i"]
 
-    def _await_prompt(self, shell: Shell) -> None:
-        """Wait for the first prompt: the shell is ready for input.
+    def _await_prompt(self, shell: Shell, offset: int = 0) -> None:
+        """Wait for the shell's first prompt after ``offset`` in its log: it is ready for input.
 
-        An event (the prompt's ``wait-for`` signal on the channel armed before
-        the shell started), never a fixed sleep.
+        An event (the prompt's marker landing in the log), never a fixed sleep.
+        An exit marker on the way (the shell replaced by a respawn) is passed over.
         """
-        if not self.tmux.wait_for(shell.channel, READY_TIMEOUT) or not settle_log(
-            shell, lambda m: m is not None and m.kind == "E"
-        ):
-            raise ShellNotReady(
-                f"the shell of session {shell.name!r} did not show its prompt within "
-                f"{READY_TIMEOUT:g}s; look at it with read, or kill it and try again"
-            )
-
-
-def settle_log(shell: Shell, done: Callable[[markers.Mark | None], bool], budget: float = 0.2) -> bool:
-    """After a prompt signal, give the pipe a moment to deliver the marker bytes.
-
-    tmux may process the ``wait-for -S`` before it has copied the marker from
-    the pane to the ``pipe-pane`` process; the gap is well under a millisecond
-    normally.  A short, bounded poll with growing steps closes it.
-    """
-    step, waited = 0.0005, 0.0
-    while waited < budget:
-        if done(markers.last_mark(shell.log_path, shell.nonce)):
-            return True
-        time.sleep(step)
-        waited += step
-        step = min(step * 2, 0.02)
-    return done(markers.last_mark(shell.log_path, shell.nonce))
+        deadline = time.monotonic() + READY_TIMEOUT
+        with LogWatch(shell.log_path) as watch:
+            while True:
+                follow = markers.Follow(shell.log_path, shell.nonce, offset)
+                follow.started = True  # a fresh shell's first marker is its prompt: no command before
+                while (end := follow.read(lambda _output: None)) is None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise ShellNotReady(
+                            f"the shell of session {shell.name!r} did not show its prompt within "
+                            f"{READY_TIMEOUT:g}s; look at it with read, or kill it and try again"
+                        )
+                    watch.wait(left)
+                if end.kind == "E":
+                    return
+                offset = end.end
 
 
 def quote_argv(argv: Sequence[str]) -> str:

@@ -1,4 +1,11 @@
-"""Cheap cleaning of terminal output that is too big to emulate.
+"""Cheap cleaning of terminal output: no emulator where none is needed.
+
+``plain_text`` is the fast path for the common case, output that never moves
+the cursor: lines of text, colours (SGR) and strings a terminal does not
+draw (titles, hyperlink targets).  Such output shows exactly its text, so it
+is stripped, never emulated, in a few C-speed passes.  Anything else (a
+``\\r`` progress bar, cursor motion, the alternate screen) gets ``None`` and
+goes to the emulator, or, when too big for it, to ``quick_clean``.
 
 ``quick_clean`` is for saving a whole command's output to a file: megabytes of
 build logs or download progress.  Feeding that through a terminal emulator
@@ -67,6 +74,47 @@ def _overwrite(line: str) -> str:
             buf += " " * (col - len(buf))
         buf = buf[:col] + piece + buf[col + len(piece):]
     return buf
+
+
+# Sequences that draw nothing and move nothing once the text around them is
+# kept: SGR, erase-right after the text (nothing is to the right yet), ESC ( B
+# (tput's reset to ASCII), and OSC strings (titles, hyperlink targets, our markers).
+_INERT_RE = re.compile(r"\x1b(?:\[(?:[0-9;:]*m|0?K)|\(B|\][^\x07\x18\x1a\x1b]*(?:\x07|\x1b\\))")
+# Every byte that is not a control character, for ``bytes.translate`` to delete.
+_NOT_CONTROL = bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
+_C1_RE = re.compile(r"[\x80-\x9f]")
+_TRAILING_BLANKS_RE = re.compile(r"[ \t]+(?=\n|\Z)")
+
+
+def plain_text(data: bytes) -> str | None:
+    """The text of output that needs no terminal emulation, or None if it does.
+
+    Allowed besides text: newlines, tabs, ``\\r\\n`` line ends, the bell and
+    the inert sequences above; they are dropped, as are trailing blanks of
+    each line.
+    Bytes are decoded as UTF-8 with U+FFFD for invalid input, and C1 control
+    characters are removed, so the result holds no control but ``\\n`` and
+    ``\\t``.  Cost: a handful of passes at C speed; nothing is emulated.
+    """
+    controls = data.translate(None, _NOT_CONTROL)
+    if controls.translate(None, b"\n\t\r\x1b\x07"):
+        return None  # backspace, shift-out and the like act on the screen
+    text = data.decode("utf-8", "replace")
+    if b"\x1b" in controls:
+        text = _INERT_RE.sub("", text)
+        if "\x1b" in text:
+            return None
+    if b"\x07" in controls:
+        text = text.replace("\x07", "")
+    if b"\r" in controls:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            return None  # a carriage return that overwrites
+    if not text.isascii():
+        text = _C1_RE.sub("", text)
+    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
+        text = _TRAILING_BLANKS_RE.sub("", text)
+    return text
 
 
 def quick_clean(data: bytes | str) -> str:

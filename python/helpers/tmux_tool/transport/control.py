@@ -51,7 +51,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..core.errors import TmuxError, Unavailable
-from .tmux import DEFAULT_TIMEOUT, Tmux, _classify
+from .connection import gate
+from .tmux import DEFAULT_TIMEOUT, Tmux, _classify, command_line
 
 SWITCH = "TMUX_TOOL_EVENTS"
 """Set to ``off`` to watch by polling only (the fallback, always available)."""
@@ -76,23 +77,6 @@ _SUBSCRIPTION = "tt:%*:#{pane_dead}/#{pane_in_mode}/#{alternate_on}/#{pane_curre
 def enabled() -> bool:
     """Are events wanted (``TMUX_TOOL_EVENTS`` is not off)?"""
     return os.environ.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false", "poll")
-
-
-def quote(arg: str) -> str:
-    """One argument in tmux's command language, exactly as given.
-
-    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
-    is closed, escaped and reopened; a newline (which would end the command
-    line) becomes the ``\\n`` escape between quoted parts.
-    """
-    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
-    return "\\n".join(parts)
-
-
-def command_line(commands: Sequence[Sequence[str]]) -> bytes:
-    """Several commands as one control-mode line (each is answered in its own block)."""
-    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
-    return line.encode("utf-8", "surrogateescape") + b"\n"
 
 
 @dataclass(slots=True)
@@ -346,6 +330,7 @@ class EventSource:
         self.clients: dict[str, Client] = {}
         self._joining: list[Client] = []
         self._leaving: list[Client] = []
+        self._ending: list[Client] = []  # detached by the reader once no client of ours is attaching
         self._thread: threading.Thread | None = None
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
@@ -360,24 +345,36 @@ class EventSource:
         """
         fresh: list[Client] = []
         got: dict[str, Client] = {}
-        with self.lock:
-            for name in dict.fromkeys(sessions):
+        deadline = time.monotonic() + within
+        for name in dict.fromkeys(sessions):
+            with self.lock:
                 client = self.clients.get(name)
-                if client is None or not client.alive:
+                if client is not None and client.alive:
+                    client.users += 1
+                    got[name] = client
+                    continue
+            # One attach at a time, and none while a command of ours may make tmux
+            # notify control clients (see connection.Gate).
+            with gate(self.tmux.socket).attaching():
+                with self.lock:
+                    client = self.clients.get(name)
+                    if client is not None and client.alive:  # another wait attached it meanwhile
+                        client.users += 1
+                        got[name] = client
+                        continue
                     try:
                         client = Client(self, name)
                     except OSError:
                         continue
                     self.clients[name] = client
                     self._joining.append(client)
-                    fresh.append(client)
-                client.users += 1
-                got[name] = client
-            self._start()
-        self._wake()
-        deadline = time.monotonic() + within
+                    client.users += 1
+                    got[name] = client
+                    self._start()
+                self._wake()
+                client.answered.wait(max(0.0, deadline - time.monotonic()))
+            fresh.append(client)
         for client in fresh:
-            client.answered.wait(max(0.0, deadline - time.monotonic()))
             if not client.attached.is_set() or not client.alive:
                 self.lose(client, client.failure or "it did not attach in time")
                 continue
@@ -505,7 +502,7 @@ class EventSource:
         Returns False when nothing is left to read (the thread then ends).
         """
         now = time.monotonic()
-        ending: list[Client] = []
+        ending = self._ending
         with self.lock:
             for client in self._joining:
                 sel.register(client.fd_out, selectors.EVENT_READ)
@@ -527,9 +524,19 @@ class EventSource:
         for client in watched.values():
             if client.outbox:
                 client.flush()
-        for client in ending:
-            client.close()
-        return max(0.0, min(due) - now) if due else (0.0 if ending else None)
+        closed = bool(ending)
+        if ending:
+            # Detaching makes tmux notify control clients: not while one of ours attaches.
+            the_gate = gate(self.tmux.socket)
+            if not the_gate.try_enter():
+                return 0.005
+            try:
+                for client in ending:
+                    client.close()
+            finally:
+                the_gate.leave()
+            ending.clear()
+        return max(0.0, min(due) - now) if due else (0.0 if closed else None)
 
     def _drain(self, client: Client) -> bool:
         try:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from collections.abc import Sequence
 
 from ..core.args import brief
 from ..core.errors import BadKeys
-from .tmux import Tmux
+from .tmux import Tmux, quote
 
 _ALIASES = {
     "esc": "Escape", "escape": "Escape", "enter": "Enter", "return": "Enter", "ret": "Enter",
@@ -85,14 +84,19 @@ def check_text(text: str) -> str:
 def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence[str] = ()) -> None:
     """Paste ``text`` into ``target`` in one piece, then press ``then`` keys.
 
-    One tmux process does it all; the named buffer is unique and deleted by
-    the paste itself, so no buffer is left behind.
+    One tmux call does it all; the named buffer is unique and deleted by
+    the paste itself, so no buffer is left behind.  The paste happens only
+    if the pane's process lives, decided inside tmux at that instant: tmux
+    3.3a crashes (the whole server) on a paste into a dead pane that
+    remain-on-exit keeps.  Keys into a dead pane are dropped by tmux itself.
     """
-    buf = f"tt-{os.getpid()}-{secrets.token_hex(4)}"
+    buf = f"tt-{os.getpid()}-{os.urandom(4).hex()}"
     steps: list[list[str]] = []
     if text:
+        paste = ["paste-buffer", *(["-p"] if bracketed else []), "-d", "-b", buf, "-t", target]
         steps.append(["load-buffer", "-b", buf, "-"])
-        steps.append(["paste-buffer", *(["-p"] if bracketed else []), "-d", "-b", buf, "-t", target])
+        steps.append(["if-shell", "-F", "-t", target, "#{pane_dead}", f"delete-buffer -b {quote(buf)}",
+                      " ".join(quote(a) for a in paste)])
     if then:
         steps.append(["send-keys", "-t", target, *then])
     if steps:

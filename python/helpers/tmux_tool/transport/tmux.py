@@ -1,12 +1,18 @@
 """The transport: every conversation with a tmux server goes through here.
 
-Each call is one ``tmux -L SOCKET ...`` process with a hard timeout, so a
-wedged server or a pane whose input buffer is full can never hang the caller.
-Arguments are passed as a list (no shell), and the one piece of parsing tmux
-still does on a list of arguments is neutralised: an argument ending in ``;``
-would end the tmux command and turn what follows into a new command, so such
-an argument gets the backslash tmux expects (``\\;``).  User text never goes
-through arguments anyway; it travels on stdin to ``load-buffer -``.
+Commands travel over this process's persistent control-mode connection to
+the server (:mod:`.connection`) when it can carry them, and otherwise as one
+``tmux -L SOCKET ...`` process; either way with a hard timeout, so a wedged
+server or a pane whose input buffer is full can never hang the caller, and
+with the same text and the same errors.
+
+On the process path arguments are passed as a list (no shell), and the one
+piece of parsing tmux still does on a list of arguments is neutralised: an
+argument ending in ``;`` would end the tmux command and turn what follows
+into a new command, so such an argument gets the backslash tmux expects
+(``\\;``).  On the connection every argument is single-quoted.  Text to paste
+travels on stdin to ``load-buffer -`` (process) or as the one argument of
+``set-buffer`` (connection).
 
 libtmux is not used on this path because its calls have no timeout and cost a
 process each all the same.
@@ -15,12 +21,13 @@ process each all the same.
 from __future__ import annotations
 
 import errno
-import shutil
-import subprocess
+import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ..core.errors import NoServer, NoTarget, TmuxError
+from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
 
 DEFAULT_TIMEOUT = 5.0
 
@@ -29,6 +36,32 @@ _NO_SERVER = ("no server running", "error connecting to", "server exited", "lost
 # just ended is shutting down.
 _NO_TARGET = ("can't find session", "can't find pane", "can't find window", "session not found",
               "no current target")
+# Commands that never travel over the connection: a blocking wait-for would stall every
+# other command behind it there.
+_PROCESS_ONLY = frozenset({"wait-for"})
+
+
+_held = True  # False in a process too short-lived to hold a connection
+
+
+def short_lived() -> None:
+    """This process runs one action and exits: tmux commands run as processes of their own.
+
+    A control-mode connection pays off across calls only; attaching and
+    detaching one per call would cost as much as it saves, and every attach
+    is a moment tmux 3.3a can crash in (see :mod:`.connection`).
+    """
+    global _held
+    _held = False
+
+
+def _connection() -> Any:
+    """The connection module, when this process holds connections at all (imported on first use)."""
+    if not _held:
+        return None
+    from . import connection
+
+    return connection if connection.enabled() else None
 
 
 
@@ -65,6 +98,153 @@ def _classify(stderr: str, what: str) -> TmuxError:
     return TmuxError(f"tmux {what} failed: {stderr.strip() or 'no message'}")
 
 
+def quote(arg: str) -> str:
+    """One argument in tmux's command language, exactly as given.
+
+    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
+    is closed, escaped and reopened; a newline (which would end the command
+    line) becomes the ``\\n`` escape between quoted parts.
+    """
+    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
+    return "\\n".join(parts)
+
+
+def command_line(commands: Sequence[Sequence[str]]) -> bytes:
+    """Several commands as one control-mode line (each is answered in its own block).
+
+    Raises :class:`UnicodeEncodeError` for text that is not valid UTF-8
+    (tmux's parser refuses such a line).
+    """
+    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
+    return line.encode("utf-8") + b"\n"
+
+
+_exe: tuple[str, str | None] = ("", None)
+
+
+def executable() -> str:
+    """The tmux program (looked up once per ``PATH``)."""
+    global _exe
+    path = os.environ.get("PATH", os.defpath)
+    if _exe[0] != path or _exe[1] is None:
+        import shutil
+
+        _exe = (path, shutil.which("tmux"))
+    if _exe[1] is None:
+        raise TmuxError("tmux is not installed; install tmux 3.3 or newer (apt-get install tmux)")
+    return _exe[1]
+
+
+def _session_named(commands: Sequence[Sequence[str]]) -> str | None:
+    """The session the first ``-t =NAME...`` target of the commands names (for a new connection).
+
+    None when the commands create the session they name: it does not exist yet.
+    """
+    for command in commands:
+        if command[0] == "new-session":
+            return None
+        for i, arg in enumerate(command[:-1]):
+            if arg == "-t" and command[i + 1].startswith("="):
+                return command[i + 1][1:].split(":", 1)[0].split(".", 1)[0] or None
+    return None
+
+
+def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequence[str]] | None:
+    """The commands with ``load-buffer -`` (text on stdin) as ``set-buffer`` (text as argument).
+
+    None when the connection cannot carry them: a command that must be a
+    process of its own, or text that is not UTF-8 (tmux refuses such a line).
+    """
+    if any(not c or c[0] in _PROCESS_ONLY for c in commands):
+        return None
+    if input is None:
+        return list(commands)
+    try:
+        text = input.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\x00" in text:
+        return None
+    out: list[Sequence[str]] = []
+    for command in commands:
+        if command[0] == "load-buffer" and command[-1] == "-":
+            command = ["set-buffer", *command[1:-1], "--", text]
+        out.append(command)
+    return out
+
+
+def run_process(argv: Sequence[str], data: bytes, timeout: float) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` with ``data`` on its stdin; its exit status, stdout and stderr.
+
+    What ``subprocess.run`` does, with ``posix_spawn`` and pipes read by one
+    ``select`` loop: the command line runs a few of these per call and would
+    otherwise spend more importing ``subprocess`` than running tmux.  A
+    process still running at ``timeout`` is killed (our own child, by PID) and
+    :class:`TimeoutError` raised; a process that cannot start raises
+    :class:`OSError`.
+    """
+    import select
+    import signal
+
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        pid = os.posix_spawn(argv[0], list(argv), os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
+    except OSError:
+        for fd in (in_w, out_r, err_r):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+    outputs = {out_r: bytearray(), err_r: bytearray()}
+    reading = dict(outputs)
+    todo = memoryview(data)
+    if not todo:
+        os.close(in_w)
+        in_w = -1
+    else:
+        os.set_blocking(in_w, False)
+    deadline = time.monotonic() + timeout
+    try:
+        while reading or in_w >= 0:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            readable, writable, _ = select.select(list(reading), [in_w] if in_w >= 0 else [], [], left)
+            for fd in readable:
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    reading[fd] += chunk
+                else:
+                    del reading[fd]
+            if writable:
+                try:
+                    todo = todo[os.write(in_w, todo):]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:
+                    todo = todo[:0]
+                if not todo:
+                    os.close(in_w)
+                    in_w = -1
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:  # it closed its outputs: it is ending
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            time.sleep(0.0005)
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        for fd in (in_w, out_r, err_r):
+            if fd >= 0:
+                os.close(fd)
+    return os.waitstatus_to_exitcode(done[1]), bytes(outputs[out_r]), bytes(outputs[err_r])
+
+
 @dataclass(frozen=True, slots=True)
 class Tmux:
     """One tmux server, addressed by its socket name (``tmux -L``)."""
@@ -73,10 +253,7 @@ class Tmux:
     config_file: str | None = None
 
     def _argv(self) -> list[str]:
-        exe = shutil.which("tmux")
-        if exe is None:
-            raise TmuxError("tmux is not installed; install tmux 3.3 or newer (apt-get install tmux)")
-        argv = [exe, "-L", self.socket]
+        argv = [executable(), "-L", self.socket]
         if self.config_file:
             argv += ["-f", self.config_file]
         return argv
@@ -87,35 +264,63 @@ class Tmux:
         input: bytes | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> str:
-        """Run several tmux commands in one process (separated by ``;``).
+        """Run several tmux commands as one (separated by ``;``).
 
-        One process instead of several is what keeps a ``run`` in the low
-        milliseconds.  Returns stdout; raises a :class:`TmuxError` subclass.
+        Over the connection when it can carry them, else as one process.
+        Returns stdout; raises a :class:`TmuxError` subclass.
         """
+        what = " ; ".join(c[0] for c in commands if c)
+        connection = _connection()
+        inline = _inline(commands, input) if connection is not None else None
+        if connection is None or inline is None:
+            return self._process(commands, input, timeout, what)
+        argv, session = [executable(), "-L", self.socket], _session_named(commands)
+        for _attempt in range(2):  # a connection found dead is replaced once, by a fresh one
+            conn = connection.for_server(argv, self.socket, session, timeout)
+            if conn is None:
+                break
+            with connection.gate(self.socket).command():
+                try:
+                    replies = conn.run(inline, timeout)
+                except connection.Lost as exc:
+                    if exc.started:  # part of the line ran: running it again could do it twice
+                        raise TmuxError(f"tmux {what} was cut off: {exc}") from exc
+                    continue  # gone before anything ran
+                except Unavailable:
+                    continue  # gone before the line was written
+                except TimeoutError as exc:
+                    raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
+                                    "be wedged or a pane's input is blocked)") from exc
+            out: list[str] = []
+            for ok, text in replies:
+                decoded = text.decode("utf-8", "replace")
+                if not ok:
+                    raise _classify(decoded, what)
+                out.append(decoded)
+            return "".join(out)
+        with connection.gate(self.socket).command():
+            return self._process(commands, input, timeout, what)
+
+    def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,
+                 what: str) -> str:
+        """The commands as one ``tmux`` process."""
         argv = self._argv()
         for i, command in enumerate(commands):
             if i:
                 argv.append(";")
             argv.extend(escape_arg(a) for a in command)
-        what = " ; ".join(c[0] for c in commands if c)
         try:
-            proc = subprocess.run(
-                argv,
-                input=input if input is not None else b"",
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
+            status, out, err = run_process(argv, input or b"", timeout)
+        except TimeoutError as exc:
             raise TmuxError(
                 f"tmux {what} did not answer within {timeout:g}s (the server may be wedged "
                 "or a pane's input is blocked)"
             ) from exc
         except OSError as exc:
             raise _unstartable(exc, what) from exc
-        if proc.returncode != 0:
-            raise _classify(proc.stderr.decode("utf-8", "replace"), what)
-        return proc.stdout.decode("utf-8", "replace")
+        if status != 0:
+            raise _classify(err.decode("utf-8", "replace"), what)
+        return out.decode("utf-8", "replace")
 
     def cmd(self, *args: str, input: bytes | None = None, timeout: float = DEFAULT_TIMEOUT) -> str:
         """Run one tmux command; see :meth:`chain`."""
@@ -142,60 +347,3 @@ class Tmux:
         except (NoServer, NoTarget):
             return False
         return True
-
-    def waiter(self, channel: str) -> Waiter:
-        """Start waiting on ``channel`` now; see :class:`Waiter`."""
-        return Waiter(self._argv(), channel)
-
-    def wait_for(self, channel: str, timeout: float) -> bool:
-        """Block until ``wait-for -S channel`` fires (True) or ``timeout`` passes (False)."""
-        w = self.waiter(channel)
-        try:
-            return w.wait(timeout)
-        finally:
-            w.close()
-
-
-class Waiter:
-    """A ``tmux wait-for CHANNEL`` client that stays registered across checks.
-
-    tmux remembers a signal sent while nobody waited, so a signal is never
-    lost between sending a command and starting to wait.  Keeping one client
-    registered for the whole wait (instead of one per slice) also means a
-    signal can never arrive in the instant a timed-out client is being ended.
-    The client is our own child process and is ended by its PID.
-    """
-
-    def __init__(self, argv: list[str], channel: str) -> None:
-        self.channel = channel
-        try:
-            self.proc = subprocess.Popen(
-                [*argv, "wait-for", channel],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        except OSError as exc:
-            raise _unstartable(exc, "wait-for") from exc
-
-    def wait(self, timeout: float) -> bool:
-        """True once signalled; False if ``timeout`` passed first (still waiting).
-
-        Raises :class:`NoServer` if the server went away meanwhile.
-        """
-        try:
-            self.proc.wait(timeout=max(0.0, timeout))
-        except subprocess.TimeoutExpired:
-            return False
-        err = self.proc.stderr.read() if self.proc.stderr else b""
-        if self.proc.returncode != 0:
-            raise _classify(err.decode("utf-8", "replace") or "server exited", "wait-for")
-        return True
-
-    def close(self) -> None:
-        """Stop waiting (ends our own client process if it still runs)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        if self.proc.stderr:
-            self.proc.stderr.close()

@@ -1,0 +1,109 @@
+"""The command line: one process per call, so start-up is most of the cost.
+
+Figures, each next to its floor from the same run:
+
+* ``run --command true`` through ``python -m python.tools.tmux_tool``, median,
+  against ``python -c pass`` plus the in-process ``run true`` median (what a
+  process that did nothing but the work would need at the least);
+* the shared session's ``send --text 'echo hi'`` then ``wait``, two command-line
+  calls against a shared session of the bench's own (our tmux config, a bash
+  with a fixed prompt), against two ``python -c pass`` plus the same pair made
+  in-process.
+
+Targets: ``run`` at most 120 ms and at most 2x its floor; the shared pair at
+most 2x its floor.  The environment is used as it is: with
+``PYTHONDONTWRITEBYTECODE=1`` (common in containers) the library's modules
+are compiled from source on every call, and the line says so.
+Usage: ``.venv/bin/python bench/cli_bench.py [N]`` (default 30).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from floors import REPO, end_tool, isolated_tool, line, python_start
+
+CLI = [sys.executable, "-m", "python.tools.tmux_tool"]
+SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
+
+
+def cli(*args: str) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run([*CLI, *args], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          check=False)
+    took = time.perf_counter() - t0
+    assert done.returncode == 0, (args, done.stderr)
+    return took
+
+
+def start_shared(socket: str, home: Path) -> None:
+    """A shared session as start.sh makes it (same tmux config), with a fixed prompt."""
+    (home / ".bashrc").write_text("PS1='bench@box:\\w\\$ '\nHISTFILE=/dev/null\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    subprocess.run(["tmux", "-L", socket, "-f", str(SHARED_CONF), "new-session", "-d", "-s", "shared",
+                    "-x", "120", "-y", "40", "-c", str(home), "-e", f"HOME={home}",
+                    shutil.which("bash") or "/bin/bash", "--noprofile", "--rcfile", str(home / ".bashrc"), "-i"],
+                   check=True, timeout=10, env=env)
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    socket, state = isolated_tool("cli")
+    shared_socket = f"{socket}-shared"
+    home = Path(tempfile.mkdtemp(prefix="tt-bench-home-"))
+    os.environ["TMUX_TOOL_SHARED_SOCKET"] = shared_socket
+    os.environ["TMUX_TOOL_SHARED_SESSION"] = "shared"
+    from python.tools.tmux_tool import call
+
+    try:
+        assert call("run", command="true")["ok"]
+        in_process = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            assert call("run", command="true")["ok"]
+            in_process.append(time.perf_counter() - t0)
+        passes = python_start(n)
+        runs = [cli("run", "--command", "true") for _ in range(n)]
+        compiled = "compiled from source on every call" if os.environ.get("PYTHONDONTWRITEBYTECODE") else \
+            "bytecode cached"
+        floor = statistics.median(passes) + statistics.median(in_process)
+        print(f"(PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!s}: the library is "
+              f"{compiled})")
+        print(line(f"command line 'run --command true', median of {n}", statistics.median(runs) * 1000,
+                   floor * 1000, "python -c pass + in-process run", 2.0)
+              + f"  (120 ms: {'ok' if statistics.median(runs) <= 0.120 else 'OVER'})")
+
+        start_shared(shared_socket, home)
+        assert call("wait", timeout=10)["ok"]
+        pairs_in, pairs_cli = [], []
+        for i in range(max(5, n // 3)):
+            t0 = time.perf_counter()
+            sent = call("send", text=f"echo in-process {i}", timeout=10)
+            waited = call("wait", timeout=10)
+            pairs_in.append(time.perf_counter() - t0)
+            assert sent["ok"] and waited["ok"], (sent, waited)
+            pairs_cli.append(cli("send", "--text", f"echo command-line {i}", "--timeout", "10")
+                             + cli("wait", "--timeout", "10"))
+        floor = 2 * statistics.median(passes) + statistics.median(pairs_in)
+        print(line(f"command line shared 'send' + 'wait', median of {len(pairs_cli)}",
+                   statistics.median(pairs_cli) * 1000, floor * 1000,
+                   "2x python -c pass + the pair in-process", 2.0)
+              + f"  (in-process pair {statistics.median(pairs_in) * 1000:.1f} ms)")
+    finally:
+        subprocess.run(["tmux", "-L", shared_socket, "kill-server"], capture_output=True, timeout=10,
+                       check=False)
+        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / shared_socket).unlink(
+            missing_ok=True)
+        shutil.rmtree(home, ignore_errors=True)
+        end_tool(socket, state)
+
+
+if __name__ == "__main__":
+    main()

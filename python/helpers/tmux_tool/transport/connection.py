@@ -1,0 +1,449 @@
+"""One persistent control-mode connection per tmux server, for every command.
+
+Why: a tmux command run as its own process costs a fork, an exec and a
+socket handshake (1-5 ms, more under load), and one ``run`` used to need five
+of them.  A control-mode client (``tmux -C``) stays connected and runs each
+command line written to its stdin in a fraction of a millisecond, so a
+process holds one per server and sends every command of every call through
+it; long-lived hosts keep it across calls.
+
+Facts about tmux 3.3a this module rests on (checked by the tests):
+
+* a control client must be attached to a session to stay connected (without
+  one it exits after its first command), so the connection attaches to the
+  session the first command names, with ``read-only,ignore-size,no-output``:
+  it never resizes a window, never receives pane output, and still runs any
+  command it is given; ``-N`` keeps it from starting a server where none runs;
+* every command of a line is answered by its own ``%begin``/``%end`` (or
+  ``%error``) block, in order; a failed command drops the rest of its line;
+  a command can add blocks of its own (``if-shell`` answers for itself and
+  then for the command it chose), so a line is followed by a second line of
+  our own, ``display-message -p TOKEN``, whose block closes the answer; blocks
+  of commands the client sent carry flags ``1``, while the attach and anything
+  a hook runs carry ``0``; a block is lines, so an output without a final
+  newline (``show-buffer``) gets one;
+* a command line is parsed by tmux's own parser: arguments are single-quoted
+  (:func:`quote`), and a line must be valid UTF-8;
+* when the attached session ends, tmux detaches the client (``%exit``); the
+  next command connects again, to a session that exists.
+
+Anything the connection cannot carry (a server not running yet, text that is
+not UTF-8, ``wait-for``) runs as a one-shot tmux process in
+:mod:`.tmux`; so does everything when ``TMUX_TOOL_CONTROL=off``.
+
+Several threads share one connection: lines are written whole under a lock
+and their reply blocks are matched in order.  There is no reader thread; the
+first caller waiting for a reply reads for everyone ("leader"), which keeps a
+single caller's round trip free of thread hand-offs.
+
+tmux 3.3a (up to 3.5a) crashes when it notifies a control client that is
+still introducing itself (fixed upstream in "Do not notify clients if not
+fully initialized"): a session created or closed, a paste buffer set, a
+client detaching - any of these in the few event-loop turns between the new
+client's first message and its last brings the whole server down.  So within
+a process a control client only ever attaches while no other tmux command of
+that process is under way (:func:`gate`), and short-lived processes (the
+command line) hold no command connection: they would attach and detach one
+on every call.  Another process's command at that instant is the remaining risk,
+which attaching once per process keeps small.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from ..core.errors import Unavailable
+from .tmux import command_line
+
+SWITCH = "TMUX_TOOL_CONTROL"
+"""Set to ``off`` to run every tmux command as its own process."""
+ATTACH_FLAGS = "read-only,ignore-size,no-output"
+ATTACH_OPTION = "@tmux_tool_watch_attached"
+"""Where an attach records the ``session_activity`` it caused (the shared session's guard reads it)."""
+CONNECT_TIMEOUT = 3.0
+
+
+class Lost(Unavailable):
+    """The connection went away before a line was answered in full.
+
+    ``started`` says that some commands of the line were answered (so they
+    ran, and running the line again could repeat them).
+    """
+
+    def __init__(self, why: str, *, started: bool) -> None:
+        super().__init__(why)
+        self.started = started
+
+
+def enabled() -> bool:
+    """Is the persistent connection wanted (``TMUX_TOOL_CONTROL`` is not off)?"""
+    return os.environ.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false")
+
+
+class Gate:
+    """Commands to one server share it; attaching a control client takes it alone.
+
+    See the module's note on tmux's crash: no command of this process may
+    cause a notification while one of its control clients attaches.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._attaching = False
+
+    @contextmanager
+    def command(self) -> Iterator[None]:
+        with self._cond:
+            while self._attaching:
+                self._cond.wait()
+            self._active += 1
+        try:
+            yield
+        finally:
+            self.leave()
+
+    def try_enter(self) -> bool:
+        """Enter as a command if no client is attaching right now (then :meth:`leave`)."""
+        with self._cond:
+            if self._attaching:
+                return False
+            self._active += 1
+            return True
+
+    def leave(self) -> None:
+        with self._cond:
+            self._active -= 1
+            if not self._active:
+                self._cond.notify_all()
+
+    @contextmanager
+    def attaching(self) -> Iterator[None]:
+        with self._cond:
+            while self._attaching:
+                self._cond.wait()
+            self._attaching = True
+            while self._active:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._attaching = False
+                self._cond.notify_all()
+
+
+_gates: dict[str, Gate] = {}
+_gates_lock = threading.Lock()
+
+
+def gate(socket: str) -> Gate:
+    """The gate of the server on ``socket`` in this process."""
+    with _gates_lock:
+        found = _gates.get(socket)
+        if found is None:
+            found = _gates[socket] = Gate()
+        return found
+
+
+class Request:
+    """A line written to the connection, waiting for its reply blocks.
+
+    The answer is complete at the block that prints ``token`` (the line that
+    follows the request's own), or, for the attach, at its first block.
+    ``wake`` is set when the answer is complete, or when its waiting owner
+    is to take over reading for everyone: a reply wakes one thread, never all.
+    """
+
+    __slots__ = ("done", "error", "replies", "token", "waiting", "wake")
+
+    def __init__(self, token: bytes | None) -> None:
+        self.token = token
+        self.replies: list[tuple[bool, bytes]] = []
+        self.done = False
+        self.error: str | None = None
+        self.waiting = False
+        self.wake = threading.Event()
+
+    def finish(self, error: str | None = None) -> None:
+        self.error = self.error or error
+        self.done = True
+        self.wake.set()
+
+
+class Connection:
+    """A ``tmux -C attach-session`` client of one server, shared by the threads of this process."""
+
+    def __init__(self, argv: Sequence[str], session: str, deadline: float) -> None:
+        self.session = session
+        self.owner = os.getpid()
+        self.alive = True
+        self.why = ""
+        self._lock = threading.Lock()
+        self._pending: deque[Request] = deque()
+        self._reading = False
+        self._closing = False
+        self._tail = b""
+        self._block: list[bytes] | None = None
+        self._key = b""
+        self._count = 0
+        in_r, self._in = os.pipe()
+        self._out, out_w = os.pipe()
+        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+        try:
+            self.pid = os.posix_spawn(
+                argv[0],
+                [*argv, "-N", "-C", "attach-session", "-f", ATTACH_FLAGS, "-t", f"={session}"],
+                env,
+                file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
+                              (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
+            )
+        except OSError as exc:
+            for fd in (self._in, self._out):
+                os.close(fd)
+            raise Unavailable(f"tmux could not be started ({exc.strerror or exc})") from exc
+        finally:
+            os.close(in_r)
+            os.close(out_w)
+        os.set_blocking(self._in, False)
+        # The attach is the client's own first command: its reply (flags 0) comes first.
+        self._attach = Request(None)
+        self._pending.append(self._attach)
+        try:
+            self._wait(self._attach, deadline)
+            if self._attach.error or not self._attach.replies[0][0]:
+                raise Unavailable(f"the control client could not attach to {session!r}")
+            # What the attach did to #{session_activity}, for the shared session's guard.
+            self.run([["set-option", "-F", "-t", f"={session}:", ATTACH_OPTION, "#{session_last_attached}"]],
+                     max(0.0, deadline - time.monotonic()))
+        except (Unavailable, TimeoutError):
+            self.close()
+            raise
+
+    # --- running commands ---------------------------------------------------------
+    def run(self, commands: Sequence[Sequence[str]], timeout: float) -> list[tuple[bool, bytes]]:
+        """Run ``commands`` as one line; the (ok, output) of every block it was answered with.
+
+        Raises :class:`Unavailable` when the connection is (or goes) away
+        before the answer, and :class:`TimeoutError` when none comes in time.
+        """
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            if not self.alive:
+                raise Unavailable(self.why or "the control connection has ended")
+            self._count += 1
+            token = f"tt-done-{self._count}"
+            req = Request(token.encode() + b"\n")
+            self._pending.append(req)
+            self._write(command_line(commands) + command_line([["display-message", "-p", token]]), deadline)
+        self._wait(req, deadline)
+        if req.error is not None:
+            raise Lost(req.error, started=bool(req.replies))
+        return req.replies
+
+    def _write(self, line: bytes, deadline: float) -> None:
+        """Write one whole line (lock held, so lines never interleave)."""
+        view = memoryview(line)
+        while view:
+            try:
+                view = view[os.write(self._in, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                self._lose("its input closed")
+                return
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [self._in], [], left)[1]:
+                self._lose("it stopped reading commands")
+                return
+
+    def _wait(self, req: Request, deadline: float) -> None:
+        """Until ``req`` is answered: read for everyone, or sleep while another thread reads."""
+        try:
+            while True:
+                with self._lock:
+                    if req.done:
+                        return
+                    if not self._reading:
+                        self._reading = True
+                        break
+                    req.waiting = True
+                    req.wake.clear()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                req.wake.wait(left)
+        finally:
+            req.waiting = False
+        try:
+            self._read_until(req, deadline)
+        finally:
+            with self._lock:
+                self._reading = False
+                # Hand the reading over to a thread still waiting for its answer.
+                heir = next((r for r in self._pending if r.waiting), None)
+                if heir is not None:
+                    heir.wake.set()
+                closing = self._closing
+            if closing:
+                self._release()
+
+    def _read_until(self, req: Request, deadline: float) -> None:
+        while not req.done:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            try:
+                if not select.select([self._out], [], [], left)[0]:
+                    raise TimeoutError
+                data = os.read(self._out, 1 << 16)
+            except (OSError, ValueError):
+                data = b""
+            with self._lock:
+                if not data:
+                    self._lose("tmux closed it")
+                    return
+                self._feed(data)
+
+    # --- parsing (lock held) --------------------------------------------------
+    def _feed(self, data: bytes) -> None:
+        lines = (self._tail + data).split(b"\n")
+        self._tail = lines.pop()
+        for line in lines:
+            if self._block is not None:
+                if line.startswith((b"%end ", b"%error ")) and line.split(b" ", 1)[1] == self._key:
+                    self._reply(line.startswith(b"%end "), self._block)
+                    self._block = None
+                else:
+                    self._block.append(line)
+            elif line.startswith(b"%begin "):
+                self._key = line.split(b" ", 1)[1]
+                self._block = []
+            elif line.startswith(b"%exit"):
+                self.why = "tmux detached it (its session ended)"
+
+    def _reply(self, ok: bool, lines: list[bytes]) -> None:
+        """File a finished block with the request it answers (waking its owner once it is complete)."""
+        if not self._pending:
+            return
+        req = self._pending[0]
+        sent_by_us = self._key.endswith(b" 1")
+        if sent_by_us != (req is not self._attach):
+            return  # a command a hook ran, not one of ours
+        text = b"".join(line + b"\n" for line in lines)
+        if req.token is None or (ok and text == req.token):
+            if req.token is None:
+                req.replies.append((ok, text))
+            self._pending.popleft()
+            req.finish()
+            return
+        req.replies.append((ok, text))
+
+    def _lose(self, why: str) -> None:
+        """The connection is unusable: fail whatever waits on it (lock held)."""
+        if not self.alive:
+            return
+        self.alive = False
+        self.why = f"the control connection ended: {self.why or why}"
+        while self._pending:
+            self._pending.popleft().finish(self.why)
+
+    def close(self) -> None:
+        """Detach (closing stdin ends the client); a thread still reading finishes the job.
+
+        Call it holding the server's :class:`Gate` for a command: tmux tells
+        other control clients that this one detached.
+        """
+        with self._lock:
+            self._lose("closed")
+            self._closing = True
+            if self._reading:
+                return
+        self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            fds, self._in, self._out = (self._in, self._out), -1, -1
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
+        if not _exited(self.pid):
+            _ended.append(self.pid)
+
+
+# --- one connection per server and process ----------------------------------
+_connections: dict[str, Connection] = {}
+_lock = threading.Lock()
+_ended: list[int] = []  # client processes told to end, not yet reaped
+
+
+def _reap() -> None:
+    """Forget connections whose client has exited (its server went away), and collect ended clients.
+
+    Called with the registry lock held, whenever a connection is made.
+    """
+    for socket, conn in list(_connections.items()):
+        if conn.owner == os.getpid() and _exited(conn.pid):
+            del _connections[socket]
+            with gate(socket).command():
+                conn.close()
+    for pid in list(_ended):
+        if _exited(pid):
+            _ended.remove(pid)
+
+
+def _exited(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
+
+
+def for_server(argv: Sequence[str], socket: str, session: str | None, timeout: float) -> Connection | None:
+    """This process's connection to the server of ``socket``, connecting now if needed.
+
+    A new connection attaches to ``session``; without one, or when it cannot
+    attach (no such session, no server), there is none and the caller runs
+    a tmux process instead.  Call it without holding the server's gate.
+    """
+    if not enabled():
+        return None
+    with _lock:
+        conn = _connections.get(socket)
+        if conn is not None and conn.alive and conn.owner == os.getpid():
+            return conn
+        _reap()
+        stale = _connections.pop(socket, None)
+        if stale is not None and stale.owner == os.getpid():
+            with gate(socket).command():
+                stale.close()
+        if session is None:
+            return None
+        try:
+            with gate(socket).attaching():
+                conn = Connection(argv, session, time.monotonic() + min(timeout, CONNECT_TIMEOUT))
+        except (Unavailable, TimeoutError):
+            return None
+        _connections[socket] = conn
+        return conn
+
+
+def close_all() -> None:
+    """Detach every connection this process opened."""
+    with _lock:
+        conns = {s: c for s, c in _connections.items() if c.owner == os.getpid()}
+        _connections.clear()
+    for socket, conn in conns.items():
+        with gate(socket).command():
+            conn.close()
+
+
+atexit.register(close_all)
