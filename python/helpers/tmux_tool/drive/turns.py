@@ -30,6 +30,7 @@ from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.state import State
+from ..core.stillness import ENDED, Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile
@@ -269,17 +270,16 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
     between streamed chunks.
     """
     settle = settle_for(profile)
-    last, since = None, time.monotonic()
+    still = Stillness()
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        digest = st.snap.digest if st.snap else None
-        if digest != last:
-            last, since = digest, now
+        still.see(st.snap.digest if st.snap else "", now)
         seen_busy = seen_busy or st.status == "busy"
-        done = st.status in ("ready", "blocked", "error") and now - since >= _quiet_needed(profile, st, settle,
-                                                                                          seen_busy)
-        if done or now >= deadline:
+        # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
+        # tells a failed turn only by the duration missing from its end line): it must hold still.
+        ended = st.status in ENDED and (st.exact or still.held(now) >= _quiet_needed(profile, st, settle, seen_busy))
+        if ended or now >= deadline:
             return st, seen_busy
         time.sleep(POLL)
 
