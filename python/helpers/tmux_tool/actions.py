@@ -238,7 +238,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         if exact is not None:
             return exact
     # In the shared session, a command of ours still running when send returned gets its output here.
-    ours_pending = len(targets) == 1 and targets[0].shared and send.state(targets[0]).extra.get("pending")
+    ours_pending = len(targets) == 1 and targets[0].shared and send.state(targets[0]).extra.get("was_pending")
     watches = [observe.Watch(t, until, regex, observe.DEFAULT_STABLE) for t in targets]
     ok = observe.wait_all(ctx, watches, mode, timeout)
     if len(watches) == 1:

@@ -279,6 +279,7 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
         st.evidence += " (the human is scrolling in copy mode)"
     back = remember(tmux, pane, lk, st)
     st.extra["pending"] = lk.sent.pending and not back
+    st.extra["was_pending"] = lk.sent.pending  # before this look: a wait that starts now owes its output
     return st, lk
 
 
