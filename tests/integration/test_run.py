@@ -127,6 +127,20 @@ def test_command_reading_stdin_can_be_answered(private_socket: str) -> None:
     assert done["exit_code"] == 0 and done["output"].splitlines()[-1] == "hello world"
 
 
+def test_wait_after_a_command_typed_with_send_waits_for_that_command(private_socket: str) -> None:
+    """A command typed with send is not the last run: wait must not answer with the run's old result."""
+    assert run("echo previous-run")["output"] == "previous-run"
+    typed = call("send", session="scratch", text="sleep 1.5; echo slept", timeout=0.3)
+    assert typed["ok"] and typed["status"] == "busy", typed
+    assert "previous-run" not in typed["evidence"]
+    refused = run("echo other")
+    assert not refused["ok"] and "previous-run" not in refused["error"], refused
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["status"] == "ready", done
+    assert done["output"] == "slept" and done["exit_code"] == 0
+    assert run("echo after")["output"] == "after"
+
+
 def test_interrupt_stops_a_running_command(private_socket: str) -> None:
     assert run("sleep 30", timeout=0.2)["status"] == "busy"
     res = call("interrupt", session="scratch", timeout=5)

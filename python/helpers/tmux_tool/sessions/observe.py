@@ -20,7 +20,7 @@ from .. import programs
 from ..core.state import READY_STABLE, State
 from ..core.stillness import Stillness
 from ..private import markers
-from ..private.runs import load_record
+from ..private.runs import running_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
 from ..transport import control, panes
@@ -73,8 +73,8 @@ def _private_state(ctx: Context, target: Target) -> State:
             verdict.status == "ready" and verdict.program not in (None, "bash")
         ):
             return _from_verdict(verdict, snap, facts)
-        rec = load_record(srv, target.name)
-        what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec else f"{facts.command}"
+        rec = running_record(srv, target.name, mark)
+        what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec.command else f"{facts.command}"
         return State("busy", f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
