@@ -46,6 +46,7 @@ SHELLS = [
     bash(r"'\W: '", r"^\S+: $", name="bash-colon"),
     bash(r"'\w\$'", r"^\S+#$", name="bash-no-space"),
     bash(r"'\w> '", r"^\S+> $", name="bash-gt"),
+    bash(r"'box> '", r"^box> $", name="bash-word-gt"),  # a word and '>', like zsh's 'dquote> ' but a prompt
     bash(r"'tester@box:\w\$ '", r"tester@box:\S*# $", name="bash-prompt-command",
          extra="PROMPT_COMMAND='echo \"[$(date +%T)] rc=$?\"'\n"),
     zsh("PROMPT='%n@box:%~%# '\n", r"root@box:\S*# $", name="zsh-plain"),
@@ -56,6 +57,7 @@ SHELLS = [
     fish("function fish_prompt; printf '%s ❯ ' (prompt_pwd); end\n", r"^\S+ ❯ $", name="fish-arrow"),
     fish("function fish_right_prompt; date +%T; end\n", r"# $", name="fish-right-clock"),
     fish("function fish_prompt; printf '%s\\n$ ' (prompt_pwd); end\n", r"^\$ $", name="fish-two-line"),
+    fish("function fish_prompt; printf 'fish> '; end\n", r"^fish> $", name="fish-word-gt"),
     dash("'$ '", r"^\$ $", name="dash-dollar"),
     dash("'$PWD # '", r"^/\S* # $", name="dash-pwd"),
 ]

@@ -196,6 +196,9 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
                           "itself", name, **notes)
         return _state(lk, "blocked", f"the shell{where} asks a question (the read builtin)", name,
                       question=line.strip() or "input", **notes)
+    if term.editing and (mode := prompt.editor_mode(snap.lines, snap.cursor[1], name)):
+        # Not the prompt: the keys typed now would go into the mode, and Enter would accept what it found.
+        return _state(lk, "busy", f"the human is {mode} in the shell{where}", name, **notes)
     back = {"back": True} if ours and sent.pending else {}
     learned = lk.book.get(str(sh.pid), "")
     found = prompt.split(line, x, learned, width)
