@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.core.state import READY_STABLE
+from python.helpers.tmux_tool.judgement.state import READY_STABLE
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.transport import events

@@ -22,7 +22,7 @@ from .sessions.context import Context, Target
 from .transport import keyboard
 
 if TYPE_CHECKING:
-    from .core.state import State
+    from .judgement.state import State
 
 
 def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **extra: Any) -> Result:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import programs
-from ..core.state import READY_STABLE, State
-from ..core.stillness import Stillness
+from ..judgement.state import READY_STABLE, State
+from ..judgement.stillness import Stillness
 from ..private import markers
 from ..private.runs import load_record
 from ..screen.snapshot import Snapshot
