@@ -31,14 +31,12 @@ from ..core.errors import NoServer, NoTarget
 from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
+from ..core.status import Status
 from ..transport import kernel
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
-from .output import (
-    RunOutput,
-    cap_text,  # noqa: F401 - the shared session caps its output with it
-)
+from .output import RunOutput
 from .server import PrivateServer, Shell
 
 SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead? asking?)
@@ -151,7 +149,7 @@ def run(
     if shell.program not in (None, "bash"):
         return failure(
             "run", f"session {name!r} runs {shell.program}, not a shell prompt",
-            session=name, status="unknown",
+            session=name, status=Status.UNKNOWN,
             hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell",
         )
     if mark is not None and mark.kind == "S" and unmarked(srv, name) is not None:
@@ -164,7 +162,7 @@ def run(
     if mark is not None and mark.kind == "S":
         return failure(
             "run", f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
-            session=name, status="busy",
+            session=name, status=Status.BUSY,
             hint=message("session_busy_hint"),
         )
     log = shell.log_path
@@ -307,7 +305,7 @@ def collect(
                         if sh != "bash":
                             return failure(action, f"the shell of session {shell.name!r} is now {sh} (the "
                                            "command replaced bash with it), where runs cannot be timed",
-                                           session=shell.name, status="unknown",
+                                           session=shell.name, status=Status.UNKNOWN,
                                            hint=f"use send, keys and read there, or kill the session for a "
                                                 f"fresh bash; exit {sh} to get the old shell back if it "
                                                 "was not an exec")
@@ -331,7 +329,7 @@ def collect(
         _prune(output.path.parent, shell.name)
     if end is None:
         return Result(
-            action=action, session=shell.name, status="busy", output=text,
+            action=action, session=shell.name, status=Status.BUSY, output=text,
             hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
             extra={"command": rec.command, **extra},
         )
@@ -342,7 +340,7 @@ def collect(
             pass  # the session went away with its record: nothing is pending there any more
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
-    return Result(action=action, session=shell.name, status="ready", exit_code=end.exit_code,
+    return Result(action=action, session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
 
 
