@@ -43,7 +43,8 @@ from .records import Sent
 # Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of the
 # kernel's sight from here.
 RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
-                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc"})
+                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc",
+                    "tmux: client", "screen"})  # a multiplexer's client draws its own panes' shells
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 # Shells without a line editor: their prompt is read in cooked mode like any question.
 _NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})

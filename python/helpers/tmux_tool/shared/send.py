@@ -276,7 +276,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
-    if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != Status.ERROR:
+    if sent.submitted and text and _has_output(st) and st.status != Status.ERROR:
         output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
@@ -295,9 +295,17 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
 
 
+def _has_output(st: State) -> bool:
+    """Can a command's output be cut from this screen?  Not from a full-screen program's; but a
+    multiplexer nested in the terminal (tmux, screen) draws its shell's prompt and output there."""
+    if st.facts is None:
+        return False
+    return not st.facts.alternate or bool(st.extra.get("prompt"))
+
+
 def output_of(target: Target, st: State) -> str:
     """The output of the command we last submitted, as the screen shows it now ("" without one)."""
-    if st.facts is None or st.facts.alternate:
+    if not _has_output(st):
         return ""
     sent = Sent.parse(st.facts.sent)
     if not (sent.submitted and sent.text):
