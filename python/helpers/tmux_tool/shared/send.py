@@ -46,6 +46,10 @@ KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this 
 MIN_GAP = 0.02  # between two injections: at most 50 a second
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
+# Before text at a shell's prompt: a line left in vi command mode (bash `set -o vi`, zsh `bindkey -v`,
+# fish's vi bindings) would take every letter of it as an editing command - `k` fetches history, Enter
+# runs the result.  `i` enters insert mode there; anywhere else it is a letter, which BSpace takes back.
+INSERT_MODE = ("i", "BSpace")
 # zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
 _EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
 
@@ -163,8 +167,9 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            sent = _record(st, lk, text, enter, keys)
-            if _inject(tmux, target, lk, text, enter, keys, sent):
+            lead = INSERT_MODE if text and st.extra.get("prompt") else ()
+            sent = _record(st, lk, text, enter, keys, lead)
+            if _inject(tmux, target, lk, text, enter, keys, sent, lead):
                 break
             if control.paused(tmux, target.pane):
                 return failure(action, control.PAUSED, session=target.name, status=st.status,
@@ -208,8 +213,11 @@ def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.V
 
 
 def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
-            sent: Sent) -> bool:
-    """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it."""
+            sent: Sent, lead: tuple[str, ...] = ()) -> bool:
+    """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it.
+
+    ``lead`` keys go first (:data:`INSERT_MODE` before text typed at a shell's prompt).
+    """
     pane = target.pane
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
@@ -217,6 +225,8 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     cond = ("#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
             + control.ALLOWED + "}")
     actions = []
+    if lead:
+        actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in lead))
     if text:
         actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
     if keys:
@@ -240,11 +250,12 @@ def _word(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
+def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
+            lead: tuple[str, ...] = ()) -> Sent:
     """What we are about to type: a submitted command is pending until its prompt is back."""
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
     front = lk.term.front
-    size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0)
+    size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0) + len(lead)
     if keys and not text:
         # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
         # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
