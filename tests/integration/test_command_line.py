@@ -53,3 +53,13 @@ def test_boolean_flags_reach_the_action(private_socket: str) -> None:
     assert typed.returncode == 0, typed
     screen = json.loads(cli("read", "--session", "flags", "--json").stdout)["screen"]
     assert screen.rstrip().endswith("echo typed"), screen  # on the line, not submitted
+
+
+def test_keys_given_as_one_quoted_string_are_pressed_one_by_one(private_socket: str) -> None:
+    """`--keys 'x Enter'` (one shell word) means the keys x and Enter, as the help and the skill say."""
+    assert cli("run", "--command", "true", "--session", "ks").returncode == 0
+    assert cli("send", "--session", "ks", "--text", "echo pressed-", "--no-enter").returncode == 0
+    done = cli("keys", "--session", "ks", "--keys", "x Enter", "--json")
+    assert done.returncode == 0, done
+    screen = json.loads(cli("read", "--session", "ks", "--json").stdout)["screen"]
+    assert "\npressed-x\n" in screen, screen
