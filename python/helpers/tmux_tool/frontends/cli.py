@@ -9,10 +9,14 @@ of the contract) and behaves like a Unix tool:
   and ``--enter false`` are accepted too;
 * a reader that stops early (``| head``) ends the output quietly.
 
-It is a process per call, so it starts lean: the parser is built from the
+Each call is a process, and Python's start is most of what it costs; so a
+call is first handed to the caller's resident process (:mod:`.relay`,
+:mod:`.resident`), which has the library loaded and tmux connected and
+answers with :func:`answer`.  A call that answers itself (the first one, or
+with ``TMUX_TOOL_RESIDENT=off``) starts lean: the parser is built from the
 action table without argparse, only the modules the action needs are
-imported, and tmux commands run as processes of their own (a persistent
-control-mode connection pays off only across calls).
+imported, and tmux commands run as processes of their own (a control-mode
+connection pays off only across calls).
 """
 
 from __future__ import annotations
