@@ -21,8 +21,8 @@ from ..core import names
 from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import State
-from ..core.stillness import Stillness
+from ..judgement.state import State
+from ..judgement.stillness import Stillness
 from ..private import markers, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile

@@ -13,8 +13,8 @@ import time
 
 from ..core.messages import message
 from ..core.result import Result
-from ..core.state import State
-from ..core.stillness import Stillness
+from ..judgement.state import State
+from ..judgement.stillness import Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..sessions import observe

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import State
-from ..core.stillness import ENDED, Stillness
+from ..judgement.state import State
+from ..judgement.stillness import ENDED, Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile

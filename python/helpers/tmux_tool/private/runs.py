@@ -34,10 +34,7 @@ from ..core.result import Result, failure
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
-from .output import (
-    RunOutput,
-    cap_text,  # noqa: F401 - the shared session caps its output with it
-)
+from .output import RunOutput
 from .server import PrivateServer, Shell
 
 SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead? asking?)

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import programs
-from ..core.state import READY_STABLE, State
-from ..core.stillness import Stillness
+from ..judgement.state import READY_STABLE, State
+from ..judgement.stillness import Stillness
 from ..private import markers
 from ..private.runs import load_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
-from ..transport import control, panes
+from ..transport import events, listen, panes
 from ..transport.panes import PaneFacts
 from .context import Context, Target
 
@@ -187,7 +187,7 @@ class Watch:
         busy = st.status not in ("ready", "blocked", "error")
         return READY_STABLE + (self.SPIN_SLACK if busy else 0.0)
 
-    def attend(self, ctx: Context, feed: control.Feed, now: float) -> float:
+    def attend(self, ctx: Context, feed: listen.Feed, now: float) -> float:
         """One round of listening: look if due, judge; return when to come back."""
         heard = feed.heard(self.target.tmux, self.target.name, now)
         if heard is None:  # not heard (no client, or it died): poll, as without events
@@ -226,8 +226,8 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
     def finished() -> bool:
         return any(w.done for w in watches) if mode == "any" else all(w.done for w in watches)
 
-    attach_within = min(control.ATTACH_TIMEOUT, max(0.05, timeout / 2))
-    with control.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
+    attach_within = min(events.ATTACH_TIMEOUT, max(0.05, timeout / 2))
+    with listen.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
         if not feed.active:
             while True:
                 now = time.monotonic()
@@ -241,7 +241,7 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
                 time.sleep(min(POLL, max(0.0, deadline - now)))
         with panes.served_by(feed.runners()):
             while True:
-                seen = control.generation()
+                seen = events.generation()
                 wake = deadline
                 for w in watches:
                     if not w.done:
@@ -255,4 +255,4 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
                         if not w.done and heard is not None and heard.seq != w.seen:
                             w.step(ctx, now)
                     return finished()
-                control.wait_news(seen, wake)
+                events.wait_news(seen, wake)

@@ -24,7 +24,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from ..core.state import State
+from ..judgement.state import State
 
 DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
 _SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from .. import programs
 from ..core.errors import NoServer, NoTarget
 from ..core.messages import message
-from ..core.state import State
+from ..judgement.state import State
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, panes
 from ..transport.kernel import Proc, Terminal

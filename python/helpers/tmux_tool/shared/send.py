@@ -27,13 +27,13 @@ from pathlib import Path
 
 from .. import screen
 from ..core import masking
+from ..core.capping import cap_text
 from ..core.config import Config, private_path, write_private
 from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import State
-from ..core.stillness import Stillness
-from ..private.runs import cap_text
+from ..judgement.state import State
+from ..judgement.stillness import Stillness
 from ..transport import keyboard
 from ..transport.target import Target
 from ..transport.tmux import Tmux

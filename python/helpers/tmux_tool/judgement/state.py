@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..screen.snapshot import Snapshot
 from ..transport.panes import PaneFacts
 
 READY_STABLE = 0.08
 """Seconds a screen-judged "ready" must hold still to count (markers need none)."""
-from ..screen.snapshot import Snapshot
 
 
 @dataclass(slots=True)
