@@ -115,8 +115,10 @@ if __name__ == "__main__":  # the command line; everything below is for Agent Ze
     if _load() is None:
         print(_missing_message(), file=sys.stderr)
         sys.exit(1)
-    # The resident process answers when it can (a call costs then little more than Python's start).
-    relayed = importlib.import_module(_lib.__name__ + ".frontends.relay").call(sys.argv[1:])
+    # Run as a module (``-m``), the resident process answers when it can (a call then costs little more
+    # than Python's start); a library loaded by path has no module name to start a resident under.
+    relay = importlib.import_module(_lib.__name__ + ".frontends.relay") if __package__ else None
+    relayed = relay.call(sys.argv[1:]) if relay else None
     sys.exit(relayed if relayed is not None else importlib.import_module(_lib.__name__ + ".frontends.cli").main())
 
 try:  # Agent Zero v0.9.9 and later

@@ -169,10 +169,7 @@ def start(where: bytes) -> None:
     """
     import subprocess
 
-    package = __package__ or ""
-    if not package or "." not in package:
-        return  # the library was loaded by path: it has no module name to start
-    subprocess.Popen([sys.executable, "-m", f"{package}.resident", where[1:].decode()],
+    subprocess.Popen([sys.executable, "-m", f"{__package__}.resident", where[1:].decode()],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      close_fds=True, start_new_session=True)
 
