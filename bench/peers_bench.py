@@ -37,7 +37,9 @@ from pathlib import Path
 
 from floors import REPO, Server, end_tool, isolated_tool, line, median_ms, timed
 
-PEERS = {"tmux-mcp": "tmux-mcp==0.3.3", "libtmux-mcp": "libtmux-mcp==0.1.0a22", "swe-rex": "swe-rex==1.4.0"}
+# tmux-mcp 0.3.3 is written for the MCP SDK 1.x (FastMCP), which 2.x renamed.
+PEERS = {"tmux-mcp": ["tmux-mcp==0.3.3", "mcp[cli]<2"], "libtmux-mcp": ["libtmux-mcp==0.1.0a22"],
+         "swe-rex": ["swe-rex==1.4.0"]}
 
 MCP_DRIVER = """
 import asyncio, json, statistics, sys, time
@@ -83,13 +85,15 @@ asyncio.run(main(int(sys.argv[1])))
 """
 
 
-def install(scratch: Path, name: str, requirement: str) -> Path:
-    """A virtualenv of its own with the peer installed; its Python."""
+def install(scratch: Path, name: str, requirements: list[str]) -> Path:
+    """A virtualenv of its own with the peer installed from PyPI; its Python."""
     venv = scratch / name
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--pre", requirement], check=True,
-                   timeout=1200)
+    done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--pre", *requirements],
+                          capture_output=True, text=True, timeout=1200, check=False)
+    if done.returncode:
+        raise SystemExit(f"{name} could not be installed from PyPI: {done.stderr.strip()[-2000:]}")
     return python
 
 
