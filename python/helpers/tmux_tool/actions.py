@@ -18,6 +18,7 @@ from .core import config, masking
 from .core.args import Arg, bind, brief
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.result import Result, failure
+from .core.status import Status
 from .sessions.context import Context
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
@@ -143,13 +144,13 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     spec = ACTIONS.get(name)
     if spec is None:
         return failure(name[:40] or "?", f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
-                       status="unknown")
+                       status=Status.UNKNOWN)
     session = args.get("session") if isinstance(args.get("session"), str) else None
     try:
         bound = bind(name, spec.args, args)
         return _masked(spec.handler(Context(config.load()), **bound))
     except BadInput as exc:
-        return failure(name, str(exc), session=session, status="unknown")
+        return failure(name, str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:
         return failure(name, f"{exc}; a private server starts by itself on the next run or start",
                        session=session)

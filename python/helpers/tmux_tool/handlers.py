@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
+from .core.status import Status
 from .private import markers, runs
 from .sessions.context import Context, Target
 from .transport import keyboard
@@ -54,7 +55,7 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
         from .sessions import observe
 
         st = observe.state_of(ctx, target)
-        if st.status == "blocked":
+        if st.status == Status.BLOCKED:
             return _state_result(action, target, st, hint=message("question"))
         return None
 
@@ -64,15 +65,15 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
 def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> Result:
     target = ctx.target(session, default=ctx.cfg.scratch_session)
     if target.shared:
-        return failure("run", message("shared_run_refused"), session=target.name, status="unknown",
+        return failure("run", message("shared_run_refused"), session=target.name, status=Status.UNKNOWN,
                        hint=message("shared_run_refused_hint"))
     if not command.strip():
-        return failure("run", "the command is empty", session=target.name, status="unknown",
+        return failure("run", "the command is empty", session=target.name, status=Status.UNKNOWN,
                        hint="give the shell command to run, e.g. command: 'ls -la'")
     keyboard.check_text(command)
     result = runs.run(ctx.private, target.name, command, timeout,
                          on_slice=_blocked_early(ctx, target, "run"))
-    if result.status == "busy" and result.ok:
+    if result.status == Status.BUSY and result.ok:
         from .sessions import observe
 
         st = observe.state_of(ctx, target)
@@ -90,7 +91,7 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
     keyboard.check_text(text)
     if not text and not enter:
         return failure("send", "nothing to send: the text is empty and enter is false",
-                       session=target.name, status="unknown")
+                       session=target.name, status=Status.UNKNOWN)
     if target.shared:
         return send.send(ctx.cfg, target, text, enter=enter, timeout=timeout, force=force)
     if (missing := _require_private(ctx, target, "send")) is not None:
@@ -98,10 +99,10 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
     shell = ctx.private.shell(target.name)
     profile = programs.profile_for(shell.program) if shell and shell.program else None
     before = observe.state_of(ctx, target)
-    if before.status == "busy" and len(text.encode("utf-8", "surrogateescape")) >= 4096:
+    if before.status == Status.BUSY and len(text.encode("utf-8", "surrogateescape")) >= 4096:
         return failure("send", f"{before.evidence}; it is not reading input, and {len(text)} characters would "
                        "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
-                       session=target.name, status="busy",
+                       session=target.name, status=Status.BUSY,
                        hint="wait until it asks for input, or interrupt it; pass long text in a file")
     if profile is None and before.program:
         profile = programs.profile_for(before.program)
@@ -219,7 +220,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     if len(watches) == 1:
         w = watches[0]
         res = _state_result("wait", w.target, w.last, ok=ok)
-        if ours_pending and w.last.status in ("ready", "blocked"):
+        if ours_pending and w.last.status in (Status.READY, Status.BLOCKED):
             res.output = send.output_of(w.target, w.last)
         if not ok:
             res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
@@ -230,7 +231,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     rows = [{"session": w.target.name, "status": w.last.status, "done": w.done,
              "evidence": w.last.evidence, "program": w.last.program} for w in watches]
     done = [w.target.name for w in watches if w.done]
-    status = watches[0].last.status if len(done) == len(watches) else ("ready" if done else "busy")
+    status = watches[0].last.status if len(done) == len(watches) else (Status.READY if done else Status.BUSY)
     return Result(action="wait", ok=ok, session=",".join(wanted), status=status,
                   error=None if ok else f"not {mode} of {', '.join(wanted)} became {until} "
                                         f"within {timeout:g}s",
@@ -250,7 +251,7 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
         return None  # nothing of ours is pending: judge the screen instead
     res = runs.collect(srv, shell, rec, timeout, action="wait",
                           on_slice=_blocked_early(ctx, target, "wait"))
-    if res.status == "busy":
+    if res.status == Status.BUSY:
         res.ok = False
         res.error = f"`{rec.command}` is still running after {timeout:g}s"
     return res
@@ -263,7 +264,7 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
     if target.shared:
         if not guard.ours(send.state(target)):
             return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
-                           status="unknown", hint="ask the human to stop it")
+                           status=Status.UNKNOWN, hint="ask the human to stop it")
         return send.send(ctx.cfg, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
                          keys=("C-c",))
     if (missing := _require_private(ctx, target, "interrupt")) is not None:
@@ -293,7 +294,7 @@ def do_list(ctx: Context) -> Result:
                          "program": st.program, "status": st.status, "evidence": st.evidence})
         except (BadName, TmuxError):
             continue
-    return Result(action="list", status="ready", extra={"sessions": rows},
+    return Result(action="list", status=Status.READY, extra={"sessions": rows},
                   output="" if rows else "no sessions",
                   hint=None if rows else "start the shared terminal with apps/shared-terminal/start.sh, "
                                         "or create a private session with run or start")
@@ -303,10 +304,10 @@ def do_kill(ctx: Context, session: str) -> Result:
     target = ctx.target(session, default=session)
     if target.shared:
         return failure("kill", "the shared session is the human's terminal; the tool never ends it",
-                       session=target.name, status="unknown",
+                       session=target.name, status=Status.UNKNOWN,
                        hint="stop it yourself with apps/shared-terminal/stop.sh --kill-session if you must")
     existed = ctx.private.kill(target.name)
     if not existed:
         return failure("kill", f"there is no private session {target.name!r}", session=target.name,
-                       status="unknown", hint="list shows the sessions that exist")
-    return Result(action="kill", session=target.name, status="ready", output=f"session {target.name} ended")
+                       status=Status.UNKNOWN, hint="list shows the sessions that exist")
+    return Result(action="kill", session=target.name, status=Status.READY, output=f"session {target.name} ended")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from ..transport.panes import PaneFacts
 
@@ -20,7 +21,7 @@ class State:
     from how the screen looks; such a judgement needs no stability window.
     """
 
-    status: str
+    status: Status
     evidence: str
     program: str | None = None
     snap: Snapshot | None = None

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.status import Status
 from .state import READY_STABLE, State
 
-ENDED = ("ready", "blocked", "error")
+ENDED = (Status.READY, Status.BLOCKED, Status.ERROR)
 
 
 @dataclass(slots=True)
@@ -46,7 +47,7 @@ class Stillness:
         """Has ``st`` ended (ready, blocked, error) and held still long enough to count?"""
         if st.status not in ENDED:
             return False
-        return st.exact or st.status == "error" or self.held(now) >= window
+        return st.exact or st.status == Status.ERROR or self.held(now) >= window
 
     def due(self, st: State, window: float = READY_STABLE) -> float | None:
         """When time alone would settle ``st`` (None: only a new look can)."""

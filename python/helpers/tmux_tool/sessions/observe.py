@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import programs
+from ..core.status import Status
 from ..judgement.state import READY_STABLE, State
 from ..judgement.stillness import Stillness
 from ..private import markers
@@ -41,11 +42,11 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
     looks once per step.
     """
     st = send.state(target) if target.shared else _private_state(ctx, target)
-    if settle and st.status == "ready" and not st.exact and st.snap is not None:
+    if settle and st.status == Status.READY and not st.exact and st.snap is not None:
         time.sleep(READY_STABLE)
         again = send.state(target) if target.shared else _private_state(ctx, target)
-        if again.status != "ready" or again.snap is None or again.snap.digest != st.snap.digest:
-            again.status, again.evidence = "busy", f"the screen is still changing ({again.evidence})"
+        if again.status != Status.READY or again.snap is None or again.snap.digest != st.snap.digest:
+            again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
         return again
     return st
 
@@ -56,7 +57,7 @@ def _private_state(ctx: Context, target: Target) -> State:
     snap, facts = panes.look(target.tmux, target.pane)
     program = shell.program if shell else None
     if facts.dead:
-        return State("error", "the pane's process has ended", program, snap, facts)
+        return State(Status.ERROR, "the pane's process has ended", program, snap, facts)
     mark = markers.last_mark(shell.log_path, shell.nonce) if shell else None
     if shell is None or mark is None:
         verdict = programs.detect(snap, program=program)
@@ -64,23 +65,23 @@ def _private_state(ctx: Context, target: Target) -> State:
     running = mark.kind == "S"
     if program in (None, "bash"):
         if not running:
-            return State("ready", f"the shell's prompt is back (last exit code {mark.exit_code})",
+            return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
                          "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
         # Something runs at the shell; the screen tells whether it is a program
         # waiting at its own prompt (a REPL started by send) or asking a question.
         verdict = programs.detect(snap, program=None)
-        if verdict.status == "blocked" or (
-            verdict.status == "ready" and verdict.program not in (None, "bash")
+        if verdict.status == Status.BLOCKED or (
+            verdict.status == Status.READY and verdict.program not in (None, "bash")
         ):
             return _from_verdict(verdict, snap, facts)
         rec = load_record(srv, target.name)
         what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec else f"{facts.command}"
-        return State("busy", f"a command is still running: {what}", facts.command or "bash", snap,
+        return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
         # The contract: a started program that ended with an error or a crash is "error";
         # a clean exit leaves the shell's own state.  The exit code is exact.
-        status = "error" if mark.exit_code else "ready"
+        status = Status.ERROR if mark.exit_code else Status.READY
         return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
                      "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
     return _from_verdict(programs.detect(snap, program=program), snap, facts)
@@ -184,7 +185,7 @@ class Watch:
         st = self.state
         if self.pattern is not None or self.until != "ready" or st is None or st.exact:
             return self.SETTLE
-        busy = st.status not in ("ready", "blocked", "error")
+        busy = st.status not in (Status.READY, Status.BLOCKED, Status.ERROR)
         return READY_STABLE + (self.SPIN_SLACK if busy else 0.0)
 
     def attend(self, ctx: Context, feed: listen.Feed, now: float) -> float:
