@@ -69,7 +69,15 @@ def cli(request: pytest.FixtureRequest, private_socket: str) -> Iterator[Cli]:
         assert relay.ask(b"ping", env, str(REPO)) == (pid, served + caller.calls - before)
     finally:
         relay.ask(b"stop", env, str(REPO))
-        _bounded(lambda: not os.path.exists(f"/proc/{pid}"))
+        _bounded(lambda: not _alive(pid))
+
+
+def _alive(pid: int) -> bool:
+    """Is the process running (not gone, not a zombie waiting for its parent)?"""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_exit_status_says_whether_the_result_is_ok(cli: Cli) -> None:
