@@ -21,7 +21,7 @@ from ..core.status import Status
 from ..judgement.state import READY_STABLE, State
 from ..judgement.stillness import Stillness
 from ..private import markers
-from ..private.runs import running_record
+from ..private.runs import load_record, running_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
 from ..transport import events, listen, panes
@@ -62,6 +62,11 @@ def _private_state(ctx: Context, target: Target) -> State:
     if shell is None or mark is None:
         verdict = programs.detect(snap, program=program)
         return _from_verdict(verdict, snap, facts)
+    rec = load_record(srv, target.name)
+    if rec is not None and mark.start < rec.offset:
+        # Our last line is typed but the shell has not started it: the marks are all older.
+        return State(Status.BUSY, f"the shell has not started `{rec.command}` yet", facts.command or "bash",
+                     snap, facts, exact=True)
     running = mark.kind == "S"
     if program in (None, "bash"):
         if not running:
