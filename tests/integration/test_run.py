@@ -175,6 +175,14 @@ def test_progress_bar_renders_as_its_final_state(private_socket: str) -> None:
     assert res["output"] == "progress 100%"
 
 
+def test_long_lines_stay_whole_beside_a_progress_bar(private_socket: str) -> None:
+    """A download's progress bar next to a long JSON line (pip, npm, curl do both): the line is the agent's data."""
+    line = '{"items": [' + ", ".join(f'"item-{i:03d}"' for i in range(60)) + "]}"
+    res = run(r"printf '\rfetching %3d%%' 10 55 100; echo; " + f"echo '{line}'; " + r"printf 'done\n'")
+    assert res["exit_code"] == 0
+    assert res["output"] == f"fetching 100%\n{line}\ndone", res["output"]
+
+
 def test_sessions_are_separate_and_named(private_socket: str) -> None:
     run("cd /tmp", session="one")
     run("cd /", session="two")
