@@ -130,7 +130,9 @@ def judge(lk: Look, now: float | None = None) -> State:
     if front.state in ("R", "D"):
         return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
                       front.comm, owner=owner, **copy)
-    verdict = programs.detect(lk.snap, program=front.comm)
+    # tmux names the group's leader; the kernel found the process at work in it (git's editor or pager).
+    snap = lk.snap if term.leader is None or front.pid == term.leader.pid else replace(lk.snap, program=front.comm)
+    verdict = programs.detect(snap, program=front.comm)
     if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
         return _relayed(lk, front, owner=owner, **copy)
     reading = {"reading": True} if term.reading else {}  # asleep on the terminal: it takes keys now

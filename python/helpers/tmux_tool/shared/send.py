@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .. import screen
+from .. import programs, screen
 from ..core import masking
 from ..core.capping import cap_text
 from ..core.config import Config, private_path, write_private
@@ -169,7 +169,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
                 continue
             lead = INSERT_MODE if text and st.extra.get("prompt") else ()
             sent = _record(st, lk, text, enter, keys, lead)
-            if _inject(tmux, target, lk, text, enter, keys, sent, lead):
+            if _inject(tmux, target, lk, text, enter, keys, sent, lead, bracketed=_pastes(st.program)):
                 break
             if control.paused(tmux, target.pane):
                 return failure(action, control.PAUSED, session=target.name, status=st.status,
@@ -212,11 +212,18 @@ def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.V
     return guard.GO
 
 
+def _pastes(program: str | None) -> bool:
+    """Does text go to ``program`` as a bracketed paste?  Not to Vim, where it would insert ``:wq``."""
+    profile = programs.profile_for(program) if program else None
+    return profile.paste if profile is not None else True
+
+
 def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
-            sent: Sent, lead: tuple[str, ...] = ()) -> bool:
+            sent: Sent, lead: tuple[str, ...] = (), *, bracketed: bool = True) -> bool:
     """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it.
 
-    ``lead`` keys go first (:data:`INSERT_MODE` before text typed at a shell's prompt).
+    ``lead`` keys go first (:data:`INSERT_MODE` before text typed at a shell's prompt); ``bracketed``
+    says whether the text is a bracketed paste (when the program asked for those) or plain keys.
     """
     pane = target.pane
     facts = lk.facts
@@ -228,7 +235,7 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     if lead:
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in lead))
     if text:
-        actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
+        actions.append(f"paste-buffer {'-p ' if bracketed else ''}-d -b {buf} -t {pane}")
     if keys:
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in keys))
     if enter:
