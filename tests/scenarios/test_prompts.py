@@ -1,6 +1,7 @@
 """bash, zsh, fish and dash as the human's shell, with the prompts people really use.
 
-Plain, coloured (with a title escape), two-line, right-hand (zsh ``RPROMPT``,
+Plain, coloured (with a title escape), two-line, transient (redrawn short once
+a line is accepted), right-hand (zsh ``RPROMPT``,
 fish ``fish_right_prompt``, a bash clock drawn at the right edge), glyphs
 (powerline, arrows, emoji), prompts that end in no usual character, and a
 ``PROMPT_COMMAND`` that prints a line before every prompt.  In each the agent
@@ -53,6 +54,10 @@ SHELLS = [
     zsh("PROMPT='%F{green}%n%f@%F{blue}%~%f %# '\n", r"^root@\S+ # $", name="zsh-colour"),
     zsh("PROMPT=$'%F{cyan}%~%f\\n%F{magenta}❯%f '\n", r"^❯ $", name="zsh-two-line"),
     zsh("PROMPT='%~ %# '\nRPROMPT='%*'\n", r"^\S+ # $", name="zsh-rprompt"),
+    # A transient prompt (powerlevel10k's, starship's): once a line is accepted its prompt is redrawn short.
+    zsh("FULL='%n@box %~ %# '\nPROMPT=$FULL\nzle-line-init() { PROMPT=$FULL; zle reset-prompt }\n"
+        "zle-line-finish() { PROMPT='❯ '; zle reset-prompt }\nzle -N zle-line-init\nzle -N zle-line-finish\n",
+        r"^root@box \S+ # $", name="zsh-transient"),
     fish("", r"# $", name="fish-default"),
     fish("function fish_prompt; printf '%s ❯ ' (prompt_pwd); end\n", r"^\S+ ❯ $", name="fish-arrow"),
     fish("function fish_right_prompt; date +%T; end\n", r"# $", name="fish-right-clock"),

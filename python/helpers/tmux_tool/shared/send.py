@@ -46,6 +46,7 @@ KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this 
 MIN_GAP = 0.02  # between two injections: at most 50 a second
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
+TRANSIENT_PROMPT = 40  # at most this many characters of a prompt redrawn short before the echo
 # Before text at a shell's prompt: a line left in vi command mode (bash `set -o vi`, zsh `bindkey -v`,
 # fish's vi bindings) would take every letter of it as an editing command - `k` fetches history, Enter
 # runs the result.  `i` enters insert mode there; anywhere else it is a letter, which BSpace takes back.
@@ -342,12 +343,7 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str
     rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
     text = sent.text
     first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
-    echo = None
-    for i in range(len(rows) - 1, -1, -1):
-        row = rows[i].strip()
-        if first and row.startswith(sent.head) and first in row[len(sent.head):]:
-            echo = i
-            break
+    echo = _echo_row(rows, sent.head, first)
     if echo is None:
         # Our echo scrolled away or was cleared: the screen is all we have.
         return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
@@ -356,6 +352,23 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str
     starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
     cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
     return _trim([*body[: len(body) - cut], before])
+
+
+def _echo_row(rows: list[str], head: str, first: str) -> int | None:
+    """The last row that echoes ``first`` (our text's first line) after the prompt we typed at, or
+    after a short prompt: a transient prompt (powerlevel10k's, starship's) is redrawn short on the
+    line once it is accepted, so the echo no longer starts with ``head``.
+    """
+    if not first:
+        return None
+    for i in range(len(rows) - 1, -1, -1):
+        row = rows[i].strip()
+        if row.startswith(head) and first in row[len(head):]:
+            return i
+        at = row.find(first)
+        if 0 < at <= TRANSIENT_PROMPT and prompt.common_end(row[:at]):
+            return i
+    return None
 
 
 def _echo_rows(rows: list[str], text: str) -> int:
