@@ -9,6 +9,7 @@ is no inotify).  The answers must be the same.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,6 +140,22 @@ def test_wait_after_a_command_typed_with_send_waits_for_that_command(private_soc
     assert done["ok"] and done["status"] == "ready", done
     assert done["output"] == "slept" and done["exit_code"] == 0
     assert run("echo after")["output"] == "after"
+
+
+@pytest.mark.parametrize("program", [
+    'python3 -c "n = input(\'Enter name: \'); print(\'hi\', n)"',
+    ("node -e \"require('readline').createInterface({input: process.stdin, output: process.stdout})"
+     ".question('Enter name: ', n => { console.log('hi', n); process.exit(0); })\""),
+])
+def test_a_program_asking_for_input_comes_back_blocked(private_socket: str, program: str) -> None:
+    """A script's input() prompt is a question: run says so as soon as the output stops, not at its timeout."""
+    started = time.monotonic()
+    res = run(program, timeout=20)
+    assert res["ok"] and res["status"] == "blocked" and res["question"] == "Enter name:", res
+    assert time.monotonic() - started < 10
+    call("send", session="scratch", text="bob", timeout=0)
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["exit_code"] == 0 and done["output"].endswith("hi bob"), done
 
 
 def test_interrupt_stops_a_running_command(private_socket: str) -> None:
