@@ -36,6 +36,7 @@ from ..core.status import Status
 from ..judgement.state import State
 from ..judgement.stillness import Stillness
 from ..transport import keyboard
+from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from . import control, guard, judge, prompt, records
@@ -274,7 +275,8 @@ def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, 
         head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
-                    head=head.strip())
+                    head=head.strip(), row=lk.facts.abs_cursor_line, width=lk.facts.width,
+                    history=lk.facts.history_size)
     return sent
 
 
@@ -296,7 +298,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
     if sent.submitted and text and _has_output(st) and st.status != Status.ERROR:
-        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+        output = command_output(target.tmux, target.pane, sent, st.facts, st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
@@ -329,22 +331,32 @@ def output_of(target: Target, st: State) -> str:
     sent = Sent.parse(st.facts.sent)
     if not (sent.submitted and sent.text):
         return ""
-    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+    return command_output(target.tmux, target.pane, sent, st.facts, st.extra.get("before", ""))
 
 
-def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str = "") -> str:
+def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: str = "") -> str:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
     The echo is found by its text, not by a remembered row, so a clear, a
     resize or the alternate screen in between cannot shift the cut.  Rows
     just above the prompt that repeat just above the echo are the prompt's
     own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
+    Text the terminal never showed (an answer to ``read -s``, anything typed
+    after ``stty -echo``) has no echo: then the rows below the one we typed
+    on are the output, as long as that row still shows the prompt or
+    question we typed at (nothing cleared, scrolled away or rewrapped it).
     """
+    cursor_y = facts.cursor[1]
     rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
     text = sent.text
     first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
     echo = _echo_row(rows, sent.head, first)
     if echo is None:
+        ours = sent.row - facts.history_size  # the row we typed on, from the top of the screen
+        if sent.row >= 0 and sent.width == facts.width and facts.history_size >= sent.history \
+                and ours < cursor_y and "".join(_rows(tmux, pane, str(ours), ours)).strip().startswith(sent.head):
+            below = _rows(tmux, pane, str(ours + 1), cursor_y - 1) if ours + 1 < cursor_y else []
+            return _trim([*below, before])
         # Our echo scrolled away or was cleared: the screen is all we have.
         return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
     body = rows[echo + _echo_rows(rows[echo:], text):]
