@@ -18,7 +18,12 @@ under tests/fixtures/screens/ without a terminal.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -240,6 +245,65 @@ def test_listed_dialogs_are_accepted(program: str, flag: str, accept: list[str],
     res = _start(cli, accept=accept)
     assert res["ok"] and res["status"] == "ready" and res["answered"] == answered, explain(res)
     reply = TimedReply(text="The dialog was answered and the turn works.")
+    _assert_whole(_ask(cli, "Does it work?", reply), reply, time.monotonic())
+    call("kill", session=cli.name)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children first), from /proc."""
+    try:
+        children = [int(c) for t in Path(f"/proc/{pid}/task").iterdir()
+                    for c in (t / "children").read_text().split()]
+    except OSError:
+        return []
+    return [d for c in children for d in (c, *_descendants(c))]
+
+
+def _stall_when_shown(socket: str, session: str, text: str, seconds: float, found: list[str]) -> None:
+    """Once ``text`` shows in the session, stop the CLI's worker processes for ``seconds``
+    (the process the shell launched stays, so the shell sees no job stop): the CLI is
+    then as slow to read a key as a cold start on a loaded machine makes it."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        shown = subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", f"={session}:"],
+                               capture_output=True, text=True, timeout=10, check=False).stdout
+        if text in shown:
+            break
+        time.sleep(0.02)
+    else:
+        return
+    pane = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "-t", f"={session}:", "#{pane_pid}"],
+                          capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    launched = _descendants(int(pane))[:1]
+    workers = _descendants(launched[0]) if launched else []
+    for signal_ in (signal.SIGSTOP, signal.SIGCONT):
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal_)
+        if signal_ == signal.SIGSTOP:
+            found.extend(map(str, workers))
+            time.sleep(seconds)
+
+
+@pytest.mark.e2e
+def test_dialog_answer_read_late_is_waited_for(prepare: Callable[..., Cli], private_socket: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gemini CLI stalls for longer than start's settle time right after its trust question
+    shows (a cold start on a loaded machine): the key that answers it waits unread in the
+    terminal, and start waits for it to be read instead of calling the dialog still open."""
+    cli = prepare("gemini", trust=True)
+    monkeypatch.delenv("GEMINI_CLI_NO_RELAUNCH", raising=False)
+    stopped: list[str] = []
+    staller = threading.Thread(target=_stall_when_shown,
+                               args=(private_socket, cli.name, "Do you trust the files", 2.5, stopped))
+    staller.start()
+    try:
+        res = _start(cli, accept=["trust"])
+    finally:
+        staller.join()
+    assert stopped, "the CLI's worker processes were not found"
+    assert res["ok"] and res["status"] == "ready" and res["answered"] == ["trust"], explain(res)
+    reply = TimedReply(text="The late answer was read and the turn works.")
     _assert_whole(_ask(cli, "Does it work?", reply), reply, time.monotonic())
     call("kill", session=cli.name)
 

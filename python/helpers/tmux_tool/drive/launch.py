@@ -164,8 +164,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now)
-        since = still.since
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
+        steady = still.steady(now)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == "error" or (st.exact and st.status == "ready"):
             return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
@@ -175,14 +175,14 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
         keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
         allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
             dialog.name in accept or ("safe" in accept and dialog.safe))
-        if dialog and allowed and now - since >= min(settle, 0.3):
+        if dialog and allowed and steady >= min(settle, 0.3):
             _press_one_by_one(ctx, target, list(keys))
             if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
                 answered.append(dialog.name)
             still = Stillness()  # what the keys bring is a new screen
             time.sleep(POLL)
             continue
-        if st.status in ("ready", "blocked") and not blank and now - since >= settle:
+        if st.status in ("ready", "blocked") and not blank and steady >= settle:
             if st.status != "blocked":
                 return result("start", target, st, answered=answered)
             hint = message("blocked", program=label)

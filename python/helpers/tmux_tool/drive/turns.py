@@ -274,11 +274,11 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now)
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
         seen_busy = seen_busy or st.status == "busy"
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
-        ended = st.status in ENDED and (st.exact or still.held(now) >= _quiet_needed(profile, st, settle, seen_busy))
+        ended = st.status in ENDED and (st.exact or still.steady(now) >= _quiet_needed(profile, st, settle, seen_busy))
         if ended or now >= deadline:
             return st, seen_busy
         time.sleep(POLL)
