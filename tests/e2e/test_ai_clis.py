@@ -10,8 +10,9 @@ that look like prompts or like the CLIs' own end-of-turn markers, with a
 stall right after them.  First-run dialogs are reported as ``blocked`` with
 their question, and accepted only when asked to.
 
-The answers are plain text that every CLI's Markdown renderer shows as it
-is: no list markers, no leading ``>``, lines shorter than the screen.
+The answers are mostly plain text that every CLI's Markdown renderer shows
+as it is (no list markers, lines shorter than the screen); one holds a block
+quote and a code block, which each CLI draws its own way.
 The first section checks the profiles' extraction on the recorded screens
 under tests/fixtures/screens/ without a terminal.
 """
@@ -34,7 +35,7 @@ from python.helpers.tmux_tool.programs import profile_for
 from python.helpers.tmux_tool.programs.ai import AiProfile
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import CLIS, ERRORS, Cli, TimedReply, explain
+from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -127,6 +128,21 @@ def test_recorded_long_answer_keeps_its_last_line(program: str) -> None:
         assert "Thought for" not in answer and "Worked for" not in answer and "✻" not in answer
 
 
+QUOTED_SCREENS = sorted(f"{p.parent.name}/{p.name}" for p in SCREENS.glob("*/quoted-200x50.json"))
+
+
+@pytest.mark.parametrize("path", QUOTED_SCREENS)
+def test_recorded_quote_and_code_block_are_answer(path: str) -> None:
+    """However the CLI draws a block quote (a dim bar, '│', '> ') and a code block (numbered
+    lines), the answer is the Markdown's text without the code fences."""
+    profile, snap = _fixture(path)
+    assert profile.answer_from(snap, "Quote a proverb and show the code") == QUOTED_SHOWN
+
+
+def test_every_cli_has_a_recorded_quote() -> None:
+    assert {p.split("/")[0] for p in QUOTED_SCREENS} >= {*CLIS, "claude-2.1.330"}
+
+
 @pytest.mark.parametrize("program", CLIS)
 def test_recorded_input_box(program: str) -> None:
     profile, typed = _fixture(f"{program}/typed-80x24.json")
@@ -178,6 +194,23 @@ def test_turns_in_a_tall_terminal(program: str, prepare: Callable[..., Cli],
     gone = call("exit", session=cli.name)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
     assert call("status", session=cli.name)["program"] == "bash"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", CLIS)
+def test_quote_and_code_block_belong_to_the_answer(program: str, prepare: Callable[..., Cli]) -> None:
+    """A block quote (drawn dim behind a bar by Claude Code, behind '│' by OpenCode) comes back
+    as Markdown's '> ' lines, and a code block as its lines (Gemini CLI's line numbers off)."""
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    reply = TimedReply(text=QUOTED, chunk_size=20, chunk_delay=0.01)
+    res = _ask(cli, "Quote a proverb and show the code", reply)
+    returned = time.monotonic()
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == QUOTED_SHOWN, f"answer differs:\n{res['output']}\n!=\n{QUOTED_SHOWN}\n{res['screen']}"
+    assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
+    call("kill", session=cli.name)
 
 
 @pytest.mark.e2e

@@ -22,7 +22,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 from tests.e2e.clis import versions
-from tests.e2e.conftest import CLIS, ERRORS, Cli, TimedReply, explain
+from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
 START_TIMEOUT = 60
@@ -91,6 +91,16 @@ def test_start_ask_fail_exit(program: str, newest: Callable[..., Cli]) -> None:
     _whole(_ask(cli, "Try again", again), again)
     gone = call("exit", session=cli.name)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
+
+
+@pytest.mark.parametrize("program", CLIS)
+def test_quote_and_code_block_belong_to_the_answer(program: str, newest: Callable[..., Cli]) -> None:
+    cli = newest(program)
+    assert _start(cli)["status"] == "ready"
+    reply = TimedReply(text=QUOTED, chunk_size=20, chunk_delay=0.01)
+    res = _ask(cli, "Quote a proverb and show the code", reply)
+    assert res["ok"] and res["output"] == QUOTED_SHOWN, f"{res['output']}\n!=\n{QUOTED_SHOWN}\n{explain(res)}"
+    call("kill", session=cli.name)
 
 
 DIALOGS = [

@@ -17,7 +17,8 @@ trust question's default changed between them ("Yes, I trust this folder" is
 first and marked in 2.1.197; "No, exit" is in 2.1.330), so it is accepted by
 choosing the option, not by pressing Enter.  Typing ``/`` opens the command
 palette below the box (2.1.197) or above it (2.1.330).  Answers are rendered
-Markdown under ``●``; thinking is collapsed to ``Thought for Ns (ctrl+o to
+Markdown under ``●`` (a block quote's rows behind a dim ``▎``, in italics);
+thinking is collapsed to ``Thought for Ns (ctrl+o to
 expand)`` and shown dim while it streams; tool calls are ``● Tool(args)``
 with ``⎿`` result rows.
 """
