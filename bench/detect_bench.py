@@ -37,7 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from python.helpers.tmux_tool.programs import STATUSES, classify, profile_for
+from python.helpers.tmux_tool.core.status import Status
+from python.helpers.tmux_tool.programs import classify, profile_for
 from python.helpers.tmux_tool.screen import snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "screens"
@@ -88,7 +89,7 @@ def report(fixtures: list[tuple[str, dict[str, object]]], mode: str, show_wrong:
     print("  per program: " + ", ".join(f"{k} {c['right']}/{c['right'] + c['wrong']}"
                                         for k, c in sorted(by_program.items())))
     print("  per status:  " + ", ".join(f"{k} {by_status[k]['right']}/{sum(by_status[k].values())}"
-                                        for k in STATUSES if by_status[k]))
+                                        for k in list(Status) if by_status[k]))
     if premature:
         print("  premature ready: " + ", ".join(premature))
     if show_wrong and wrong:

@@ -39,10 +39,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.core.state import READY_STABLE
+from python.helpers.tmux_tool.judgement.state import READY_STABLE
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
-from python.helpers.tmux_tool.transport import control
+from python.helpers.tmux_tool.transport import events
 from python.helpers.tmux_tool.transport.tmux import Tmux
 from python.tools.tmux_tool import call
 
@@ -110,7 +110,7 @@ def proc_cpu(pid: int) -> float:
 def sample(tmux: Tmux, server_pid: int) -> Cpu:
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    src = control.source_for(tmux)
+    src = events.source_for(tmux)
     clients = sum(proc_cpu(pid) for pid in src.pids().values()) if src else 0.0
     return Cpu(me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime, clients, proc_cpu(server_pid),
                time.monotonic())
@@ -191,7 +191,7 @@ def main() -> None:
     state = tempfile.TemporaryDirectory(prefix="tt-watch-bench-")
     os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
     os.environ["TMUX_TOOL_STATE_DIR"] = state.name
-    os.environ.pop(control.SWITCH, None)
+    os.environ.pop(events.SWITCH, None)
     work = Path(state.name)
     script = work / "fake_cli.py"
     script.write_text(FAKE_CLI)
@@ -209,8 +209,8 @@ def main() -> None:
             tmux.cmd("new-session", "-d", "-s", name, "-x", "200", "-y", "50", "bash", "-c", argv)
         server_pid = int(tmux.display(f"={names[0]}:", "#{pid}"))
         results = [run_mode("events", names, tmux, server_pid, fifo, stamps)]
-        control.close_all()
-        os.environ[control.SWITCH] = "off"
+        events.close_all()
+        os.environ[events.SWITCH] = "off"
         results.append(run_mode("polling", names, tmux, server_pid, fifo, stamps))
         floor = unwatched(tmux, server_pid, fifo, stamps)
         version = subprocess.run(["tmux", "-V"], capture_output=True, text=True, timeout=5, check=True).stdout
@@ -226,7 +226,7 @@ def main() -> None:
         print(f"[nobody waiting] spinning: {floor}")
         print("quiet figures include each call's fixed cost (checking the sessions exist, first looks)")
     finally:
-        control.close_all()
+        events.close_all()
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
         state.cleanup()
 

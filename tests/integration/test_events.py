@@ -24,7 +24,7 @@ from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.core.errors import NoTarget
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
-from python.helpers.tmux_tool.transport import control, panes
+from python.helpers.tmux_tool.transport import events, listen, panes
 from python.helpers.tmux_tool.transport.tmux import Tmux
 from python.tools.tmux_tool import call
 
@@ -34,9 +34,9 @@ from ..conftest import SharedTerminal
 @pytest.fixture(autouse=True)
 def _no_clients_left() -> Iterator[None]:
     """Every test starts and ends without watch clients of this process."""
-    control.close_all()
+    events.close_all()
     yield
-    control.close_all()
+    events.close_all()
 
 
 def private(name: str) -> None:
@@ -60,7 +60,7 @@ def stamp_time(stamp: Path, timeout: float = 10.0) -> float:
     raise AssertionError(f"{stamp} was never written")
 
 
-def attached(src: control.EventSource, names: list[str], timeout: float = 3.0) -> dict[str, int]:
+def attached(src: events.EventSource, names: list[str], timeout: float = 3.0) -> dict[str, int]:
     """The PIDs of the watch clients of ``names`` once every one is attached and set up."""
     deadline = time.monotonic() + timeout
     while True:
@@ -71,8 +71,8 @@ def attached(src: control.EventSource, names: list[str], timeout: float = 3.0) -
         time.sleep(0.005)
 
 
-def source(socket: str) -> control.EventSource:
-    src = control.source_for(Tmux(socket))
+def source(socket: str) -> events.EventSource:
+    src = events.source_for(Tmux(socket))
     assert src is not None
     return src
 
@@ -110,7 +110,7 @@ def test_commands_through_the_client_answer_like_a_process(private_socket: str) 
     tmux = Tmux(private_socket)
     src = source(private_socket)
     clients = src.acquire(["eq"])
-    runner = control.Runner(src)
+    runner = listen.Runner(src)
     try:
         for text in ("a'b", "ends;", "$HOME ~ #{session_name} {x}", "two\nlines", "\x1f\t\\", "%end 1 2 1", ""):
             cmd = ["display-message", "-p", "-t", "=eq:", text]
@@ -346,20 +346,20 @@ def test_silent_panes_cost_nothing_and_a_burst_is_looked_at_once(private_socket:
 
 def test_events_off_polls_with_the_same_answers(private_socket: str, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(control.SWITCH, "off")
+    monkeypatch.setenv(events.SWITCH, "off")
     for name in ("pa", "pb"):
         private(name)
     start_late("pa", 0.3, tmp_path / "pa")
     start_late("pb", 0.6, tmp_path / "pb")
     res = call("wait", sessions=["pa", "pb"], mode="all", timeout=10)
     assert res["ok"] and sorted(res["done"]) == ["pa", "pb"]
-    assert control.source_for(Tmux(private_socket)) is None
+    assert events.source_for(Tmux(private_socket)) is None
     assert shutil.which("tmux") and watch_clients(private_socket) == []
 
 
 def test_idle_clients_detach_after_lingering(private_socket: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A client no wait uses leaves after LINGER: nothing stays attached to a session for long."""
-    monkeypatch.setattr(control, "LINGER", 0.3)
+    monkeypatch.setattr(events, "LINGER", 0.3)
     private("la")
     assert call("wait", session="la", until="stable", timeout=3)["ok"]
     src = source(private_socket)

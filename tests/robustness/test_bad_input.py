@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from python.helpers.tmux_tool.actions import ACTIONS, dispatch
 from python.helpers.tmux_tool.core.args import MAX_TEXT
-from python.helpers.tmux_tool.core.result import STATUSES
+from python.helpers.tmux_tool.core.status import Status
 from python.helpers.tmux_tool.drive import turns
 from python.tools.tmux_tool import call
 
@@ -108,7 +108,7 @@ def problem(action: str, args: dict[str, Any], res: dict[str, Any], took: float)
     budget = _budget(action, args)
     if took > budget:
         return f"{action} {shown}: took {took:.1f}s, more than {budget:.1f}s"
-    if not all(f in res for f in FIELDS) or res["status"] not in STATUSES or not isinstance(res["ok"], bool):
+    if not all(f in res for f in FIELDS) or res["status"] not in list(Status) or not isinstance(res["ok"], bool):
         return f"{action} {shown}: not the result contract: {res}"
     if res["ok"] and res["error"] is not None:
         return f"{action} {shown}: ok with an error: {res['error']}"

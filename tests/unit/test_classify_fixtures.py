@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from python.helpers.tmux_tool.programs import STATUSES, classify, detect, profile_for
+from python.helpers.tmux_tool.core.status import Status
+from python.helpers.tmux_tool.programs import classify, detect, profile_for
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -62,7 +63,7 @@ def test_fixture_is_well_formed(path: Path) -> None:
     assert len(fx["lines"]) == h, f"{path.name}: {len(fx['lines'])} rows for a {h}-row screen"
     x, y = fx["cursor"]
     assert 0 <= x <= w and 0 <= y < h, f"{path.name}: cursor {fx['cursor']} outside {w}x{h}"
-    assert fx["status"] in STATUSES
+    assert fx["status"] in list(Status)
     assert fx["note"] and fx["how"] and fx["version"], f"{path.name} lacks note/how/version provenance"
     plain = [SGR.sub("", r).rstrip() for r in fx["ansi"].split("\n")[:h]]
     assert plain == [r.rstrip() for r in fx["lines"]], f"{path.name}: ansi and lines show different screens"
@@ -72,7 +73,7 @@ def test_fixture_is_well_formed(path: Path) -> None:
 def test_fixture_status(path: Path) -> None:
     fx = load(path)
     verdict = detect(snapshot(fx), program=fx["program"])
-    assert verdict.status in STATUSES
+    assert verdict.status in list(Status)
     assert verdict.evidence
     rows = [r for r in fx["lines"] if r.strip()]
     assert verdict.status == fx["status"], (

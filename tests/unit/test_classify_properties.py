@@ -15,7 +15,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from python.helpers.tmux_tool.programs import PROFILES, STATUSES, classify, detect
+from python.helpers.tmux_tool.core.status import Status
+from python.helpers.tmux_tool.programs import PROFILES, classify, detect
 from python.helpers.tmux_tool.screen import Snapshot
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -49,7 +50,7 @@ def test_classify_never_raises(screen: object, program: object, ansi: object, cu
                                alternate: object, before: object) -> None:
     out = classify(screen, program=program, ansi=ansi, cursor=cursor,  # type: ignore[arg-type]
                    pane_command=pane_command, alternate=alternate, before=before)  # type: ignore[arg-type]
-    assert out["status"] in STATUSES
+    assert out["status"] in list(Status)
     assert isinstance(out["evidence"], str) and out["evidence"]
     json.dumps(out)
     if out["status"] == "blocked":
@@ -70,7 +71,7 @@ def test_detect_never_raises_on_a_snapshot(rows: list[str], x: int, y: int, widt
                                            alternate: bool, command: str | None, program: str | None) -> None:
     snap = Snapshot(tuple(rows), width, height, (x, y), alternate, command)
     verdict = detect(snap, program=program, before=snap)
-    assert verdict.status in STATUSES and verdict.evidence
+    assert verdict.status in list(Status) and verdict.evidence
 
 
 def test_cursor_none_none_is_answered() -> None:
@@ -83,4 +84,4 @@ def test_every_fixture_survives_a_missing_cursor_and_foreign_program_names() -> 
         fx = json.loads(path.read_text())
         for program in (fx["program"], None, "no-such-program"):
             out = classify(fx["lines"], program=program, ansi=fx["ansi"], cursor=(None, None))  # type: ignore[arg-type]
-            assert out["status"] in STATUSES, path
+            assert out["status"] in list(Status), path

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.core import args, masking, names
+from python.helpers.tmux_tool.core import args, capping, masking, names
 from python.helpers.tmux_tool.core.errors import BadKeys, BadName
-from python.helpers.tmux_tool.private import markers, runs
+from python.helpers.tmux_tool.private import markers
 from python.helpers.tmux_tool.shared import prompt
 from python.helpers.tmux_tool.transport import keyboard
 from python.helpers.tmux_tool.transport.tmux import escape_arg
@@ -116,7 +116,7 @@ def test_prompt_template_survives_cd_and_clocks() -> None:
 
 def test_cap_keeps_head_and_tail_on_line_breaks() -> None:
     text = "\n".join(f"line {i}" for i in range(10_000))
-    capped = runs.cap_text(text, 2000, "/tmp/x.txt")
+    capped = capping.cap_text(text, 2000, "/tmp/x.txt")
     assert len(capped) <= 2100
     assert capped.startswith("line 0\n") and capped.endswith("line 9999")
     assert "cut; full output in /tmp/x.txt" in capped

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from python.helpers.tmux_tool import programs
+from python.helpers.tmux_tool.core.status import Status
 from python.helpers.tmux_tool.programs import PROFILES, Profile, Verdict, profile_for, registry
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -176,13 +177,13 @@ def test_vim_swap_question_lists_the_choices_on_screen() -> None:
 
 
 def test_verdict_dict_and_immutability() -> None:
-    v = Verdict("blocked", "bash", "a password prompt", "Password:", ())
+    v = Verdict(Status.BLOCKED, "bash", "a password prompt", "Password:", ())
     assert v.as_dict() == {"status": "blocked", "program": "bash", "evidence": "a password prompt",
                            "question": "Password:", "options": []}
-    assert Verdict("ready", "bash", "prompt").as_dict() == {"status": "ready", "program": "bash",
+    assert Verdict(Status.READY, "bash", "prompt").as_dict() == {"status": "ready", "program": "bash",
                                                              "evidence": "prompt"}
     with pytest.raises(dataclasses.FrozenInstanceError):
-        v.status = "ready"  # type: ignore[misc]
+        v.status = Status.READY  # type: ignore[misc]
 
 
 def test_output_that_looks_like_a_continuation_row_is_kept() -> None:

@@ -13,8 +13,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from python.helpers.tmux_tool.core.capping import cap_text
 from python.helpers.tmux_tool.core.masking import MASK, Masker
-from python.helpers.tmux_tool.private.output import RENDER_LIMIT, RunOutput, cap_text
+from python.helpers.tmux_tool.private.output import RENDER_LIMIT, RunOutput
 from python.helpers.tmux_tool.screen import render_transcript
 from python.helpers.tmux_tool.screen.clean import plain_text
 

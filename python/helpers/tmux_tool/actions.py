@@ -9,24 +9,17 @@ sentence - it never raises and never hangs past the action's timeout.
 from __future__ import annotations
 
 import importlib
-import re
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from . import handlers
 from .core import config, masking
 from .core.args import Arg, bind, brief
-from .core.errors import BadArgs, BadInput, BadName, NoServer, NoTarget, TmuxError
-from .core.messages import message
+from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.result import Result, failure
-from .private import markers, runs
-from .sessions.context import Context, Target
-from .transport import keyboard
-
-if TYPE_CHECKING:
-    from .core.state import State
-
+from .core.status import Status
+from .sessions.context import Context
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
 _TIMEOUT = "seconds to wait"
@@ -49,294 +42,6 @@ class Action:
     destructive: bool = False
 
 
-def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **extra: Any) -> Result:
-    """A result that reports a session's state with its evidence and screen."""
-    data: dict[str, Any] = {"evidence": st.evidence, "program": st.program}
-    if st.question:
-        data["question"], data["options"] = st.question, list(st.options)
-    if st.cwd:
-        data["cwd"] = st.cwd
-    data.update(extra)
-    return Result(action=action, ok=ok, session=target.name, status=st.status,
-                  exit_code=st.exit_code if action == "status" else None,
-                  screen=st.snap.text if st.snap else None, extra=data)
-
-
-def _require_private(ctx: Context, target: Target, action: str) -> Result | None:
-    if target.shared:
-        return None
-    if not target.tmux.has_session(target.name):
-        return failure(action, f"there is no private session {target.name!r}", session=target.name,
-                       hint=message("no_session_hint"))
-    return None
-
-
-def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Result | None]:
-    """Between quiet seconds of a running command: stop waiting if it asks a question."""
-
-    def check() -> Result | None:
-        from .sessions import observe
-
-        st = observe.state_of(ctx, target)
-        if st.status == "blocked":
-            return _state_result(action, target, st, hint=message("question"))
-        return None
-
-    return check
-
-
-# --- handlers --------------------------------------------------------------
-def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> Result:
-    target = ctx.target(session, default=ctx.cfg.scratch_session)
-    if target.shared:
-        return failure("run", message("shared_run_refused"), session=target.name, status="unknown",
-                       hint=message("shared_run_refused_hint"))
-    if not command.strip():
-        return failure("run", "the command is empty", session=target.name, status="unknown",
-                       hint="give the shell command to run, e.g. command: 'ls -la'")
-    keyboard.check_text(command)
-    result = runs.run(ctx.private, target.name, command, timeout,
-                         on_slice=_blocked_early(ctx, target, "run"))
-    if result.status == "busy" and result.ok:
-        from .sessions import observe
-
-        st = observe.state_of(ctx, target)
-        result.screen = st.snap.text if st.snap else None
-    return result
-
-
-def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: float,
-            force: bool) -> Result:
-    from . import programs
-    from .sessions import observe
-    from .shared import send
-
-    target = ctx.target(session, default=ctx.cfg.shared_session)
-    keyboard.check_text(text)
-    if not text and not enter:
-        return failure("send", "nothing to send: the text is empty and enter is false",
-                       session=target.name, status="unknown")
-    if target.shared:
-        return send.send(ctx.cfg, target, text, enter=enter, timeout=timeout, force=force)
-    if (missing := _require_private(ctx, target, "send")) is not None:
-        return missing
-    shell = ctx.private.shell(target.name)
-    profile = programs.profile_for(shell.program) if shell and shell.program else None
-    before = observe.state_of(ctx, target)
-    if before.status == "busy" and len(text.encode("utf-8", "surrogateescape")) >= 4096:
-        return failure("send", f"{before.evidence}; it is not reading input, and {len(text)} characters would "
-                       "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
-                       session=target.name, status="busy",
-                       hint="wait until it asks for input, or interrupt it; pass long text in a file")
-    if profile is None and before.program:
-        profile = programs.profile_for(before.program)
-    submit = list(profile.submit) if profile else ["Enter"]
-    keyboard.paste(target.tmux, target.pane, text, bracketed=profile.paste if profile else True,
-                   then=submit if enter else ())
-    return _settle(ctx, target, "send", timeout, before.snap.digest if before.snap else None)
-
-
-def _settle(ctx: Context, target: Target, action: str, timeout: float, before: str | None) -> Result:
-    """After typing into a private session: wait until it has reacted and settled."""
-    from .sessions import observe
-
-    deadline = time.monotonic() + timeout
-    watch = observe.Watch(target, "ready", None, observe.DEFAULT_STABLE)
-    changed = False
-    while True:
-        watch.step(ctx, time.monotonic())
-        st = watch.last
-        changed = changed or (st.snap is not None and st.snap.digest != before)
-        if changed and watch.done:
-            if st.exact:  # the shell's marker comes just before it draws the prompt
-                time.sleep(observe.POLL)
-                st = observe.state_of(ctx, target)
-            break
-        if time.monotonic() >= deadline:
-            break
-        watch.done = False
-        time.sleep(observe.POLL)
-    return _state_result(action, target, st)
-
-
-def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, force: bool) -> Result:
-    from .sessions import observe
-    from .shared import send
-
-    target = ctx.target(session, default=ctx.cfg.shared_session)
-    names_ = keyboard.key_names(keys)
-    if target.shared:
-        return send.send(ctx.cfg, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
-                         action="keys", keys=tuple(names_))
-    if (missing := _require_private(ctx, target, "keys")) is not None:
-        return missing
-    before = observe.state_of(ctx, target)
-    keyboard.press(target.tmux, target.pane, names_)
-    return _settle(ctx, target, "keys", timeout, before.snap.digest if before.snap else None)
-
-
-def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
-    from .sessions import observe
-    from .shared import judge
-    from .transport import panes
-
-    target = ctx.target(session, default=ctx.cfg.shared_session)
-    if target.shared and not target.tmux.has_session(target.name):
-        return failure("read", judge.missing(target.name, target.tmux.socket), session=target.name)
-    if (missing := _require_private(ctx, target, "read")) is not None:
-        return missing
-    st = observe.state_of(ctx, target, settle=True)
-    if st.snap is None or st.facts is None:
-        return failure("read", st.evidence, session=target.name)
-    text = "\n".join(panes.scrollback(target.tmux, target.pane, lines)) if lines else st.snap.text
-    facts = st.facts
-    return Result(action="read", session=target.name, status=st.status, screen=text,
-                  extra={"program": st.program, "evidence": st.evidence, "cursor": list(facts.cursor),
-                         "size": [facts.width, facts.height], "alternate": facts.alternate,
-                         "lines": lines})
-
-
-def do_status(ctx: Context, session: str | None) -> Result:
-    from .sessions import observe
-    from .shared import control
-
-    target = ctx.target(session, default=ctx.cfg.shared_session)
-    if (missing := _require_private(ctx, target, "status")) is not None:
-        return missing
-    st = observe.state_of(ctx, target, settle=True)
-    if st.snap is None:
-        return failure("status", st.evidence, session=target.name)
-    if target.shared and st.facts is not None and st.facts.paused:
-        res = _state_result("status", target, st, paused=True)
-        res.hint = f"{control.PAUSED}: {control.PAUSED_HINT}"
-        return res
-    return _state_result("status", target, st)
-
-
-def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
-            pattern: str | None, timeout: float) -> Result:
-    from .sessions import observe
-    from .shared import judge, send
-
-    if session and sessions:
-        raise BadArgs("give either session or sessions, not both")
-    wanted = sessions or [session if session is not None else ctx.cfg.shared_session]
-    targets = [ctx.target(n, default=ctx.cfg.shared_session) for n in wanted]
-    for t in targets:
-        if t.shared and not t.tmux.has_session(t.name):
-            return failure("wait", judge.missing(t.name, t.tmux.socket), session=t.name)
-        if (missing := _require_private(ctx, t, "wait")) is not None:
-            return missing
-    regex = None
-    if pattern:
-        try:
-            regex = re.compile(pattern, re.MULTILINE)
-        except re.error as exc:
-            raise BadArgs(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
-    if len(targets) == 1 and until == "ready" and regex is None and not targets[0].shared:
-        exact = _wait_run(ctx, targets[0], timeout)
-        if exact is not None:
-            return exact
-    # In the shared session, a command of ours still running when send returned gets its output here.
-    ours_pending = len(targets) == 1 and targets[0].shared and send.state(targets[0]).extra.get("was_pending")
-    watches = [observe.Watch(t, until, regex, observe.DEFAULT_STABLE) for t in targets]
-    ok = observe.wait_all(ctx, watches, mode, timeout)
-    if len(watches) == 1:
-        w = watches[0]
-        res = _state_result("wait", w.target, w.last, ok=ok)
-        if ours_pending and w.last.status in ("ready", "blocked"):
-            res.output = send.output_of(w.target, w.last)
-        if not ok:
-            res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
-            res.hint = message("wait_timeout_hint")
-        else:
-            res.extra["reason"] = w.reason
-        return res
-    rows = [{"session": w.target.name, "status": w.last.status, "done": w.done,
-             "evidence": w.last.evidence, "program": w.last.program} for w in watches]
-    done = [w.target.name for w in watches if w.done]
-    status = watches[0].last.status if len(done) == len(watches) else ("ready" if done else "busy")
-    return Result(action="wait", ok=ok, session=",".join(wanted), status=status,
-                  error=None if ok else f"not {mode} of {', '.join(wanted)} became {until} "
-                                        f"within {timeout:g}s",
-                  extra={"sessions": rows, "done": done, "mode": mode})
-
-
-def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
-    """A private shell running a command: wait on its markers, return its output."""
-    srv = ctx.private
-    shell = srv.shell(target.name)
-    rec = runs.load_record(srv, target.name)
-    if shell is None or rec is None or shell.program not in (None, "bash"):
-        return None
-    mark = markers.last_mark(shell.log_path, shell.nonce)
-    running = mark is not None and mark.kind == "S" and mark.start >= rec.offset
-    if not running and rec.collected:
-        return None  # nothing of ours is pending: judge the screen instead
-    res = runs.collect(srv, shell, rec, timeout, action="wait",
-                          on_slice=_blocked_early(ctx, target, "wait"))
-    if res.status == "busy":
-        res.ok = False
-        res.error = f"`{rec.command}` is still running after {timeout:g}s"
-    return res
-
-
-def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
-    from .shared import guard, send
-
-    target = ctx.target(session, default=ctx.cfg.shared_session)
-    if target.shared:
-        if not guard.ours(send.state(target)):
-            return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
-                           status="unknown", hint="ask the human to stop it")
-        return send.send(ctx.cfg, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
-                         keys=("C-c",))
-    if (missing := _require_private(ctx, target, "interrupt")) is not None:
-        return missing
-    keyboard.press(target.tmux, target.pane, ["C-c"])
-    exact = _wait_run(ctx, target, timeout)
-    if exact is not None:
-        exact.action = "interrupt"
-        return exact
-    return _settle(ctx, target, "interrupt", timeout, None)
-
-
-def do_list(ctx: Context) -> Result:
-    from .sessions import observe
-
-    rows: list[dict[str, Any]] = []
-    shared_t = ctx.target(ctx.cfg.shared_session, default=ctx.cfg.shared_session)
-    if shared_t.tmux.has_session(shared_t.name):
-        st = observe.state_of(ctx, shared_t)
-        rows.append({"session": shared_t.name, "server": f"shared ({ctx.cfg.shared_socket})",
-                     "program": st.program, "status": st.status, "evidence": st.evidence})
-    for name in ctx.private.names():
-        try:
-            t = ctx.target(name, default=name)
-            st = observe.state_of(ctx, t)
-            rows.append({"session": name, "server": f"private ({ctx.cfg.private_socket})",
-                         "program": st.program, "status": st.status, "evidence": st.evidence})
-        except (BadName, TmuxError):
-            continue
-    return Result(action="list", status="ready", extra={"sessions": rows},
-                  output="" if rows else "no sessions",
-                  hint=None if rows else "start the shared terminal with apps/shared-terminal/start.sh, "
-                                        "or create a private session with run or start")
-
-
-def do_kill(ctx: Context, session: str) -> Result:
-    target = ctx.target(session, default=session)
-    if target.shared:
-        return failure("kill", "the shared session is the human's terminal; the tool never ends it",
-                       session=target.name, status="unknown",
-                       hint="stop it yourself with apps/shared-terminal/stop.sh --kill-session if you must")
-    existed = ctx.private.kill(target.name)
-    if not existed:
-        return failure("kill", f"there is no private session {target.name!r}", session=target.name,
-                       status="unknown", hint="list shows the sessions that exist")
-    return Result(action="kill", session=target.name, status="ready", output=f"session {target.name} ended")
-
-
 def _drive(module: str, name: str) -> Callable[..., Result]:
     """A handler of the drive layer, imported on its first call: it loads every program profile,
     which the other actions (and the command line's start) do without."""
@@ -356,21 +61,21 @@ ACTIONS: dict[str, Action] = {
                 Arg("session", "str", "private session name (default: the scratch session)"),
                 Arg("timeout", "float", _TIMEOUT + " before returning busy (the command keeps running)",
                     default=30.0)),
-               do_run),
+               handlers.do_run),
         Action("send", "type text into a session (guarded in the shared one) and press Enter",
                (Arg("text", "str", "the text to type", required=True), _SESSION,
                 Arg("enter", "bool", "press Enter after the text", default=True),
                 Arg("timeout", "float", _TIMEOUT + " for a quiet moment and for the result", default=10.0),
                 Arg("force", "bool", "shared session: type even though the human seems active", default=False)),
-               do_send),
+               handlers.do_send),
         Action("keys", "press named keys (C-c, Enter, Escape, Up, Tab, y, ...)",
                (Arg("keys", "list", "key names, a list or separated by spaces", required=True), _SESSION,
                 Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
                 Arg("force", "bool", "shared session: allow C-c/C-u etc. on what the human runs", default=False)),
-               do_keys, destructive=True),
+               handlers.do_keys, destructive=True),
         Action("read", "the rendered screen, or the last N lines of history, cleaned",
                (_SESSION, Arg("lines", "int", "how many lines of history and screen (default: the screen)")),
-               do_read, read_only=True),
+               handlers.do_read, read_only=True),
         Action("wait", "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
                (_SESSION, Arg("sessions", "list", "several sessions to wait on"),
                 Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
@@ -378,9 +83,9 @@ ACTIONS: dict[str, Action] = {
                     choices=("ready", "stable", "change")),
                 Arg("pattern", "str", "a regular expression to wait for on the screen"),
                 Arg("timeout", "float", _TIMEOUT, default=30.0)),
-               do_wait, read_only=True),
+               handlers.do_wait, read_only=True),
         Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),
-               do_status, read_only=True),
+               handlers.do_status, read_only=True),
         Action("start", "start a program in a new private session; wait until it is ready or blocked",
                (Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
                     "or a command line", required=True),
@@ -403,10 +108,10 @@ ACTIONS: dict[str, Action] = {
                 Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
                _drive("launch", "do_exit"), destructive=True),
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
-               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), do_interrupt, destructive=True),
-        Action("list", "sessions, their programs and states", (), do_list, read_only=True),
+               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), handlers.do_interrupt, destructive=True),
+        Action("list", "sessions, their programs and states", (), handlers.do_list, read_only=True),
         Action("kill", "end a private session (never the shared one)",
-               (Arg("session", "str", "private session name", required=True),), do_kill, destructive=True),
+               (Arg("session", "str", "private session name", required=True),), handlers.do_kill, destructive=True),
     )
 }
 
@@ -439,13 +144,13 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     spec = ACTIONS.get(name)
     if spec is None:
         return failure(name[:40] or "?", f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
-                       status="unknown")
+                       status=Status.UNKNOWN)
     session = args.get("session") if isinstance(args.get("session"), str) else None
     try:
         bound = bind(name, spec.args, args)
         return _masked(spec.handler(Context(config.load()), **bound))
     except BadInput as exc:
-        return failure(name, str(exc), session=session, status="unknown")
+        return failure(name, str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:
         return failure(name, f"{exc}; a private server starts by itself on the next run or start",
                        session=session)

@@ -69,7 +69,7 @@ def peek(action: str, args: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         names = [bound["session"]]
     else:
         return []
-    seen = []
+    seen: list[tuple[str, str, str]] = []
     for name in names:
         result = dispatch("read", {"session": name})
         if result.ok and result.screen is not None:

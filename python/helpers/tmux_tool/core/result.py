@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-STATUSES = ("ready", "busy", "blocked", "error", "unknown")
+from .status import Status
 
 
 @dataclass(slots=True)
@@ -22,7 +22,7 @@ class Result:
     action: str
     ok: bool = True
     session: str | None = None
-    status: str = "unknown"
+    status: Status = Status.UNKNOWN
     exit_code: int | None = None
     output: str = ""
     screen: str | None = None
@@ -36,7 +36,7 @@ class Result:
             "ok": self.ok,
             "action": self.action,
             "session": self.session,
-            "status": self.status,
+            "status": str(self.status),
             "exit_code": self.exit_code,
             "output": self.output,
             "screen": self.screen,
@@ -85,7 +85,7 @@ def _session_row(s: dict[str, Any]) -> str:
 
 
 def failure(action: str, error: str, *, session: str | None = None, hint: str | None = None,
-            status: str = "error", **extra: Any) -> Result:
+            status: Status = Status.ERROR, **extra: Any) -> Result:
     """A failed action: ``ok: false`` with a sentence saying what to do."""
     return Result(action=action, ok=False, session=session, status=status, error=error,
                   hint=hint, extra=dict(extra))

@@ -21,8 +21,9 @@ from ..core import names
 from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import State
-from ..core.stillness import Stillness
+from ..core.status import Status
+from ..judgement.state import State
+from ..judgement.stillness import Stillness
 from ..private import markers, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile
@@ -79,7 +80,7 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
              timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
     if len(program) > 8192:
         return failure("start", f"the program line is {len(program)} characters; the limit is 8192",
-                       status="unknown", hint="put a long script in a file and start that")
+                       status=Status.UNKNOWN, hint="put a long script in a file and start that")
     profile = programs.profile_for(program)
     if profile is not None:
         argv = profile.launch(args or (), skip_permissions=skip_permissions)
@@ -89,11 +90,11 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         try:
             words = shlex.split(program)
         except ValueError as exc:
-            return failure("start", f"the program line cannot be split into words ({exc})", status="unknown",
+            return failure("start", f"the program line cannot be split into words ({exc})", status=Status.UNKNOWN,
                            hint="balance the quotes, or give the arguments in args")
         argv = [*words, *(args or ())]
         if not argv:
-            return failure("start", "the program is empty", status="unknown",
+            return failure("start", "the program is empty", status=Status.UNKNOWN,
                            hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
         profile = programs.profile_or_generic(argv[0])
     label = profile.name
@@ -101,13 +102,13 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     name = names.check(session) if session else names.generate(label)
     if name == ctx.cfg.shared_session:
         return failure("start", "programs start in private sessions, not in the shared terminal",
-                       session=name, status="unknown", hint="leave out session to get a new private one")
+                       session=name, status=Status.UNKNOWN, hint="leave out session to get a new private one")
     srv = ctx.private
     if srv.exists(name):
-        return failure("start", f"session {name!r} already exists", session=name, status="unknown",
+        return failure("start", f"session {name!r} already exists", session=name, status=Status.UNKNOWN,
                        hint="use another name, leave it out for a generated one, or kill the old session")
     if cwd and not os.path.isdir(cwd):
-        return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status="unknown")
+        return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
     env_file = _env_file(srv, dict(os.environ), name)
     line = shlex.join(argv)
@@ -167,10 +168,10 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
         still.see(st.snap.digest if st.snap else "", now, status=st.status)
         steady = still.steady(now)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
-        if st.status == "error" or (st.exact and st.status == "ready"):
+        if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
             return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
                            hint="read the session's screen for its message", answered=answered)
-        dialog = profile.find_dialog(st.snap.text) if (st.snap and st.status == "blocked") else None
+        dialog = profile.find_dialog(st.snap.text) if (st.snap and st.status == Status.BLOCKED) else None
         # The keys come from the screen: releases move a dialog's default (see Profile.accept_keys).
         keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
         allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
@@ -182,8 +183,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             still = Stillness()  # what the keys bring is a new screen
             time.sleep(POLL)
             continue
-        if st.status in ("ready", "blocked") and not blank and steady >= settle:
-            if st.status != "blocked":
+        if st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle:
+            if st.status != Status.BLOCKED:
                 return result("start", target, st, answered=answered)
             hint = message("blocked", program=label)
             if not dialog:
@@ -233,11 +234,11 @@ def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Sh
     name = names.check(session)
     if name == ctx.cfg.shared_session:
         return failure(action, f"{action} drives programs in private sessions; the shared terminal is the "
-                       "human's", session=name, status="unknown", hint="use send in the shared terminal")
+                       "human's", session=name, status=Status.UNKNOWN, hint="use send in the shared terminal")
     srv = ctx.private
     shell = srv.shell(name)
     if shell is None or not srv.exists(name):
-        return failure(action, f"there is no private session {name!r}", session=name, status="unknown",
+        return failure(action, f"there is no private session {name!r}", session=name, status=Status.UNKNOWN,
                        hint="start a program with start; list shows the sessions that exist")
     return Target(name, False, srv.tmux), shell, programs.profile_or_generic(shell.program)
 
@@ -277,7 +278,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     rec = runs.load_record(srv, target.name)
     if rec is not None:
         res = runs.collect(srv, shell, rec, timeout, action="exit")
-        if res.status == "ready":
+        if res.status == Status.READY:
             srv.set_program(target.name, None)
             res.output = ""
             res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"

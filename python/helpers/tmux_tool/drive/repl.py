@@ -13,8 +13,9 @@ import time
 
 from ..core.messages import message
 from ..core.result import Result
-from ..core.state import State
-from ..core.stillness import Stillness
+from ..core.status import Status
+from ..judgement.state import State
+from ..judgement.stillness import Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..sessions import observe
@@ -42,16 +43,16 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
     st = _await_repl_done(ctx, target, profile, deadline)
     lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
     answer = profile.extract_answer(lines, prompt)
-    done = st.status in ("ready", "blocked", "error")
+    done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     hint = None
     if not done:
         hint = "still working after the timeout: wait for it, then read; or interrupt it"
-    elif st.status == "blocked":
+    elif st.status == Status.BLOCKED:
         hint = message("blocked", program=shell.program or "the program")
     elif answer is None:
         hint = "the answer could not be cut out of the screen; read the session to see it"
-    return result("ask", target, st, ok=done and st.status != "error", output=answer or "", hint=hint,
-                  error=None if done and st.status != "error" else
+    return result("ask", target, st, ok=done and st.status != Status.ERROR, output=answer or "", hint=hint,
+                  error=None if done and st.status != Status.ERROR else
                   (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
 
 
@@ -61,9 +62,9 @@ def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) ->
     tail = prompt.strip().splitlines()[-1][-24:]
     while time.monotonic() < deadline:
         st = observe.state_of(ctx, target)
-        if st.status in ("busy", "blocked", "error"):
+        if st.status in (Status.BUSY, Status.BLOCKED, Status.ERROR):
             return True
-        if st.snap is not None and st.snap.digest != before and st.status == "ready" \
+        if st.snap is not None and st.snap.digest != before and st.status == Status.READY \
                 and tail not in st.snap.cursor_line:
             return True
         time.sleep(POLL)

@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import State
-from ..core.stillness import ENDED, Stillness
+from ..core.status import Status
+from ..judgement.state import State
+from ..judgement.stillness import ENDED, Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile
@@ -73,7 +74,7 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
     target, shell, profile = found
     keyboard.check_text(prompt)
     if not prompt.strip():
-        return failure("ask", "the prompt is empty", session=target.name, status="unknown")
+        return failure("ask", "the prompt is empty", session=target.name, status=Status.UNKNOWN)
     st = observe.state_of(ctx, target)
     if refused := _refuse(target, shell, profile, st):
         return refused
@@ -97,19 +98,19 @@ def _refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result
         pending = profile.pending_input(st.snap)
     if isinstance(profile, AiProfile):
         rec = _record(target)
-        running = st.status == "busy" or (rec.open and st.status == "ready" and st.snap is not None
+        running = st.status == Status.BUSY or (rec.open and st.status == Status.READY and st.snap is not None
                                            and not _shows_end(st.snap, profile, rec.asked))
         if running:
             earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when its timeout "
                        "passed" if rec.open else "an earlier turn")
-            if st.status != "busy":
-                st.status, st.evidence = "busy", "that turn shows neither its end nor an answer yet"
+            if st.status != Status.BUSY:
+                st.status, st.evidence = Status.BUSY, "that turn shows neither its end nor an answer yet"
             return result("ask", target, st, ok=False, error=f"{program} is still working on {earlier}: {st.evidence}",
                           hint="a prompt sent now would only be queued: ask again once that turn has ended (read "
                           "shows its answer), or interrupt it")
         if rec.open:
             _remember(target, turn_open="0")
-    if st.status != "ready" and not (st.status == "error" and pending is not None):
+    if st.status != Status.READY and not (st.status == Status.ERROR and pending is not None):
         return result("ask", target, st, ok=False, error=f"{program} is not ready for a prompt: {st.evidence}",
                       hint="answer its question with keys, wait for it, or interrupt it")
     if pending:
@@ -159,16 +160,16 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
         started.extra["turn"] = turn
         return started
     st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap)
-    done = st.status in ("ready", "blocked", "error")
+    done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     if done:
         _remember(target, turn_open="0")
     if not done:
         return result("ask", target, st, ok=False, error=f"no answer within {timeout:g}s",
                       hint="still working after the timeout: wait for it, then read; or interrupt it", turn=turn)
-    if st.status == "blocked":
+    if st.status == Status.BLOCKED:
         return result("ask", target, st, hint=message("blocked", program=shell.program or "the program"),
                       turn=turn)
-    if st.status == "error":
+    if st.status == Status.ERROR:
         return result("ask", target, st, ok=False, error=f"the turn ended with an error: {st.evidence}",
                       hint="read the screen for the CLI's message", turn=turn)
     if answer is None:
@@ -223,7 +224,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
     while True:
         st = observe.state_of(ctx, target)
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
-        busy = busy or (st.status == "busy" and not holds)
+        busy = busy or (st.status == Status.BUSY and not holds)
         if not holds:
             rows = _transcript_rows(target, profile)
             y = transcript.find_turn(rows, mark, profile)
@@ -235,7 +236,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
                                   hint="read the session: the CLI may have had a queued prompt; this prompt "
                                   "may be queued behind it")
                 return Started(True, busy)
-            if st.status == "blocked":
+            if st.status == Status.BLOCKED:
                 return Started(False, busy)
         now = time.monotonic()
         if holds and not resubmitted and now >= retry_at:
@@ -256,7 +257,7 @@ def _not_started(target: Target, st: State, holds: bool) -> Result:
     else:
         error = f"the prompt left the input box, but no turn for it shows yet (the screen: {st.evidence})"
         hint = "the program took the prompt: read the session later for its turn and answer"
-        st.status = "busy"
+        st.status = Status.BUSY
     return result("ask", target, st, ok=False, error=error, hint=hint)
 
 
@@ -275,7 +276,7 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
         st = observe.state_of(ctx, target)
         now = time.monotonic()
         still.see(st.snap.digest if st.snap else "", now, status=st.status)
-        seen_busy = seen_busy or st.status == "busy"
+        seen_busy = seen_busy or st.status == Status.BUSY
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
         ended = st.status in ENDED and (st.exact or still.steady(now) >= _quiet_needed(profile, st, settle, seen_busy))
@@ -295,7 +296,7 @@ def _await_change(target: Target, shown: str, seconds: float) -> bool:
 
 
 def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool) -> float:
-    if seen_busy and st.status == "ready" and st.snap is not None and profile.finished(st.snap):
+    if seen_busy and st.status == Status.READY and st.snap is not None and profile.finished(st.snap):
         return min(settle, SIGNED_SETTLE)
     return settle
 
@@ -314,7 +315,7 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
     seen_busy = started.busy
     while True:
         st, seen_busy = _await_done(ctx, target, profile, deadline, seen_busy)
-        if st.status != "ready" or st.snap is None:
+        if st.status != Status.READY or st.snap is None:
             return st, None
         turn = _turn(target, profile, mark, prompt, started.echoed)
         answer = _answer_in(turn, target, profile, prompt, unwrap)
@@ -324,7 +325,7 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
         left = deadline - time.monotonic()
         if left <= 0 or (not _await_change(target, st.snap.digest, min(EMPTY_SETTLE, left)) and ended):
             if not ended:
-                st.status, st.evidence = "busy", ("the prompt's turn has started (its echo shows), but the CLI "
+                st.status, st.evidence = Status.BUSY, ("the prompt's turn has started (its echo shows), but the CLI "
                                                   "shows neither work nor an answer yet")
             return st, answer
 

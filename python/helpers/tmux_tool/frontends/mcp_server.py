@@ -33,7 +33,7 @@ from ..actions import ACTIONS, Action
 from ..api import acall
 from ..core.args import Arg
 from ..core.messages import message
-from ..core.result import STATUSES
+from ..core.status import Status
 
 SERVER_NAME = "tmux_tool"
 JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}
@@ -43,7 +43,7 @@ RESULT_SCHEMA: dict[str, Any] = {
         "ok": {"type": "boolean"},
         "action": {"type": "string"},
         "session": {"type": ["string", "null"]},
-        "status": {"type": "string", "enum": list(STATUSES)},
+        "status": {"type": "string", "enum": [s.value for s in Status]},
         "exit_code": {"type": ["integer", "null"]},
         "output": {"type": "string"},
         "screen": {"type": ["string", "null"]},

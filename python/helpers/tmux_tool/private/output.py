@@ -25,6 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import TextIO
 
+from ..core.capping import HEAD_SHARE, cap_text, join_cut
 from ..core.config import private_path
 from ..core.masking import PEM_REACH, Masker
 from ..screen.clean import plain_text, quick_clean
@@ -32,26 +33,6 @@ from ..screen.clean import plain_text, quick_clean
 RENDER_LIMIT = 256 << 10  # raw bytes rendered through the emulator, head and tail each
 BATCH = 256 << 10  # raw bytes gathered before they are cleaned (fewer, bigger passes)
 LINE_LIMIT = 1 << 20  # a line longer than this is cleaned in pieces
-HEAD_SHARE = 0.4  # of the cap, for the head of a long output (the rest is its tail)
-
-
-def cap_text(text: str, cap: int, where: str) -> str:
-    """Keep the head and tail of ``text`` within ``cap`` characters, on line breaks."""
-    if len(text) <= cap:
-        return text
-    head_len, tail_len = int(cap * HEAD_SHARE), cap - int(cap * HEAD_SHARE)
-    return _cut(text[:head_len], text[-tail_len:], len(text), text.count("\n"), where)
-
-
-def _cut(head: str, tail: str, chars: int, newlines: int, where: str) -> str:
-    """Join a head and a tail of a text of ``chars`` characters, cut on line breaks."""
-    head = head[: head.rfind("\n") + 1] or head
-    tail = tail[tail.find("\n") + 1 :] or tail
-    cut = chars - len(head) - len(tail)
-    lines = newlines - head.count("\n") - tail.count("\n")
-    return f"{head}[... {cut} characters ({lines} lines) cut; full output in {where} ...]\n{tail}"
-
-
 class RunOutput:
     """Raw output bytes in (any split), the agent's text and the saved file out."""
 
@@ -175,7 +156,7 @@ class RunOutput:
             return "".join(self._kept), {}
         self._file.close()
         tail = "".join(self._tail)[-(self.cap - int(self.cap * HEAD_SHARE)):]
-        return (_cut(self._head, tail, self.chars, self.newlines, str(self.path)),
+        return (join_cut(self._head, tail, self.chars, self.newlines, str(self.path)),
                 {"output_file": str(self.path), "output_chars": self.chars})
 
     def _emulated(self) -> tuple[str, dict[str, object]]:

@@ -31,13 +31,11 @@ from ..core.errors import NoServer, NoTarget
 from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
+from ..core.status import Status
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
-from .output import (
-    RunOutput,
-    cap_text,  # noqa: F401 - the shared session caps its output with it
-)
+from .output import RunOutput
 from .server import PrivateServer, Shell
 
 SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead? asking?)
@@ -128,7 +126,7 @@ def run(
     if shell.program not in (None, "bash"):
         return failure(
             "run", f"session {name!r} runs {shell.program}, not a shell prompt",
-            session=name, status="unknown",
+            session=name, status=Status.UNKNOWN,
             hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell",
         )
     if mark is not None and mark.kind == "S":
@@ -136,7 +134,7 @@ def run(
         what = f"`{_short(rec.command)}` (started {time.time() - rec.started:.0f}s ago)" if rec else "a command"
         return failure(
             "run", f"session {name!r} is still running {what}",
-            session=name, status="busy",
+            session=name, status=Status.BUSY,
             hint=message("session_busy_hint"),
         )
     log = shell.log_path
@@ -221,7 +219,7 @@ def collect(
         _prune(output.path.parent, shell.name)
     if end is None:
         return Result(
-            action=action, session=shell.name, status="busy", output=text,
+            action=action, session=shell.name, status=Status.BUSY, output=text,
             hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
             extra={"command": rec.command, **extra},
         )
@@ -232,7 +230,7 @@ def collect(
             pass  # the session went away with its record: nothing is pending there any more
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
-    return Result(action=action, session=shell.name, status="ready", exit_code=end.exit_code,
+    return Result(action=action, session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
 
 

@@ -15,14 +15,13 @@
 
 from __future__ import annotations
 
-from .base import STATUSES, Dialog, Kind, Profile, Status, Step, Verdict
+from .base import Dialog, Kind, Profile, Status, Step, Verdict
 from .detector import classify, detect
 from .generic import GenericProfile
 from .registry import PROFILES, profile_for, profile_or_generic
 
 __all__ = [
     "PROFILES",
-    "STATUSES",
     "Dialog",
     "GenericProfile",
     "Kind",

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..core.status import Status
 from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
 from . import menus, signs
@@ -150,16 +151,16 @@ class AiProfile(Profile):
         if frame is None:
             return self.without_frame(snap)
         if frame.palette or self._palette(snap, frame):
-            return self.verdict("blocked", "a command list is open at the input area",
+            return self.verdict(Status.BLOCKED, "a command list is open at the input area",
                                 "which command? (Escape closes the list)", ("Escape",))
         if sign := self.busy(snap, frame) or next(filter(None, map(signs.activity, frame.status)), None):
-            return self.verdict("busy", f"the CLI's status shows {quote(sign)}")
+            return self.verdict(Status.BUSY, f"the CLI's status shows {quote(sign)}")
         start = last_echo(snap.lines, frame.top, self.echo, None)
         if why := self.failed(snap, frame, start) or self._error_block(snap, frame, start):
-            return self.verdict("error", f"the last turn failed: {why}")
+            return self.verdict(Status.ERROR, f"the last turn failed: {why}")
         if why := self.turn_open(snap, frame, start):
-            return self.verdict("busy", why)
-        return self.verdict("ready", "the input area is idle and no sign of work shows")
+            return self.verdict(Status.BUSY, why)
+        return self.verdict(Status.READY, "the input area is idle and no sign of work shows")
 
     def in_front(self, snap: Snapshot) -> bool:
         """Whether this CLI is the foreground program (or tmux did not say)."""
@@ -169,7 +170,7 @@ class AiProfile(Profile):
         """The CLI is gone: the shell's prompt is back inside its last frame, with a crash
         word just above it (see :func:`signs.died_under_prompt`)."""
         if word := signs.died_under_prompt(snap):
-            return self.verdict("error", f"{self.name} has ended: {word!r} above the shell's prompt, which is back "
+            return self.verdict(Status.ERROR, f"{self.name} has ended: {word!r} above the shell's prompt, which is back "
                                 "at the cursor")
         return None
 
@@ -181,30 +182,30 @@ class AiProfile(Profile):
         after = next((a for r in lines[menu.last_row + 1:] if (a := signs.activity(r, hints=False))), None) \
             if menu else None
         if after:  # the menu was answered and stays drawn above what the program does now
-            return self.verdict("busy", f"{quote(after)} below a menu that was already answered")
+            return self.verdict(Status.BUSY, f"{quote(after)} below a menu that was already answered")
         if menu is not None:
             known = self.find_dialog(snap.text)
             what = f"the {known.name} dialog" if known else "a menu"
             question = f"{known.question}: {menu.question}" if known else menu.question
-            return self.verdict("blocked", f"{what} asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
+            return self.verdict(Status.BLOCKED, f"{what} asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
                                 "is selected (Enter takes it)", question, menu.options)
         if frame is not None:
             return None
         if overlay := menus.find_overlay(snap):
-            return self.verdict("blocked", f"a dialog {quote(overlay[0], 40)} is open over the screen (esc closes it)",
+            return self.verdict(Status.BLOCKED, f"a dialog {quote(overlay[0], 40)} is open over the screen (esc closes it)",
                                 overlay[0], overlay[1])
         if buttons := menus.find_buttons(snap):
-            return self.verdict("blocked", f"a dialog asks {quote(buttons.question, 80)} with buttons "
+            return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
         texts = [y for y, row in enumerate(lines) if row.strip()]
         last = lines[texts[-1]] if texts else ""
         if PRESS_KEY.search(last):
-            return self.verdict("blocked", f"{quote(last)} is the last row: a notice waits for a key",
+            return self.verdict(Status.BLOCKED, f"{quote(last)} is the last row: a notice waits for a key",
                                 last.strip(), ("Enter",))
         hint = next((y for y in reversed(texts[-HINT_ROWS:]) if menus.HINT.search(lines[y])), None)
         if hint is not None and not signs.activity(lines[hint]):
             question = _asked_above(lines, hint)
-            return self.verdict("blocked", f"{quote(menus.plain(lines[hint]))} tells which keys answer "
+            return self.verdict(Status.BLOCKED, f"{quote(menus.plain(lines[hint]))} tells which keys answer "
                                 f"{quote(question, 60)}",
                                 question, ("Enter", "Escape"))
         return None
@@ -220,19 +221,19 @@ class AiProfile(Profile):
         launch; anything else is a screen no rule here knows."""
         texts = [row for row in snap.lines if row.strip()]
         if not texts:
-            return self.verdict("busy", f"{self.name} is in front and the screen is still blank: starting")
+            return self.verdict(Status.BUSY, f"{self.name} is in front and the screen is still blank: starting")
         for row in texts[-HINT_ROWS:]:
             if sign := signs.activity(row):
-                return self.verdict("busy", f"{quote(sign)} with no input area yet: starting")
+                return self.verdict(Status.BUSY, f"{quote(sign)} with no input area yet: starting")
         first = next(y for y, row in enumerate(snap.lines) if row.strip())
         launch = split_prompt(snap.lines[first].strip())
         if launch and launch[1] and all(row.strip() for row in snap.lines[first:]):
-            return self.verdict("busy", f"only the shell line that launched {self.name} is on the screen: starting")
+            return self.verdict(Status.BUSY, f"only the shell line that launched {self.name} is on the screen: starting")
         x, y = snap.cursor
         if x == 0 and y >= len(snap.lines) and not snap.alternate:
-            return self.verdict("busy", f"{self.name} is printing on the normal screen (the cursor is at the start "
+            return self.verdict(Status.BUSY, f"{self.name} is printing on the normal screen (the cursor is at the start "
                                 "of the row below its output) and has drawn no input area yet: starting")
-        return self.verdict("unknown", f"{self.name} shows none of its known screens")
+        return self.verdict(Status.UNKNOWN, f"{self.name} shows none of its known screens")
 
     def _palette(self, snap: Snapshot, frame: Frame) -> bool:
         """A ``/`` typed in the input area with rows of commands and descriptions next to it."""

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus
 from .ai import AiProfile, Frame
@@ -81,18 +82,18 @@ class AiderProfile(AiProfile):
         """Aider asks line by line at the cursor (``Create new file? (Y)es/(N)o [Yes]:``)."""
         cl = cursor_line(snap)
         if YES_NO.search(cl.before) and not cl.after.strip():
-            return self.verdict("blocked", f"aider asks {quote(cl.before)} at the cursor", cl.before.strip(),
+            return self.verdict(Status.BLOCKED, f"aider asks {quote(cl.before)} at the cursor", cl.before.strip(),
                                 ("y", "n"))
         return None
 
     def without_frame(self, snap: Snapshot) -> Verdict | None:
         waiting = next((r for r in reversed(snap.lines) if WAITING.search(r)), None)
         if waiting:
-            return self.verdict("busy", f"{quote(waiting.strip())} below the prompt")
+            return self.verdict(Status.BUSY, f"{quote(waiting.strip())} below the prompt")
         # Only tmux's word that aider is in front makes a screen without its prompt aider's.
         if snap.program is None or _only_launched(snap.lines):
             return None
-        return self.verdict("busy", "no prompt at the cursor: aider is writing its answer")
+        return self.verdict(Status.BUSY, "no prompt at the cursor: aider is writing its answer")
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         if start is None:

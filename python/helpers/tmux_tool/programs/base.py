@@ -21,15 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..core.status import Status
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
 from . import menus
 
-Status = Literal["ready", "busy", "blocked", "error", "unknown"]
 Kind = Literal["shell", "repl", "pager", "editor", "monitor", "ai", "program"]
 Step = tuple[Literal["text", "keys"], str]
-
-STATUSES: tuple[Status, ...] = ("ready", "busy", "blocked", "error", "unknown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +46,8 @@ class Verdict:
     options: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"status": self.status, "program": self.program, "evidence": self.evidence}
-        if self.status == "blocked":
+        out: dict[str, object] = {"status": str(self.status), "program": self.program, "evidence": self.evidence}
+        if self.status == Status.BLOCKED:
             out["question"] = self.question
             out["options"] = list(self.options)
         return out
@@ -186,15 +184,15 @@ class Profile:
         prompt is working; a pager always waits for a key; an editor waits
         for input; a monitor keeps redrawing."""
         if self.kind == "pager":
-            return self.verdict("blocked", f"{self.name} is in the foreground, waiting for a key",
+            return self.verdict(Status.BLOCKED, f"{self.name} is in the foreground, waiting for a key",
                                 "pager waiting for a key", ("q", "Space", "G", "/"))
         if self.kind == "editor":
-            return self.verdict("ready", f"{self.name} is in the foreground and shows no question")
+            return self.verdict(Status.READY, f"{self.name} is in the foreground and shows no question")
         if self.kind == "monitor":
-            return self.verdict("busy", f"{self.name} is in the foreground and redraws by itself")
+            return self.verdict(Status.BUSY, f"{self.name} is in the foreground and redraws by itself")
         if self.kind == "ai":
-            return self.verdict("unknown", f"{self.name} shows none of its known screens")
-        return self.verdict("busy", f"{self.name} is running and shows no prompt at the cursor line")
+            return self.verdict(Status.UNKNOWN, f"{self.name} shows none of its known screens")
+        return self.verdict(Status.BUSY, f"{self.name} is running and shows no prompt at the cursor line")
 
     def find_dialog(self, text: str) -> Dialog | None:
         """The first of this profile's dialogs whose pattern is in ``text``."""

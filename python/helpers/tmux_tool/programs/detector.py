@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..core.status import Status
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
 from . import signs
@@ -97,7 +98,7 @@ def _after_exit(started: str, snap: Snapshot, shell: Verdict) -> Verdict:
     likely told to exit)."""
     profile = profile_for(started)
     if sign := _exit_sign(snap, TUI_CRASH_ROWS if profile and profile.kind == "ai" else CRASH_ROWS):
-        return Verdict("error", started, f"{started} exited to the shell after {quote(sign, 80)}")
+        return Verdict(Status.ERROR, started, f"{started} exited to the shell after {quote(sign, 80)}")
     return Verdict(shell.status, shell.program, f"{started} has exited without an error; {shell.evidence}",
                    shell.question, shell.options)
 
@@ -106,18 +107,18 @@ def _shell_in_front(shell: Profile, snap: Snapshot, started: Profile | None, sta
     own = shell.classify(snap)
     # Without tmux's word on who is in front, a REPL's own prompt (">>> ",
     # "sqlite> ") outranks the shell reading it as a PS1 - but not the PS2 "> ".
-    unsure = snap.program is None and not (own and own.status == "blocked")
+    unsure = snap.program is None and not (own and own.status == Status.BLOCKED)
     if unsure and (v := _recognise(snap, ("ai", "repl"))):
         return v
     if started_name and (started is None or started.kind != "shell"):
-        if own is not None and own.status != "blocked":
+        if own is not None and own.status != Status.BLOCKED:
             return _after_exit(started_name, snap, own)
         # No prompt: the program may still be showing its own screen through
         # a pipeline, where tmux names the shell rather than the program.
         if own is None and (v := (started or generic(started_name)).classify(snap)):
             return v
         if own is None and (word := signs.died_under_prompt(snap)):
-            return Verdict("error", started_name, f"{started_name} has ended: {word!r} above the shell's prompt, "
+            return Verdict(Status.ERROR, started_name, f"{started_name} has ended: {word!r} above the shell's prompt, "
                            "which is back at the cursor inside its last frame")
     if own is not None:
         return own
@@ -140,7 +141,7 @@ def _screen_only(snap: Snapshot) -> Verdict:
         return v
     if v := generic(None).classify(snap):
         return v
-    return Verdict("unknown", None, "no known prompt, question or program screen at the cursor")
+    return Verdict(Status.UNKNOWN, None, "no known prompt, question or program screen at the cursor")
 
 
 def _exit_prompt(snap: Snapshot) -> Verdict | None:
@@ -167,7 +168,7 @@ def _detect(snap: Snapshot, program: str | None) -> Verdict:
     started_name = started.name if started else program
     last = row(snap, last_text_row(snap))
     if DEAD.match(last):
-        return Verdict("error", started_name, f"tmux reports {last.strip()!r}: the pane's program has ended")
+        return Verdict(Status.ERROR, started_name, f"tmux reports {last.strip()!r}: the pane's program has ended")
     fg = snap.program
     fg_profile = profile_for(fg)
 
@@ -206,12 +207,12 @@ def detect(snap: Snapshot, *, program: str | None = None, before: Snapshot | Non
     try:
         verdict = _detect(snap, program if isinstance(program, str) and program else None)
         moved = signs.moving(before, snap) if before is not None else None
-        if moved and verdict.status in ("ready", "unknown") and _animated(verdict):
-            return Verdict("busy", verdict.program, f"{quote(moved)} changed between two looks only in a "
+        if moved and verdict.status in (Status.READY, Status.UNKNOWN) and _animated(verdict):
+            return Verdict(Status.BUSY, verdict.program, f"{quote(moved)} changed between two looks only in a "
                                "spinner glyph or a timer's digits")
         return verdict
     except Exception as exc:  # noqa: BLE001 - a judge of screens answers; it never raises into the agent
-        return Verdict("unknown", program if isinstance(program, str) else None,
+        return Verdict(Status.UNKNOWN, program if isinstance(program, str) else None,
                        f"this screen could not be judged ({type(exc).__name__}: {exc}); read it")
 
 
@@ -288,7 +289,7 @@ def classify(
     try:
         lines = _lines(screen)
         if lines is None:
-            return Verdict("unknown", _text(program), "the screen is not text: give a string or a list of "
+            return Verdict(Status.UNKNOWN, _text(program), "the screen is not text: give a string or a list of "
                            "strings").as_dict()
         snap = _snapshot(lines, ansi=_text(ansi) if ansi != "" else None, cursor=_cursor(cursor),
                          program=_text(pane_command), alternate=alternate is True)
@@ -297,7 +298,7 @@ def classify(
                          alternate=alternate is True) if earlier is not None else None
         return detect(snap, program=_text(program), before=look).as_dict()
     except Exception as exc:  # noqa: BLE001 - see detect
-        return Verdict("unknown", _text(program), f"this screen could not be judged ({type(exc).__name__}: "
+        return Verdict(Status.UNKNOWN, _text(program), f"this screen could not be judged ({type(exc).__name__}: "
                        f"{exc})").as_dict()
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .base import Profile, Verdict, quote
@@ -43,24 +44,24 @@ class GenericProfile(Profile):
             return q
         menu = menus.find_menu(snap, max(0, len(snap.lines) - DIALOG_ROWS))
         if menu is not None:
-            return self.verdict("blocked", f"a menu asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
+            return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
                                 "is selected (Enter takes it)", menu.question, menu.options)
         if buttons := menus.find_buttons(snap):
-            return self.verdict("blocked", f"a dialog asks {quote(buttons.question, 80)} with buttons "
+            return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
         texts = [row for row in snap.lines if row.strip()][-LOOK_ROWS:]
         for row in reversed(texts):
             if sign := signs.activity(row):
-                return self.verdict("busy", f"{quote(sign)} shows work in progress")
+                return self.verdict(Status.BUSY, f"{quote(sign)} shows work in progress")
             if m := _progress(row):
-                return self.verdict("busy", f"a progress figure {quote(m)} is on the screen")
+                return self.verdict(Status.BUSY, f"a progress figure {quote(m)} is on the screen")
         return None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if snap.alternate:
-            return self.verdict("unknown", f"{self.name} holds the full screen and shows no question, dialog "
+            return self.verdict(Status.UNKNOWN, f"{self.name} holds the full screen and shows no question, dialog "
                                 "or sign of work")
-        return self.verdict("busy", f"{self.name} is running and shows no question at the cursor")
+        return self.verdict(Status.BUSY, f"{self.name} is running and shows no question at the cursor")
 
 
 def _progress(row: str) -> str | None:

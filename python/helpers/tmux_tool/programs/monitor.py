@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from .base import Profile, Verdict, bottom_row, quote, row
 
@@ -29,7 +30,7 @@ class MonitorProfile(Profile):
         y = bottom_row(snap) if self.at_bottom else 0
         text = row(snap, y)
         if self.frame.search(text):
-            return self.verdict("busy", f"{self.name} redraws by itself ({quote(text, 40)} on the screen)")
+            return self.verdict(Status.BUSY, f"{self.name} redraws by itself ({quote(text, 40)} on the screen)")
         return None
 
 

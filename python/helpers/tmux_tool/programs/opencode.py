@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .ai import AiProfile, Frame
@@ -68,7 +69,7 @@ class OpencodeProfile(AiProfile):
         if asked is not None and any(CHOICES.search(row) for row in lines[asked:]):
             what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4] if menus.strip_box(row))
             question = f"Permission required: {what}".strip()
-            return self.verdict("blocked", f"OpenCode asks {quote(question, 80)}", question,
+            return self.verdict(Status.BLOCKED, f"OpenCode asks {quote(question, 80)}", question,
                                 ("Allow once", "Allow always", "Reject"))
         return super().dialog(snap, frame)
 

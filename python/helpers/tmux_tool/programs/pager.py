@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from .base import Profile, Step, Verdict, bottom_row, cursor_line, quote
 
@@ -55,15 +56,15 @@ class PagerProfile(Profile):
             return None
         text = cl.before.rstrip()
         if FOLLOW.match(text):
-            return self.verdict("busy", f"less follows a growing file: {quote(text)}")
+            return self.verdict(Status.BUSY, f"less follows a growing file: {quote(text)}")
         if PAGER_LINE.search(text) or (SEARCH.match(text) and cl.row == bottom_row(snap)):
-            return self.verdict("blocked", f"pager line {quote(text)} at the cursor waits for a key",
+            return self.verdict(Status.BLOCKED, f"pager line {quote(text)} at the cursor waits for a key",
                                 QUESTION, OPTIONS)
         return None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if self.busy_when_silent:
-            return self.verdict("busy", f"{self.name} is running and shows no pager line at the cursor")
+            return self.verdict(Status.BUSY, f"{self.name} is running and shows no pager line at the cursor")
         return super().when_silent(snap)
 
 

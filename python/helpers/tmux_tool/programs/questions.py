@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from .base import Verdict, cursor_line, quote
 
@@ -86,8 +87,8 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
     weigh a question against a prompt on the same row.
 
     >>> from ..screen.snapshot import Snapshot
-    >>> ask(Snapshot(("package name: (demo-app)",), 80, 24, (25, 0)), "npm").status
-    'blocked'
+    >>> print(ask(Snapshot(("package name: (demo-app)",), 80, 24, (25, 0)), "npm").status)
+    blocked
     """
     cl = cursor_line(snap)
     if cl.after.strip():
@@ -100,6 +101,6 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
         if strong_only and not shape.strong:
             return None
         if shape.pattern.search(before):
-            return Verdict("blocked", program, f"{shape.what} {quote(text)} is at the cursor", text,
+            return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text,
                            shape.options(before))
     return None

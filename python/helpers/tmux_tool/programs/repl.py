@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from .answer import cut_reply
 from .base import Profile, Verdict, cursor_line, quote
@@ -44,8 +45,8 @@ class ReplProfile(Profile):
                     continue
                 typed = f"{typed} {cl.after.strip()}".strip()
                 if typed:
-                    return self.verdict("busy", f"text is typed at the {what}, not submitted: {quote(typed)}")
-                return self.verdict("ready", f"{self.name} {what} {prompt!r} at the cursor with nothing typed")
+                    return self.verdict(Status.BUSY, f"text is typed at the {what}, not submitted: {quote(typed)}")
+                return self.verdict(Status.READY, f"{self.name} {what} {prompt!r} at the cursor with nothing typed")
         return None
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:

@@ -36,6 +36,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
 from .answer import cut_reply
@@ -103,9 +104,9 @@ class ShellProfile(Profile):
         typed_ps2 = continuation(cl.before.rstrip())
         if typed_ps2 is not None:
             if typed_ps2 or after:
-                return self.verdict("busy", f"text is typed at the continuation prompt: {quote(line)}")
+                return self.verdict(Status.BUSY, f"text is typed at the continuation prompt: {quote(line)}")
             return self.verdict(
-                "blocked",
+                Status.BLOCKED,
                 f"continuation prompt {quote(cl.text)} at the cursor: the previous command is unfinished",
                 "the shell waits for the rest of an unfinished command (open quote, here-document "
                 "or trailing backslash); finish it, or press C-c to abandon it",
@@ -116,9 +117,9 @@ class ShellProfile(Profile):
             return None
         prompt, typed = split
         if typed or after:
-            return self.verdict("busy", f"text is typed after the prompt, not submitted: "
+            return self.verdict(Status.BUSY, f"text is typed after the prompt, not submitted: "
                                 f"{quote(line[len(prompt) :])}")
-        return self.verdict("ready", f"shell prompt {quote(prompt)} at the cursor with nothing typed after it")
+        return self.verdict(Status.READY, f"shell prompt {quote(prompt)} at the cursor with nothing typed after it")
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         def primary(row: str) -> str | None:

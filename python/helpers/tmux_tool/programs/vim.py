@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from .base import Dialog, Profile, Verdict, bottom_row, cursor_line, quote, row
 
@@ -77,17 +78,17 @@ class VimProfile(Profile):
             above = row(snap, cl.row - 1).strip()
             question = f"{dialog.question}: {above}" if above and dialog.name == "save-changes" else dialog.question
             options = tuple(f"{k.lower()}: {k}{rest}" for k, rest in CHOICE.findall(here)) or dialog.accept
-            return self.verdict("blocked", f"Vim's {dialog.name} prompt {quote(here)} is at the cursor",
+            return self.verdict(Status.BLOCKED, f"Vim's {dialog.name} prompt {quote(here)} is at the cursor",
                                 question, options)
         last = row(snap, bottom_row(snap)).rstrip()
         if m := MODE.match(last):
-            return self.verdict("ready", f"Vim is in {m.group(1).lower()} mode ({quote(m.group(0))} on the last row)")
+            return self.verdict(Status.READY, f"Vim is in {m.group(1).lower()} mode ({quote(m.group(0))} on the last row)")
         if cl.row == bottom_row(snap) and cl.before.startswith((":", "/", "?")):
-            return self.verdict("ready", f"Vim's command line {quote(here)} is being typed")
+            return self.verdict(Status.READY, f"Vim's command line {quote(here)} is being typed")
         if ruler := RULER.search(last):
-            return self.verdict("ready", f"Vim is in normal mode (ruler {quote(ruler.group(0))})")
+            return self.verdict(Status.READY, f"Vim is in normal mode (ruler {quote(ruler.group(0))})")
         if any(INTRO.match(r) for r in snap.lines):
-            return self.verdict("ready", "Vim shows its intro screen in normal mode")
+            return self.verdict(Status.READY, "Vim shows its intro screen in normal mode")
         return None
 
 

@@ -6,16 +6,11 @@ after a terminal has interpreted them.  We want the same picture tmux shows, so
 grid and the cursor-motion, erase, insert/delete and scroll-margin logic; this
 subclass replaces the parts where pyte differs from tmux or loses text:
 
-* ``draw``: pyte stops drawing the rest of a text run at the first width-0
-  character that is not a combining mark (ZWJ, VS16), pads wide characters
-  that do not fit, and leaves half of a wide character behind when it is
-  overwritten.  Here each character follows tmux's cell rules (see
-  :mod:`.cells`).
+* ``draw`` and SGR: see :mod:`.drawing`;
 * the alternate screen (DECSET 47/1047/1049), which pyte ignores: the main
   screen is saved and restored, and nothing drawn there reaches the history;
 * ``CSI n S`` / ``CSI n T`` (scroll up/down), REP, CBT, SCP/RCP, NEL with its
   carriage return, a single DECSC slot as tmux has;
-* SGR through :func:`.sgr.apply_sgr` so dim, 256-colour and truecolour survive;
 * erasing fills with the background colour only, as tmux does;
 * rows that leave the top of the main screen (scrolling or a full clear) are
   handed to ``on_history`` so a transcript can keep them, as tmux's history
@@ -30,85 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import pyte
 from pyte import modes as mo
-from pyte.screens import Margins, StaticDefaultDict
+from pyte.screens import Margins
 
-from .cells import ACS_TABLE, CELL_BYTES, ZWJ, char_width
-from .sgr import DEFAULT_STYLE, Style, apply_sgr
+from .drawing import DrawingScreen
+from .grid import BLANK, Line, copy_line, row_spans, row_text, text_end
+from .sgr import DEFAULT_STYLE, Style
 from .snapshot import Snapshot, Span
-
-
-class Cell(NamedTuple):
-    """One grid cell: its characters and style (a wide char's stub is "")."""
-
-    data: str
-    fg: str = "default"
-    bg: str = "default"
-    bold: bool = False
-    dim: bool = False
-    italics: bool = False
-    underscore: bool = False
-    reverse: bool = False
-
-
-BLANK = Cell(" ")
-_new_cell = tuple.__new__
-Line = StaticDefaultDict[int, Cell]
-
-
-class _StyledCells(dict[str, Cell]):
-    """The cells of one style, made once per character (cells are immutable)."""
-
-    def __init__(self, style: Style) -> None:
-        super().__init__()
-        self.style = style
-
-    def __missing__(self, ch: str) -> Cell:
-        cell = self[ch] = _new_cell(Cell, (ch, *self.style))
-        return cell
-
-
-_STYLED: dict[Style, _StyledCells] = {}
-
-
-def row_text(line: Line) -> str:
-    """A grid row as capture-pane prints it, trailing blanks removed."""
-    if not line:
-        return ""
-    return "".join([line[x].data for x in range(max(line) + 1)]).rstrip(" ")
-
-
-def text_end(line: Line) -> int:
-    """Cells up to and including the last non-blank one (a stub included)."""
-    for x in range(max(line, default=-1), -1, -1):
-        data = line[x].data
-        if data and data != " ":
-            stub = line.get(x + 1)
-            return x + 2 if stub is not None and stub.data == "" else x + 1
-    return 0
-
-
-def row_spans(line: Line, end: int) -> tuple[Span, ...]:
-    """Runs of non-default style in the first ``end`` cells of a row."""
-    spans: list[Span] = []
-    run_style: Style = DEFAULT_STYLE
-    run_start = 0
-    for x in range(end):
-        style: Style = line[x][1:]
-        if style != run_style:
-            if run_style != DEFAULT_STYLE:
-                spans.append(Span(run_start, x, *run_style))
-            run_style, run_start = style, x
-    if run_style != DEFAULT_STYLE and end > run_start:
-        spans.append(Span(run_start, end, *run_style))
-    return tuple(spans)
-
-
-def _copy_line(line: Line) -> Line:
-    copy: Line = StaticDefaultDict(line.default)
-    copy.update(line)
-    return copy
 
 
 class _Saved(NamedTuple):
@@ -122,16 +45,8 @@ class _Saved(NamedTuple):
     origin: bool
 
 
-class TmuxScreen(pyte.Screen):
-    """A pyte screen with tmux's rules; see the module docstring.
-
-    Its grid holds :class:`Cell` (which has dim, and no blink or strike) where
-    pyte's annotations say ``Char``; the pyte methods still inherited only
-    move cells or ``_replace`` their data, which both types support.  The
-    current style is kept in ``style``, never in pyte's ``cursor.attrs``.
-    """
-
-    buffer: dict[int, Line]  # type: ignore[assignment]
+class TmuxScreen(DrawingScreen):
+    """A pyte screen with tmux's rules; see the module docstring."""
 
     def __init__(
         self,
@@ -141,20 +56,9 @@ class TmuxScreen(pyte.Screen):
     ) -> None:
         self.on_history = on_history
         self.main_buffer: dict[int, Line] | None = None
-        self.last_ascii: str | None = None
-        self._zwj = False
-        self._acs = [False, False]
         self._saved: _Saved | None = None
         self._alt_cursor: _Saved | None = None
-        self.style: Style = DEFAULT_STYLE
         super().__init__(columns, lines)
-
-    # -- state -------------------------------------------------------------
-
-    @property
-    def default_char(self) -> Cell:  # type: ignore[override]
-        """A blank cell; tmux has no reverse-screen mode to honour."""
-        return BLANK
 
     @property
     def alternate(self) -> bool:
@@ -162,157 +66,14 @@ class TmuxScreen(pyte.Screen):
         return self.main_buffer is not None
 
     def reset(self) -> None:
-        """RIS: pyte's reset plus our own state (style, charsets, ZWJ)."""
+        """RIS: the drawing state's reset, and the DECSC slot emptied."""
         super().reset()
-        self.style = DEFAULT_STYLE
-        self._zwj = False
-        self._acs = [False, False]
         self._saved = None
-        self.last_ascii = None
 
     def full_reset(self) -> None:
         """RIS (``ESC c``): tmux clears the screen (into history) and resets."""
         self.erase_in_display(2)
         self.reset()
-
-    def set_style(self, params: str) -> None:
-        """SGR with the raw parameter text (colon forms included)."""
-        self.style = apply_sgr(self.style, params)
-
-    def designate(self, slot: str, code: str) -> None:
-        """``ESC ( 0`` / ``ESC ) B``: line drawing on or off for G0/G1."""
-        if code in "0B":
-            self._acs[0 if slot == "(" else 1] = code == "0"
-
-    def _blank(self) -> Cell:
-        """The cell an erase leaves: blank, keeping only the background."""
-        bg = self.style[1]
-        return BLANK if bg == "default" else BLANK._replace(bg=bg)
-
-    # -- drawing -----------------------------------------------------------
-
-    def draw(self, data: str) -> None:
-        """Print text at the cursor following tmux's cell rules."""
-        if not data:
-            return
-        if self._acs[self.charset]:
-            data = data.translate(ACS_TABLE)
-        if data.isascii() and mo.DECAWM in self.mode and mo.IRM not in self.mode:
-            self._draw_ascii(data)
-            return
-        for ch in data:
-            self._draw_char(ch)
-        self.last_ascii = data[-1] if data[-1] < "\x7f" else None
-
-    def _draw_ascii(self, data: str) -> None:
-        """The common case: narrow characters, autowrap on, no insert mode."""
-        cursor = self.cursor
-        columns = self.columns
-        style = self.style
-        cells = _STYLED.get(style)
-        if cells is None:
-            if len(_STYLED) > 1024:
-                _STYLED.clear()
-            cells = _STYLED[style] = _StyledCells(style)
-        while data:
-            if cursor.x >= columns:
-                cursor.x = 0
-                self.index()
-            x = cursor.x
-            chunk = data[: columns - x]
-            data = data[len(chunk):]
-            end = x + len(chunk)
-            line = self.buffer[cursor.y]
-            self._unsplit(line, x, end, ascii_run=True)
-            line.update(zip(range(x, end), map(cells.__getitem__, chunk)))
-            cursor.x = end
-        self.last_ascii = chunk[-1]
-
-    def _unsplit(self, line: Line, start: int, end: int, ascii_run: bool = False) -> None:
-        """Blank the halves of wide characters cut by writing ``start:end``.
-
-        tmux 3.3a's path for plain ASCII runs misses one case: a run starting
-        on the right half of a wide character in column 0 leaves that
-        character in place (its capture then shows both); we do the same.
-        """
-        if start > 1 or (start == 1 and not ascii_run):
-            first = line.get(start)
-            if first is not None and first.data == "":
-                line[start - 1] = BLANK
-        stub = line.get(end)
-        while stub is not None and stub.data == "":
-            line[end] = BLANK
-            end += 1
-            stub = line.get(end)
-
-    def _draw_char(self, ch: str) -> None:
-        width = char_width(ch)
-        if width < 0:
-            return
-        if ch == ZWJ:
-            self._zwj = True
-            return
-        # tmux prints plain ASCII through a fast path that never looks at a
-        # pending ZWJ; everything else joins the previous cell when asked to.
-        plain = ch < "\x7f" and mo.DECAWM in self.mode and mo.IRM not in self.mode
-        if width == 0 or (self._zwj and not plain):
-            joined = not self._zwj or self._combine(ZWJ)
-            self._zwj = False
-            if not (joined and self._combine(ch)) and width > 0:
-                # tmux would drop a joined character it has no room for (at
-                # column 0, or past 21 bytes in one cell); we never lose a
-                # visible character, so it gets a cell of its own.
-                self._put(ch, width)
-            return
-        self._put(ch, width)
-
-    def _combine(self, ch: str) -> bool:
-        """Append a zero-width character to the cell left of the cursor."""
-        x = self.cursor.x
-        if x == 0:
-            return False
-        line = self.buffer[self.cursor.y]
-        x = min(x, self.columns) - 1
-        while x > 0 and line[x].data == "":
-            x -= 1
-        cell = line[x]
-        data = cell.data + ch
-        if len(data.encode("utf-8", "surrogatepass")) > CELL_BYTES:
-            return False
-        line[x] = cell._replace(data=data)
-        return True
-
-    def _put(self, ch: str, width: int) -> None:
-        cursor = self.cursor
-        columns = self.columns
-        wrap = mo.DECAWM in self.mode
-        if not wrap and width > 1 and (
-            width > columns or (cursor.x != columns and cursor.x > columns - width)
-        ):
-            return
-        if mo.IRM in self.mode:
-            self.insert_characters(width)
-        if wrap and cursor.x > columns - width:
-            cursor.x = 0
-            self.index()
-        x = cursor.x
-        if x > columns - width:
-            return
-        line = self.buffer[cursor.y]
-        self._unsplit(line, x, x + width)
-        style = self.style
-        line[x] = _new_cell(Cell, (ch,) + style)
-        if width == 2:
-            line[x + 1] = _new_cell(Cell, ("",) + style)
-        last = 0 if wrap else 1
-        cursor.x = x + width if x <= columns - last - width else columns - last
-
-    def repeat(self, count: int) -> None:
-        """REP: print the last ASCII character again, at most to the margin."""
-        if self.last_ascii is not None:
-            count = min(count, self.columns - min(self.cursor.x, self.columns))
-            if count > 0:
-                self.draw(self.last_ascii * count)
 
     # -- scrolling and history ----------------------------------------------
 
@@ -552,7 +313,7 @@ class TmuxScreen(pyte.Screen):
             self._alt_cursor = self._state()
         if self.main_buffer is not None:
             return
-        self.main_buffer = {y: _copy_line(line) for y, line in self.buffer.items()}
+        self.main_buffer = {y: copy_line(line) for y, line in self.buffer.items()}
         self.buffer.clear()
 
     def _alternate_off(self, with_cursor: bool) -> None:

@@ -13,7 +13,8 @@ does not erase the transcript.  A transcript is a record of what was shown.
 
 from __future__ import annotations
 
-from .emulator import Line, TmuxScreen, row_text
+from .emulator import TmuxScreen
+from .grid import Line, row_text
 from .snapshot import Snapshot
 from .stream import TerminalStream
 

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from .. import programs
-from ..core.state import READY_STABLE, State
-from ..core.stillness import Stillness
+from ..core.status import Status
+from ..judgement.state import READY_STABLE, State
+from ..judgement.stillness import Stillness
 from ..private import markers
 from ..private.runs import load_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
-from ..transport import control, kernel, panes
+from ..transport import events, kernel, listen, panes
 from ..transport.panes import PaneFacts
 from .context import Context, Target
 
@@ -44,24 +45,24 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
     looks once per step.
     """
     st = send.state(target) if target.shared else _private_state(ctx, target)
-    if settle and st.status == "ready" and not st.exact and st.snap is not None:
+    if settle and st.status == Status.READY and not st.exact and st.snap is not None:
         time.sleep(READY_STABLE)
         again = send.state(target) if target.shared else _private_state(ctx, target)
-        if again.status != "ready" or again.snap is None or again.snap.digest != st.snap.digest:
-            again.status, again.evidence = "busy", f"the screen is still changing ({again.evidence})"
+        if again.status != Status.READY or again.snap is None or again.snap.digest != st.snap.digest:
+            again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
         return again
     return st
 
 
 def _private_state(ctx: Context, target: Target) -> State:
     st = _judged(ctx, target)
-    if st.exact or st.status not in ("ready", "blocked") or st.facts is None:
+    if st.exact or st.status not in (Status.READY, Status.BLOCKED) or st.facts is None:
         return st
     # Keys typed into the terminal that the program has not read yet (a key that answers
     # a dialog, say) will change what it shows: the screen is out of date until it reads them.
     unread = kernel.unread(st.facts.tty)
     if unread:
-        st.status, st.evidence = "busy", (f"{st.program or 'the program'} has not read the {unread} byte(s) "
+        st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read the {unread} byte(s) "
                                           f"typed into its terminal yet (the screen showed: {st.evidence})")
         st.question, st.options = None, ()
     return st
@@ -73,7 +74,7 @@ def _judged(ctx: Context, target: Target) -> State:
     snap, facts = panes.look(target.tmux, target.pane)
     program = shell.program if shell else None
     if facts.dead:
-        return State("error", "the pane's process has ended", program, snap, facts)
+        return State(Status.ERROR, "the pane's process has ended", program, snap, facts)
     mark = markers.last_mark(shell.log_path, shell.nonce) if shell else None
     if shell is None or mark is None:
         verdict = programs.detect(snap, program=program)
@@ -81,23 +82,23 @@ def _judged(ctx: Context, target: Target) -> State:
     running = mark.kind == "S"
     if program in (None, "bash"):
         if not running:
-            return State("ready", f"the shell's prompt is back (last exit code {mark.exit_code})",
+            return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
                          "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
         # Something runs at the shell; the screen tells whether it is a program
         # waiting at its own prompt (a REPL started by send) or asking a question.
         verdict = programs.detect(snap, program=None)
-        if verdict.status == "blocked" or (
-            verdict.status == "ready" and verdict.program not in (None, "bash")
+        if verdict.status == Status.BLOCKED or (
+            verdict.status == Status.READY and verdict.program not in (None, "bash")
         ):
             return _from_verdict(verdict, snap, facts)
         rec = load_record(srv, target.name)
         what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec else f"{facts.command}"
-        return State("busy", f"a command is still running: {what}", facts.command or "bash", snap,
+        return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
         # The contract: a started program that ended with an error or a crash is "error";
         # a clean exit leaves the shell's own state.  The exit code is exact.
-        status = "error" if mark.exit_code else "ready"
+        status = Status.ERROR if mark.exit_code else Status.READY
         return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
                      "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
     return _from_verdict(programs.detect(snap, program=program), snap, facts)
@@ -201,10 +202,10 @@ class Watch:
         st = self.state
         if self.pattern is not None or self.until != "ready" or st is None or st.exact:
             return self.SETTLE
-        busy = st.status not in ("ready", "blocked", "error")
+        busy = st.status not in (Status.READY, Status.BLOCKED, Status.ERROR)
         return READY_STABLE + (self.SPIN_SLACK if busy else 0.0)
 
-    def attend(self, ctx: Context, feed: control.Feed, now: float) -> float:
+    def attend(self, ctx: Context, feed: listen.Feed, now: float) -> float:
         """One round of listening: look if due, judge; return when to come back."""
         heard = feed.heard(self.target.tmux, self.target.name, now)
         if heard is None:  # not heard (no client, or it died): poll, as without events
@@ -243,8 +244,8 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
     def finished() -> bool:
         return any(w.done for w in watches) if mode == "any" else all(w.done for w in watches)
 
-    attach_within = min(control.ATTACH_TIMEOUT, max(0.05, timeout / 2))
-    with control.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
+    attach_within = min(events.ATTACH_TIMEOUT, max(0.05, timeout / 2))
+    with listen.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
         if not feed.active:
             while True:
                 now = time.monotonic()
@@ -258,7 +259,7 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
                 time.sleep(min(POLL, max(0.0, deadline - now)))
         with panes.served_by(feed.runners()):
             while True:
-                seen = control.generation()
+                seen = events.generation()
                 wake = deadline
                 for w in watches:
                     if not w.done:
@@ -272,4 +273,4 @@ def wait_all(ctx: Context, watches: list[Watch], mode: str, timeout: float) -> b
                         if not w.done and heard is not None and heard.seq != w.seen:
                             w.step(ctx, now)
                     return finished()
-                control.wait_news(seen, wake)
+                events.wait_news(seen, wake)

@@ -24,7 +24,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from ..core.state import State
+from ..core.status import Status
+from ..judgement.state import State
 
 DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
 _SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")
@@ -69,7 +70,7 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Ver
         return Verdict(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
                        "what this tool typed, and nothing of ours is running or pending there", final=True)
     if owner == "agent":
-        if keys or st.status in ("ready", "blocked") or st.extra.get("reading"):
+        if keys or st.status in (Status.READY, Status.BLOCKED) or st.extra.get("reading"):
             return GO
         return Verdict(False, f"our {st.program or 'program'} is {st.status}: {st.evidence}")
     if st.extra.get("leftover"):
@@ -77,12 +78,12 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Ver
     if st.extra.get("continuation"):
         return Verdict(False, "the shell waits for the rest of a command the human started; typing now would "
                        "become part of it", final=True)
-    if st.status == "blocked":
+    if st.status == Status.BLOCKED:
         if ours(st):
             return GO
         return Verdict(False, f"a command the human ran asks a question ({st.question!r}); it is theirs to "
                        "answer", final=True)
-    if st.status == "ready":
+    if st.status == Status.READY:
         return GO
     if keys and ours(st):
         return GO

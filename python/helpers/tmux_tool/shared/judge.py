@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 from .. import programs
 from ..core.errors import NoServer, NoTarget
 from ..core.messages import message
-from ..core.state import State
+from ..core.status import Status
+from ..judgement.state import State
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, panes
 from ..transport.kernel import Proc, Terminal
@@ -102,7 +103,7 @@ def key_time(facts: PaneFacts) -> int:
     return 0 if facts.session_activity == facts.watch_attached else facts.session_activity
 
 
-def _state(lk: Look, status: str, evidence: str, program: str | None, **notes: object) -> State:
+def _state(lk: Look, status: Status, evidence: str, program: str | None, **notes: object) -> State:
     question = notes.pop("question", None)
     options = notes.pop("options", ())
     return State(status, evidence, program, lk.snap, lk.facts, question=question,  # type: ignore[arg-type]
@@ -114,7 +115,7 @@ def judge(lk: Look, now: float | None = None) -> State:
     now = time.time() if now is None else now
     facts, term = lk.facts, lk.term
     if facts.dead:
-        return _state(lk, "error", "the shared pane's shell has exited", facts.command)
+        return _state(lk, Status.ERROR, "the shared pane's shell has exited", facts.command)
     copy = {"copy_mode": True} if facts.in_mode else {}
     if not term.known:
         return _by_screen(lk, **copy)
@@ -126,10 +127,10 @@ def judge(lk: Look, now: float | None = None) -> State:
     if front.shell and not term.working:
         return _shell(lk, front, top=False, now=now, owner=owner, **copy)
     if front.state in ("R", "D"):
-        return _state(lk, "busy", f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
+        return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
                       front.comm, owner=owner, **copy)
     verdict = programs.detect(lk.snap, program=front.comm)
-    if front.comm in RELAYS and verdict.status not in ("blocked", "error"):
+    if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
         return _relayed(lk, front, owner=owner, **copy)
     reading = {"reading": True} if term.reading else {}  # asleep on the terminal: it takes keys now
     return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
@@ -148,16 +149,16 @@ def _relayed(lk: Look, front: Proc, **notes: object) -> State:
     found = prompt.split(line, x, lk.book.get(str(front.pid), ""), width)
     inside = f"the shell inside {front.comm}"
     if found.found and found.typed:
-        return _state(lk, "busy", f"the human is typing at the prompt of {inside}: {found.typed!r}", front.comm,
+        return _state(lk, Status.BUSY, f"the human is typing at the prompt of {inside}: {found.typed!r}", front.comm,
                       human_text=found.typed, prompt=found.prompt, **notes)
     if found.found:
-        return _state(lk, "ready", f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
+        return _state(lk, Status.READY, f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
                       front.comm, prompt=found.prompt, before=found.before, **notes)
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.common_end(text):
-        return _state(lk, "ready", f"{inside} waits at its prompt {text.strip()!r}", front.comm, prompt=text,
+        return _state(lk, Status.READY, f"{inside} waits at its prompt {text.strip()!r}", front.comm, prompt=text,
                       learn=(front.pid, prompt.template(text, "/")), **notes)
-    return _state(lk, "busy", f"{front.comm} runs, and no prompt is at the cursor", front.comm, **notes)
+    return _state(lk, Status.BUSY, f"{front.comm} runs, and no prompt is at the cursor", front.comm, **notes)
 
 
 def _owner(lk: Look, now: float) -> str:
@@ -179,12 +180,12 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
     where = "" if top else f" (a nested {name}, pid {sh.pid})"
     ours = sent.shell == sh.pid
     if (ours and sent.unread(lk.rchar, now)) or term.pending:
-        return _state(lk, "busy", f"the shell{where} has not read all that was typed yet", name, **notes)
+        return _state(lk, Status.BUSY, f"the shell{where} has not read all that was typed yet", name, **notes)
     if term.working:
-        return _state(lk, "busy", f"the shell{where} is running a command (a builtin, a loop or $(…))",
+        return _state(lk, Status.BUSY, f"the shell{where} is running a command (a builtin, a loop or $(…))",
                       name, **notes)
     if not term.editing and not term.reading:
-        return _state(lk, "busy", f"the shell{where} is starting or ending a command (it does not wait for "
+        return _state(lk, Status.BUSY, f"the shell{where} is starting or ending a command (it does not wait for "
                       "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
     if not term.editing and name not in _NO_EDITOR:
@@ -192,24 +193,24 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         # question - unless it waits with a time limit (`read -t`, a loop polling for keys), which ends
         # by itself.
         if term.wchan.startswith("poll_"):
-            return _state(lk, "busy", f"the shell{where} reads with a time limit (read -t): it goes on by "
+            return _state(lk, Status.BUSY, f"the shell{where} reads with a time limit (read -t): it goes on by "
                           "itself", name, **notes)
-        return _state(lk, "blocked", f"the shell{where} asks a question (the read builtin)", name,
+        return _state(lk, Status.BLOCKED, f"the shell{where} asks a question (the read builtin)", name,
                       question=line.strip() or "input", **notes)
     back = {"back": True} if ours and sent.pending else {}
     learned = lk.book.get(str(sh.pid), "")
     found = prompt.split(line, x, learned, width)
     if found.found:
         if found.typed and found.typed == sent.leftover.strip() and ours:
-            return _state(lk, "ready", "our own unsent text is at the prompt", name, leftover=True,
+            return _state(lk, Status.READY, "our own unsent text is at the prompt", name, leftover=True,
                           prompt=found.prompt, **back, **notes)
         if found.typed and ours and sent.leftover.strip().startswith(found.typed) and now - sent.at < records.GRACE:
-            return _state(lk, "busy", "our own text is still being drawn at the prompt", name, **notes)
+            return _state(lk, Status.BUSY, "our own text is still being drawn at the prompt", name, **notes)
         if found.typed:
             # Busy for the agent: the line is the human's until they submit or clear it.
-            return _state(lk, "busy", f"the human is typing at the prompt{where}: {found.typed!r}", name,
+            return _state(lk, Status.BUSY, f"the human is typing at the prompt{where}: {found.typed!r}", name,
                           human_text=found.typed, prompt=found.prompt, **back, **notes)
-        st = _state(lk, "ready", f"the shell's prompt {found.prompt[len(found.before):].strip()!r} is at the "
+        st = _state(lk, Status.READY, f"the shell's prompt {found.prompt[len(found.before):].strip()!r} is at the "
                     f"cursor line{where}", name, prompt=found.prompt, before=found.before, **back, **notes)
         # The editor draws the prompt before it sleeps for keys, and the prompt is drawn: nothing of the
         # shell's is still to come, so no stillness window is needed.
@@ -217,23 +218,23 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         return st
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.continuation(text) and _unfinished_above(snap, learned, name):
-        return _state(lk, "blocked", f"the shell{where} waits for the rest of a command "
+        return _state(lk, Status.BLOCKED, f"the shell{where} waits for the rest of a command "
                       f"(continuation prompt {text.strip()!r})", name, question=line.strip(),
                       options=("finish the command", "C-c"), continuation=True, **notes)
     if text is not None and not text.strip() and term.editing:
-        return _state(lk, "ready", f"the shell{where} waits at its prompt (output was printed after it)",
+        return _state(lk, Status.READY, f"the shell{where} waits at its prompt (output was printed after it)",
                       name, **back, **notes)
     question_likely = name in _READ_LIKE_PROMPT and ours and sent.pending and bool(learned)
     if text is not None and prompt.looks_like_prompt(text) and not question_likely:
         pattern = prompt.template(text, lk.facts.path or "/")
-        return _state(lk, "ready", f"the shell{where} waits at its prompt {text.strip()!r}", name,
+        return _state(lk, Status.READY, f"the shell{where} waits at its prompt {text.strip()!r}", name,
                       prompt=text, learn=(sh.pid, pattern), **back, **notes)
     if term.editing and not question_likely:
         typed = line.strip()
-        return _state(lk, "busy", f"the shell{where} waits for keys with {typed!r} on its line: the human "
+        return _state(lk, Status.BUSY, f"the shell{where} waits for keys with {typed!r} on its line: the human "
                       "is typing, or output follows the prompt (not told apart yet)", name, human_text=typed,
                       **notes)
-    return _state(lk, "blocked", f"the shell{where} waits for an answer", name,
+    return _state(lk, Status.BLOCKED, f"the shell{where} waits for an answer", name,
                   question=line.strip() or "input", **notes)
 
 
@@ -261,7 +262,7 @@ def _by_screen(lk: Look, **notes: object) -> State:
     found = prompt.split(snap.cursor_line, snap.cursor[0], learned, snap.width)
     if facts.command in kernel.SHELLS and found.found:
         extra = {"human_text": found.typed} if found.typed else {}
-        return _state(lk, "ready", f"the shell's prompt {found.prompt.strip()!r} is at the cursor line",
+        return _state(lk, Status.READY, f"the shell's prompt {found.prompt.strip()!r} is at the cursor line",
                       facts.command, prompt=found.prompt, **extra, **notes)
     verdict = programs.detect(snap, program=None if facts.command in kernel.SHELLS else facts.command)
     return _state(lk, verdict.status, verdict.evidence, verdict.program or facts.command,
@@ -273,7 +274,7 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
     try:
         lk = take(tmux, pane)
     except (NoServer, NoTarget):
-        return State("error", missing(name, tmux.socket)), None
+        return State(Status.ERROR, missing(name, tmux.socket)), None
     st = judge(lk, now)
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"

@@ -27,13 +27,14 @@ from pathlib import Path
 
 from .. import screen
 from ..core import masking
+from ..core.capping import cap_text
 from ..core.config import Config, private_path, write_private
 from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
-from ..core.state import State
-from ..core.stillness import Stillness
-from ..private.runs import cap_text
+from ..core.status import Status
+from ..judgement.state import State
+from ..judgement.stillness import Stillness
 from ..transport import keyboard
 from ..transport.target import Target
 from ..transport.tmux import Tmux
@@ -99,7 +100,7 @@ def _last_injection(dir_: Path) -> float:
 def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool) -> str | None:
     """A command line for a shell at its prompt: would it end the shell, is it complete?"""
     front = lk.term.front
-    if front is None or not (text and front.shell and st.status == "ready" and st.extra.get("owner") != "human"):
+    if front is None or not (text and front.shell and st.status == Status.READY and st.extra.get("owner") != "human"):
         return None
     top = lk.term.shell_in_front
     if top and (why := guard.ends_shell(text) or ("`kill` of the shell's own process would end the human's "
@@ -126,7 +127,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
     what = text or " ".join(keys)
     if len(text) > MAX_TEXT:
         return failure(action, f"{len(text)} characters is too much to type into the human's terminal "
-                       f"(the limit is {MAX_TEXT})", session=target.name, status="unknown",
+                       f"(the limit is {MAX_TEXT})", session=target.name, status=Status.UNKNOWN,
                        hint="write the text to a file and send a short command that uses it")
     deadline = time.monotonic() + timeout
     checked = approved = False
@@ -140,7 +141,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         if not checked and (why := _shell_checks(st, lk, text, enter, force)):
             return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
                            hint="change the command; to leave a shell the agent started, exit only that one")
-        checked = checked or bool(text and st.status == "ready")
+        checked = checked or bool(text and st.status == Status.READY)
         verdict = guard.may_type(st, text=text, keys=keys, force=force)
         if verdict.go:
             verdict = _human_quiet(cfg, st, lk, force)
@@ -275,13 +276,13 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
-    if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != "error":
+    if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != Status.ERROR:
         output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
         output = cap_text(output, cfg.output_cap, str(saved))
-    done = st.status in ("ready", "blocked", "error")
+    done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     hint = None
     if text and not sent.submitted:
         hint = message("not_submitted")

@@ -36,16 +36,9 @@ and their reply blocks are matched in order.  There is no reader thread; the
 first caller waiting for a reply reads for everyone ("leader"), which keeps a
 single caller's round trip free of thread hand-offs.
 
-tmux 3.3a (up to 3.5a) crashes when it notifies a control client that is
-still introducing itself (fixed upstream in "Do not notify clients if not
-fully initialized"): a session created or closed, a paste buffer set, a
-client detaching - any of these in the few event-loop turns between the new
-client's first message and its last brings the whole server down.  So within
-a process a control client only ever attaches while no other tmux command of
-that process is under way (:func:`gate`), and short-lived processes (the
-command line) hold no command connection: they would attach and detach one
-on every call.  Another process's command at that instant is the remaining risk,
-which attaching once per process keeps small.
+Short-lived processes (the command line) hold no command connection: they
+would attach and detach one on every call, and every attach is a moment of
+risk (:mod:`.gate`).
 """
 
 from __future__ import annotations
@@ -56,17 +49,16 @@ import select
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from ..core.errors import Unavailable
+from .gate import gate
+from .protocol import ATTACH_OPTION, Block, Stream, client_env
 from .tmux import command_line
 
 SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
 ATTACH_FLAGS = "read-only,ignore-size,no-output"
-ATTACH_OPTION = "@tmux_tool_watch_attached"
-"""Where an attach records the ``session_activity`` it caused (the shared session's guard reads it)."""
 CONNECT_TIMEOUT = 3.0
 
 
@@ -85,72 +77,6 @@ class Lost(Unavailable):
 def enabled() -> bool:
     """Is the persistent connection wanted (``TMUX_TOOL_CONTROL`` is not off)?"""
     return os.environ.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false")
-
-
-class Gate:
-    """Commands to one server share it; attaching a control client takes it alone.
-
-    See the module's note on tmux's crash: no command of this process may
-    cause a notification while one of its control clients attaches.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._active = 0
-        self._attaching = False
-
-    @contextmanager
-    def command(self) -> Iterator[None]:
-        with self._cond:
-            while self._attaching:
-                self._cond.wait()
-            self._active += 1
-        try:
-            yield
-        finally:
-            self.leave()
-
-    def try_enter(self) -> bool:
-        """Enter as a command if no client is attaching right now (then :meth:`leave`)."""
-        with self._cond:
-            if self._attaching:
-                return False
-            self._active += 1
-            return True
-
-    def leave(self) -> None:
-        with self._cond:
-            self._active -= 1
-            if not self._active:
-                self._cond.notify_all()
-
-    @contextmanager
-    def attaching(self) -> Iterator[None]:
-        with self._cond:
-            while self._attaching:
-                self._cond.wait()
-            self._attaching = True
-            while self._active:
-                self._cond.wait()
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._attaching = False
-                self._cond.notify_all()
-
-
-_gates: dict[str, Gate] = {}
-_gates_lock = threading.Lock()
-
-
-def gate(socket: str) -> Gate:
-    """The gate of the server on ``socket`` in this process."""
-    with _gates_lock:
-        found = _gates.get(socket)
-        if found is None:
-            found = _gates[socket] = Gate()
-        return found
 
 
 class Request:
@@ -190,18 +116,15 @@ class Connection:
         self._pending: deque[Request] = deque()
         self._reading = False
         self._closing = False
-        self._tail = b""
-        self._block: list[bytes] | None = None
-        self._key = b""
+        self._stream = Stream()
         self._count = 0
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
-        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
         try:
             self.pid = os.posix_spawn(
                 argv[0],
                 [*argv, "-N", "-C", "attach-session", "-f", ATTACH_FLAGS, "-t", f"={session}"],
-                env,
+                client_env(),
                 file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
                               (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
             )
@@ -315,37 +238,27 @@ class Connection:
 
     # --- parsing (lock held) --------------------------------------------------
     def _feed(self, data: bytes) -> None:
-        lines = (self._tail + data).split(b"\n")
-        self._tail = lines.pop()
-        for line in lines:
-            if self._block is not None:
-                if line.startswith((b"%end ", b"%error ")) and line.split(b" ", 1)[1] == self._key:
-                    self._reply(line.startswith(b"%end "), self._block)
-                    self._block = None
-                else:
-                    self._block.append(line)
-            elif line.startswith(b"%begin "):
-                self._key = line.split(b" ", 1)[1]
-                self._block = []
-            elif line.startswith(b"%exit"):
+        for item in self._stream.feed(data):
+            if isinstance(item, Block):
+                self._reply(item)
+            elif item.word == b"%exit":
                 self.why = "tmux detached it (its session ended)"
 
-    def _reply(self, ok: bool, lines: list[bytes]) -> None:
+    def _reply(self, block: Block) -> None:
         """File a finished block with the request it answers (waking its owner once it is complete)."""
         if not self._pending:
             return
         req = self._pending[0]
-        sent_by_us = self._key.endswith(b" 1")
-        if sent_by_us != (req is not self._attach):
+        if block.ours != (req is not self._attach):
             return  # a command a hook ran, not one of ours
-        text = b"".join(line + b"\n" for line in lines)
-        if req.token is None or (ok and text == req.token):
+        text = block.text()
+        if req.token is None or (block.ok and text == req.token):
             if req.token is None:
-                req.replies.append((ok, text))
+                req.replies.append((block.ok, text))
             self._pending.popleft()
             req.finish()
             return
-        req.replies.append((ok, text))
+        req.replies.append((block.ok, text))
 
     def _lose(self, why: str) -> None:
         """The connection is unusable: fail whatever waits on it (lock held)."""

@@ -21,13 +21,14 @@ from typing import Protocol
 
 from .. import screen
 from ..screen.snapshot import Snapshot
+from .protocol import ATTACH_OPTION
 from .tmux import DEFAULT_TIMEOUT, Tmux
 
 _FIELDS = (
     "cursor_x", "cursor_y", "alternate_on", "pane_in_mode", "pane_dead", "pane_width",
     "pane_height", "session_attached", "client_activity", "window_activity",
     "pane_current_command", "pane_pid", "history_size", "session_activity",
-    "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_watch_attached",
+    "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", ATTACH_OPTION,
     "pane_tty", "@tmux_tool_owned", "@tmux_tool_paused", "@tmux_tool_approve",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)

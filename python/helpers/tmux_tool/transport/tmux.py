@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
+from .gate import gate
 
 DEFAULT_TIMEOUT = 5.0
 
@@ -49,7 +50,7 @@ def short_lived() -> None:
 
     A control-mode connection pays off across calls only; attaching and
     detaching one per call would cost as much as it saves, and every attach
-    is a moment tmux 3.3a can crash in (see :mod:`.connection`).
+    is a moment tmux 3.3a can crash in (see :mod:`.gate`).
     """
     global _held
     _held = False
@@ -62,9 +63,6 @@ def _connection() -> Any:
     from . import connection
 
     return connection if connection.enabled() else None
-
-
-
 
 
 def escape_arg(arg: str) -> str:
@@ -279,7 +277,7 @@ class Tmux:
             conn = connection.for_server(argv, self.socket, session, timeout)
             if conn is None:
                 break
-            with connection.gate(self.socket).command():
+            with gate(self.socket).command():
                 try:
                     replies = conn.run(inline, timeout)
                 except connection.Lost as exc:
@@ -298,7 +296,7 @@ class Tmux:
                     raise _classify(decoded, what)
                 out.append(decoded)
             return "".join(out)
-        with connection.gate(self.socket).command():
+        with gate(self.socket).command():
             return self._process(commands, input, timeout, what)
 
     def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.status import Status
 from .state import READY_STABLE, State
 
-ENDED = ("ready", "blocked", "error")
+ENDED = (Status.READY, Status.BLOCKED, Status.ERROR)
 
 
 @dataclass(slots=True)
@@ -24,10 +25,10 @@ class Stillness:
     first: str | None = None
     digest: str | None = None
     since: float = 0.0
-    status: str | None = None
+    status: Status | None = None
     judged_since: float = 0.0
 
-    def see(self, digest: str, now: float, changed_at: float | None = None, status: str | None = None) -> None:
+    def see(self, digest: str, now: float, changed_at: float | None = None, status: Status | None = None) -> None:
         """Note the screen of a look; a new screen dates from ``changed_at`` when known (else ``now``).
 
         ``status`` is what the look judged: the same screen can turn from
@@ -59,7 +60,7 @@ class Stillness:
         """Has ``st`` ended (ready, blocked, error) and held still long enough to count?"""
         if st.status not in ENDED:
             return False
-        return st.exact or st.status == "error" or self.steady(now) >= window
+        return st.exact or st.status == Status.ERROR or self.steady(now) >= window
 
     def due(self, st: State, window: float = READY_STABLE) -> float | None:
         """When time alone would settle ``st`` (None: only a new look can)."""

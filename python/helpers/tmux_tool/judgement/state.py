@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.status import Status
+from ..screen.snapshot import Snapshot
 from ..transport.panes import PaneFacts
 
 READY_STABLE = 0.08
 """Seconds a screen-judged "ready" must hold still to count (markers need none)."""
-from ..screen.snapshot import Snapshot
 
 
 @dataclass(slots=True)
@@ -20,7 +21,7 @@ class State:
     from how the screen looks; such a judgement needs no stability window.
     """
 
-    status: str
+    status: Status
     evidence: str
     program: str | None = None
     snap: Snapshot | None = None
