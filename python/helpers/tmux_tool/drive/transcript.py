@@ -40,8 +40,10 @@ RECENT_LINES = 400  # history lines read while a turn starts (far more than scro
 HISTORY_LINES = 3000  # history lines read first for an answer; all of it when the turn starts higher up
 MAX_PAGES = 60
 PAGE_SHOWN = 5.0  # seconds for a page to move after a page key (a busy machine draws late)
-PAGE_STILL = 0.1  # seconds a moved page must hold still before it is read
-POLL = 0.05
+# OpenCode 1.18 draws a scrolled page as one frame 5-12 ms after the key (measured at 80x24 and
+# 200x50): a page is looked for every PAGE_POLL and read once it has held still for PAGE_STILL.
+PAGE_STILL = 0.03
+PAGE_POLL = 0.01
 WRAP_MARGIN = 2  # columns at the right some CLIs leave free when they break a line
 QUOTE = "> "  # how an answer's block-quote rows start (programs.answer.quoted)
 
@@ -259,7 +261,7 @@ def next_screen(target: Target, shown: str) -> Snapshot | None:
                 last, since = snap, now
             elif now - since >= PAGE_STILL:
                 return snap
-        time.sleep(POLL)
+        time.sleep(PAGE_POLL)
     return last
 
 
