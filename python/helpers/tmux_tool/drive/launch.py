@@ -110,7 +110,7 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if cwd and not os.path.isdir(cwd):
         return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    env_file = _env_file(srv, dict(os.environ), name)
+    env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
     line = shlex.join(argv)
     if env_file:
         line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
