@@ -10,10 +10,14 @@ Figures, each next to its floor from the same run:
   with a fixed prompt), against two ``python -c pass`` plus the same pair made
   in-process.
 
-Targets: ``run`` at most 120 ms and at most 2x its floor; the shared pair at
-most 2x its floor.  The environment is used as it is: with
-``PYTHONDONTWRITEBYTECODE=1`` (common in containers) the library's modules
-are compiled from source on every call, and the line says so.
+The calls are answered by the resident process the first call starts
+(``frontends/resident.py``); that first call (in its own process, then
+starting the resident) and the same ``run`` with ``TMUX_TOOL_RESIDENT=off``
+(every call in its own process, as before there was a resident) are printed
+too.  Targets: ``run`` at most 120 ms and at most 2x its floor; the shared
+pair at most 2x its floor.  The environment is used as it is; the line says
+whether the library's bytecode is on disk (``PYTHONDONTWRITEBYTECODE=1``,
+common in containers, keeps Python from writing it; set-up compiles it once).
 Usage: ``.venv/bin/python bench/cli_bench.py [N]`` (default 30).
 """
 
@@ -30,17 +34,31 @@ from pathlib import Path
 
 from floors import REPO, end_tool, isolated_tool, line, python_start
 
+from python.helpers.tmux_tool.frontends import relay
+
 CLI = [sys.executable, "-m", "python.tools.tmux_tool"]
 SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
 
 
-def cli(*args: str) -> float:
+def cli(*args: str, env: dict[str, str] | None = None) -> float:
     t0 = time.perf_counter()
     done = subprocess.run([*CLI, *args], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          check=False)
+                          check=False, env=env)
     took = time.perf_counter() - t0
     assert done.returncode == 0, (args, done.stderr)
     return took
+
+
+def bytecode() -> str:
+    """Is the library's bytecode on disk and current (else every process compiles what it imports)?"""
+    import importlib.util
+
+    sources = list((REPO / "python").rglob("*.py"))
+    fresh = 0
+    for src in sources:
+        pyc = Path(importlib.util.cache_from_source(str(src)))
+        fresh += pyc.exists() and pyc.stat().st_mtime >= src.stat().st_mtime
+    return f"bytecode current for {fresh} of {len(sources)} modules"
 
 
 def start_shared(socket: str, home: Path) -> None:
@@ -60,9 +78,12 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="tt-bench-home-"))
     os.environ["TMUX_TOOL_SHARED_SOCKET"] = shared_socket
     os.environ["TMUX_TOOL_SHARED_SESSION"] = "shared"
+    os.environ.pop(relay.SWITCH, None)
     from python.tools.tmux_tool import call
 
     try:
+        assert relay.ask(b"ping", os.environ, str(REPO)) is None, "a resident of this identity runs already"
+        first = cli("run", "--command", "true")  # in its own process; starts the resident
         assert call("run", command="true")["ok"]
         in_process = []
         for _ in range(n):
@@ -71,14 +92,15 @@ def main() -> None:
             in_process.append(time.perf_counter() - t0)
         passes = python_start(n)
         runs = [cli("run", "--command", "true") for _ in range(n)]
-        compiled = "compiled from source on every call" if os.environ.get("PYTHONDONTWRITEBYTECODE") else \
-            "bytecode cached"
+        assert relay.ask(b"ping", os.environ, str(REPO)), "the calls were not answered by a resident"
+        alone = [cli("run", "--command", "true", env={**os.environ, relay.SWITCH: "off"}) for _ in range(n)]
         floor = statistics.median(passes) + statistics.median(in_process)
-        print(f"(PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!s}: the library is "
-              f"{compiled})")
+        print(f"(PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')}; {bytecode()})")
         print(line(f"command line 'run --command true', median of {n}", statistics.median(runs) * 1000,
                    floor * 1000, "python -c pass + in-process run", 2.0)
               + f"  (120 ms: {'ok' if statistics.median(runs) <= 0.120 else 'OVER'})")
+        print(f"  first call (its own process, starts the resident) {first * 1000:.0f} ms; every call in its "
+              f"own process ({relay.SWITCH}=off) median {statistics.median(alone) * 1000:.1f} ms")
 
         start_shared(shared_socket, home)
         assert call("wait", timeout=10)["ok"]
@@ -97,6 +119,7 @@ def main() -> None:
                    "2x python -c pass + the pair in-process", 2.0)
               + f"  (in-process pair {statistics.median(pairs_in) * 1000:.1f} ms)")
     finally:
+        relay.ask(b"stop", os.environ, str(REPO))
         subprocess.run(["tmux", "-L", shared_socket, "kill-server"], capture_output=True, timeout=10,
                        check=False)
         (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / shared_socket).unlink(

@@ -7,7 +7,8 @@ end): vim with syntax colouring fills the screen, and a python loop prints
 * ``snapshot_from_capture`` of the captured 200x50 screen: median, first read
   of new rows ("cold") and repeated reads of the same screen ("warm", what a
   poller sees), plus a synthetic worst case with 1,250 style runs;
-* a poll as ``wait`` does it: ``tmux capture-pane -p -e`` subprocess + parse;
+* a poll as ``wait`` does it: ``tmux capture-pane -p -e`` subprocess + parse,
+  next to the subprocess alone;
 * ``clean_scrollback`` of ``capture-pane -p -e -J -S -2000``;
 * for comparison, the naive way: the same 2,000 lines fed through a plain
   ``pyte.Screen``/``pyte.Stream`` (``\\n`` made ``\\r\\n``), and through our
@@ -103,6 +104,7 @@ def main() -> None:
             snapshot_from_capture(out.stdout, width=200, height=50)
 
         poll_ms = median_ms(poll, n)
+        capture_ms = median_ms(lambda: subprocess.run(target, capture_output=True, timeout=10, check=True), n)
 
     snap = snapshot_from_capture(screen, width=200, height=50)
     runs = sum(len(row) for row in snap.styles)
@@ -111,6 +113,7 @@ def main() -> None:
     print("synthetic 200x50 screen, 1250 style runs (worst case)")
     parse_twice(dense_screen(), n, forget)
     report("poll: capture-pane -p -e subprocess + parse", poll_ms)
+    report(f"  floor: the capture-pane process alone (ratio {poll_ms / capture_ms:.2f}x)", capture_ms)
 
     lines = clean_scrollback(history)
     print(f"scrollback: {len(lines)} lines, {len(history)} chars of capture-pane -e -J -S -2000")

@@ -59,6 +59,14 @@ ensure_venv() {
     "$VENV_PY" -m pip install --quiet --disable-pip-version-check -r "$requirements"
 }
 
+# The library's bytecode, compiled once and again only for what changed: with
+# PYTHONDONTWRITEBYTECODE=1 (usual in containers) Python reads .pyc files but never
+# writes them, and every command-line call would compile all it imports.
+ensure_bytecode() {
+    "$VENV_PY" -m compileall -q "$REPO_ROOT/python" >/dev/null ||
+        note "the library's bytecode could not be written (read-only tree?); calls work, they start slower"
+}
+
 # node_modules is current when it was installed from exactly the committed
 # package.json and package-lock.json; a stamp inside it records their hash.
 ensure_web_packages() {
@@ -74,4 +82,5 @@ ensure_web_packages() {
 
 ensure_tmux
 ensure_venv
+ensure_bytecode
 ensure_web_packages

@@ -19,10 +19,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's, without importing typing: a command-line call starts faster
 if TYPE_CHECKING:
     import asyncio
+    from typing import Any
 
 # Third-party packages the library imports as it works (not when it loads): checked by name at load.
 _NEEDS = ("pyte", "wcwidth")
@@ -110,6 +111,16 @@ def __getattr__(name: str) -> Any:
     return getattr(lib, name)
 
 
+if __name__ == "__main__":  # the command line; everything below is for Agent Zero
+    if _load() is None:
+        print(_missing_message(), file=sys.stderr)
+        sys.exit(1)
+    # Run as a module (``-m``), the resident process answers when it can (a call then costs little more
+    # than Python's start); a library loaded by path has no module name to start a resident under.
+    relay = importlib.import_module(_lib.__name__ + ".frontends.relay") if __package__ else None
+    relayed = relay.call(sys.argv[1:]) if relay else None
+    sys.exit(relayed if relayed is not None else importlib.import_module(_lib.__name__ + ".frontends.cli").main())
+
 try:  # Agent Zero v0.9.9 and later
     from helpers.tool import Response, Tool  # type: ignore[import-not-found]
 except ImportError:
@@ -189,10 +200,3 @@ class TmuxTool(Tool):
             intervene = getattr(self.agent, "handle_intervention", None)
             if intervene is not None:
                 await intervene()
-
-
-if __name__ == "__main__":
-    if _load() is None:
-        print(_missing_message(), file=sys.stderr)
-        sys.exit(1)
-    sys.exit(importlib.import_module(_lib.__name__ + ".frontends.cli").main())

@@ -13,7 +13,10 @@ session, observed and awaited) → :mod:`drive` (turns with interactive programs
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing: a command-line call starts faster
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["__version__", "acall", "atext", "call", "classify", "text"]
 __version__ = "0.1.0"  # the release, as in pyproject.toml (a unit test holds them equal)

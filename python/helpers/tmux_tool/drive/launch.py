@@ -14,7 +14,6 @@ import os
 import shlex
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from .. import programs
 from ..core import names
@@ -37,7 +36,6 @@ SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NO
                       "LINES"})
 PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
-LAUNCH_SHOWN = 10.0  # seconds for the shell's log to show that it started a program's launch line
 POLL = 0.05
 
 
@@ -117,37 +115,9 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     launched = runs.run(srv, name, line, timeout=0)
     if not launched.ok:
         return launched
-    _await_launched(srv, name)
     srv.set_program(name, label)
     target = Target(name, False, srv.tmux)
     return _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
-
-
-def _await_launched(srv: PrivateServer, name: str) -> None:
-    """Wait (bounded) until the shell's log holds the start mark of the launch line.
-
-    Until then the newest mark is the end mark of the prompt before it, and
-    the program would look as if it had already exited (code 0): the log is
-    written by ``pipe-pane``, which lags behind the pane on a busy machine.
-    """
-    shell, rec = srv.shell(name), runs.load_record(srv, name)
-    if shell is None or rec is None:
-        return
-    deadline = time.monotonic() + LAUNCH_SHOWN
-    while time.monotonic() < deadline:
-        if markers.scan(_log_from(shell.log_path, rec.offset), shell.nonce, rec.offset):
-            return
-        time.sleep(POLL)
-
-
-def _log_from(log: Path, offset: int, limit: int = 64 * 1024) -> bytes:
-    """Up to ``limit`` bytes of the shell's log from ``offset`` (none when it cannot be read)."""
-    try:
-        with log.open("rb") as f:
-            f.seek(offset)
-            return f.read(limit)
-    except OSError:
-        return b""
 
 
 def _default_accept() -> list[str]:

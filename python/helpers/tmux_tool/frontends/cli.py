@@ -9,15 +9,18 @@ of the contract) and behaves like a Unix tool:
   and ``--enter false`` are accepted too;
 * a reader that stops early (``| head``) ends the output quietly.
 
-It is a process per call, so it starts lean: the parser is built from the
+Each call is a process, and Python's start is most of what it costs; so a
+call is first handed to the caller's resident process (:mod:`.relay`,
+:mod:`.resident`), which has the library loaded and tmux connected and
+answers with :func:`answer`.  A call that answers itself (the first one, or
+with ``TMUX_TOOL_RESIDENT=off``) starts lean: the parser is built from the
 action table without argparse, only the modules the action needs are
-imported, and tmux commands run as processes of their own (a persistent
-control-mode connection pays off only across calls).
+imported, and tmux commands run as processes of their own (a control-mode
+connection pays off only across calls).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -115,18 +118,41 @@ def _overview(actions: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def _write(text: str) -> None:
-    """Print, and end quietly if the reader has gone (``| head``)."""
+def _line(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def answer(argv: list[str]) -> tuple[int, str, str]:
+    """One action from its command line: the exit status and what goes to stdout and to stderr.
+
+    Pure of the process's own streams, so the resident process
+    (:mod:`.resident`) answers with exactly what :func:`main` prints.
+    """
+    from .. import actions
+
+    if not argv:
+        return 2, "", _overview(actions.ACTIONS)
+    if argv[0] in ("-h", "--help", "help"):
+        return 0, _line(_overview(actions.ACTIONS)), ""
+    spec = actions.ACTIONS.get(argv[0])
+    if spec is None:
+        return 2, "", f"{PROG}: unknown action {argv[0]!r}; the actions are: {', '.join(actions.ACTIONS)}\n"
+    if "-h" in argv[1:] or "--help" in argv[1:]:
+        return 0, _line(_help_for(spec.name, spec.summary, spec.args)), ""
     try:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Point stdout at /dev/null so the interpreter's own flush at exit does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        given, as_json = parse(argv[1:], spec.args)
+    except Usage as exc:
+        return 2, "", f"{PROG} {spec.name}: {exc}\n{_help_for(spec.name, spec.summary, spec.args)}"
+    result = actions.dispatch(spec.name, given)
+    if as_json:
+        import json
+
+        return (0 if result.ok else 1), _line(json.dumps(result.to_dict(), ensure_ascii=False)), ""
+    return (0 if result.ok else 1), _line(result.to_text()), ""
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one action from the command line; the exit status says whether it was ``ok``.
+    """Run one action from the command line in this process; the exit status says whether it was ``ok``.
 
     Two words are not actions: ``mcp`` runs the MCP server and ``install``
     puts the tool into an Agent Zero tree; both are imported only when asked
@@ -142,33 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         from . import install
 
         return int(install.main(argv[1:]))
-    from .. import actions
     from ..transport import tmux
+    from . import relay
 
-    if not argv:
-        sys.stderr.write(_overview(actions.ACTIONS))
-        return 2
-    if argv[0] in ("-h", "--help", "help"):
-        _write(_overview(actions.ACTIONS))
-        return 0
-    spec = actions.ACTIONS.get(argv[0])
-    if spec is None:
-        sys.stderr.write(f"{PROG}: unknown action {argv[0]!r}; the actions are: {', '.join(actions.ACTIONS)}\n")
-        return 2
-    if "-h" in argv[1:] or "--help" in argv[1:]:
-        _write(_help_for(spec.name, spec.summary, spec.args))
-        return 0
-    try:
-        given, as_json = parse(argv[1:], spec.args)
-    except Usage as exc:
-        sys.stderr.write(f"{PROG} {spec.name}: {exc}\n{_help_for(spec.name, spec.summary, spec.args)}")
-        return 2
     tmux.short_lived()
-    result = actions.dispatch(spec.name, given)
-    if as_json:
-        import json
-
-        _write(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
-        _write(result.to_text())
-    return 0 if result.ok else 1
+    code, out, err = answer(argv)
+    for fd, text, stream in ((1, out, sys.stdout), (2, err, sys.stderr)):
+        if text:
+            relay.write(fd, text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    return code

@@ -79,6 +79,11 @@ def _judged(ctx: Context, target: Target) -> State:
     if shell is None or mark is None:
         verdict = programs.detect(snap, program=program)
         return _from_verdict(verdict, snap, facts)
+    rec = load_record(srv, target.name)
+    if rec is not None and mark.start < rec.offset:
+        # Our last line is typed but the shell has not started it: the marks are all older.
+        return State(Status.BUSY, f"the shell has not started `{rec.command}` yet", facts.command or "bash",
+                     snap, facts, exact=True)
     running = mark.kind == "S"
     if program in (None, "bash"):
         if not running:
@@ -91,7 +96,6 @@ def _judged(ctx: Context, target: Target) -> State:
             verdict.status == Status.READY and verdict.program not in (None, "bash")
         ):
             return _from_verdict(verdict, snap, facts)
-        rec = load_record(srv, target.name)
         what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec else f"{facts.command}"
         return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)

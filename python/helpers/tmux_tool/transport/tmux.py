@@ -171,8 +171,10 @@ def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequ
     return out
 
 
-def run_process(argv: Sequence[str], data: bytes, timeout: float) -> tuple[int, bytes, bytes]:
-    """Run ``argv`` with ``data`` on its stdin; its exit status, stdout and stderr.
+def run_process(argv: Sequence[str], data: bytes, timeout: float, program: str | None = None,
+                ) -> tuple[int, bytes, bytes]:
+    """Run ``argv`` (the file ``program``, else ``argv[0]``) with ``data`` on its stdin; its exit status,
+    stdout and stderr.
 
     What ``subprocess.run`` does, with ``posix_spawn`` and pipes read by one
     ``select`` loop: the command line runs a few of these per call and would
@@ -188,7 +190,7 @@ def run_process(argv: Sequence[str], data: bytes, timeout: float) -> tuple[int, 
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
-        pid = os.posix_spawn(argv[0], list(argv), os.environ, file_actions=[
+        pid = os.posix_spawn(program or argv[0], list(argv), os.environ, file_actions=[
             (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
     except OSError:
         for fd in (in_w, out_r, err_r):
