@@ -341,12 +341,12 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
     """
     seen_busy = started.busy
     while True:
-        ended = _await_done(ctx, target, profile, deadline, seen_busy, paged)
-        st, seen_busy = ended.state, ended.seen_busy
+        seen = _await_done(ctx, target, profile, deadline, seen_busy, paged)
+        st, seen_busy = seen.state, seen.seen_busy
         if st.status != Status.READY or st.snap is None:
             return st, None
         turn = _turn(target, profile, mark, prompt, started.echoed)
-        if ended.still_until and not _still_until(target, st.snap.digest, ended.still_until):
+        if seen.still_until and not _still_until(target, st.snap.digest, seen.still_until):
             continue
         answer = _answer_in(turn, target, profile, prompt, unwrap)
         if answer:
