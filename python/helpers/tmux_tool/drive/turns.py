@@ -292,7 +292,7 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
         quiet = _quiet_needed(profile, st, settle, seen_busy)
-        if st.status in ENDED and (st.exact or still.steady(now) >= quiet) or now >= deadline:
+        if (st.status in ENDED and (st.exact or still.steady(now) >= quiet)) or now >= deadline:
             return Ended(st, seen_busy)
         if paged and quiet < settle:
             return Ended(st, seen_busy, now - still.steady(now) + quiet)

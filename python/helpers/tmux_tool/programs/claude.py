@@ -8,12 +8,13 @@ the normal screen; 2.1.330 on a fresh install draws a full-screen view on the
 alternate one, where only the last screen of the transcript shows and older
 rows are paged to with PageUp, under a sticky copy of their turn's echo.
 ``start`` launches it with ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1`` (unless
-the caller set it), so the transcript goes to the scrollback as in 2.1.197.  Busy shows in the footer as
-``esc to interrupt`` (in 2.1.330 between mode and agent hints) with a
-spinner row such as ``✽ Enchanting… (0s · thinking)`` above the box, for the
-whole turn, stalls included, while the empty box stays drawn.  A finished
-turn ends with ``✻ <Verb>ed for Ns`` (2.1.330 adds ``· done 1:38 AM``) above
-the box; a failed one shows ``● API Error: …`` after the echoed prompt.
+the caller set it), so the transcript goes to the scrollback as in 2.1.197.
+Busy shows in the footer as ``esc to interrupt`` (in 2.1.330 between mode and
+agent hints) with a spinner row such as ``✽ Enchanting… (0s · thinking)``
+above the box, for the whole turn, stalls included, while the empty box stays
+drawn.  A finished turn ends with ``✻ <Verb>ed for Ns`` (2.1.330 adds ``· done
+1:38 AM``) above the box; a failed one shows ``● API Error: …`` after the
+echoed prompt.
 
 Dialogs replace the box; they are menus with ``❯`` on the current choice -
 numbered in 2.1.197, not numbered in 2.1.330 - found by :mod:`signs`.  The
@@ -22,9 +23,8 @@ first and marked in 2.1.197; "No, exit" is in 2.1.330), so it is accepted by
 choosing the option, not by pressing Enter.  Typing ``/`` opens the command
 palette below the box (2.1.197) or above it (2.1.330).  Answers are rendered
 Markdown under ``●`` (a block quote's rows behind a dim ``▎``, in italics);
-thinking is collapsed to ``Thought for Ns (ctrl+o to
-expand)`` and shown dim while it streams; tool calls are ``● Tool(args)``
-with ``⎿`` result rows.
+thinking is collapsed to ``Thought for Ns (ctrl+o to expand)`` and shown dim
+while it streams; tool calls are ``● Tool(args)`` with ``⎿`` result rows.
 """
 
 from __future__ import annotations
