@@ -249,11 +249,13 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
     running = mark is not None and mark.kind == "S" and mark.start >= rec.offset
     if not running and rec.collected:
         return None  # nothing of ours is pending: judge the screen instead
+    if running and mark is not None:
+        rec = runs.running_record(srv, target.name, mark)
     res = runs.collect(srv, shell, rec, timeout, action="wait",
                           on_slice=_blocked_early(ctx, target, "wait"))
     if res.status == Status.BUSY:
         res.ok = False
-        res.error = f"`{rec.command}` is still running after {timeout:g}s"
+        res.error = f"{runs.describe(rec)} is still running after {timeout:g}s"
     return res
 
 

@@ -24,7 +24,7 @@ from ..core.status import Status
 from ..judgement.state import READY_STABLE, State
 from ..judgement.stillness import Stillness
 from ..private import markers
-from ..private.runs import load_record
+from ..private.runs import load_record, running_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
 from ..transport import events, kernel, listen, panes
@@ -96,7 +96,8 @@ def _judged(ctx: Context, target: Target) -> State:
             verdict.status == Status.READY and verdict.program not in (None, "bash")
         ):
             return _from_verdict(verdict, snap, facts)
-        what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec else f"{facts.command}"
+        rec = running_record(srv, target.name, mark)
+        what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec.command else f"{facts.command}"
         return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
