@@ -2,14 +2,18 @@
 
 For each CLI (Claude Code, Codex, Gemini CLI, OpenCode from tests/e2e/clis;
 Kimi and aider too when asked for and installed where tests/e2e/clis/homes.py
-expects them) at 80x24 and at 200x50, one session takes ``--turns`` prompts
-(at least 10) against the scripted model server (tests/e2e/model_server),
-whose record of requests is the ground truth:
+expects them), in each of its versions - the pinned install and the newest
+(tests/e2e/clis/versions.py; a CLI whose newest release is the pinned one is
+said so and measured once) - and at 80x24 and at 200x50, one session takes
+``--turns`` prompts (at least 10; 25 by default, so 50 per version) against
+the scripted model server (tests/e2e/model_server), whose record of
+requests is the ground truth:
 
 * latency: from the moment the answer's last byte left the server to the
-  moment ``ask`` returned - median, p90 and max per CLI and size, each next
-  to the floors measured in this run (a bare tmux round trip, one capture of
-  the pane, ``python -c pass``) and its ratio to one capture;
+  moment ``ask`` returned - median, p90 and max per CLI, version and size,
+  and the median per version against its target (300 ms), each next to the
+  floors measured in this run (a bare tmux round trip, one capture of the
+  pane, ``python -c pass``) and its ratio to one capture;
 * early: turns where ``ask`` returned before the last byte of its own
   model request, or before the CLI sent the prompt at all - target 0;
 * earlier: turns answered with the answer of an earlier turn - target 0;
@@ -20,12 +24,14 @@ mid-stream for up to two seconds; every third prompt repeats the one before
 and every fourth answer repeats the one before, so an answer can only be
 told apart by the turn it belongs to.  Every CLI runs on this run's own tmux
 socket, HOME and state directory; nothing else is touched.
-Usage: ``.venv/bin/python bench/ai_bench.py [--turns N] [--clis claude,codex,gemini,opencode,kimi,aider]``.
+Usage: ``.venv/bin/python bench/ai_bench.py [--turns N] [--clis claude,codex,gemini,opencode,kimi,aider]
+[--installs pinned,newest]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import subprocess
@@ -38,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.clis import homes
+from tests.e2e.clis import homes, versions
 from tests.e2e.model_server import ModelServer, Reply
 
 CLIS = ("claude", "codex", "gemini", "opencode")
@@ -47,6 +53,29 @@ SIZES = ((80, 24), (200, 50))
 ARGS = {"aider": lambda launch: launch.argv[1:]}
 STALLS = (0.0, 0.6, 1.2, 2.0)
 MIN_TURNS = 10
+TURNS = 25
+TARGET_MS = 300.0
+NPM = ("claude", "codex", "gemini", "opencode")  # the CLIs with a pinned and a newest install
+
+
+@dataclass(frozen=True)
+class Version:
+    """One install of a CLI to measure: which one, where its executables are, what it says it is."""
+
+    install: str
+    bin_dir: Path | None  # None: the CLI's own install, where tests/e2e/clis/homes.py finds it
+    number: str = ""
+    note: str = ""
+
+
+def versions_of(name: str, installs: list[str]) -> list[Version]:
+    """The installs of ``name`` to measure; the newest only when it is another release than the pinned one."""
+    if name not in NPM:
+        return [Version("own", None, note="not from npm: one install")]
+    found = [Version(i, versions.INSTALLS[i], versions.version(versions.INSTALLS[i], name)) for i in installs]
+    if len(found) == 2 and found[0].number == found[1].number:
+        return [dataclasses.replace(found[0], note="the newest release is the pinned one: measured once")]
+    return found
 
 
 @dataclass
@@ -54,6 +83,7 @@ class Figures:
     """The measurements of one CLI at one size."""
 
     name: str
+    version: Version
     size: tuple[int, int]
     latencies: list[float] = field(default_factory=list)
     early: list[str] = field(default_factory=list)
@@ -119,15 +149,18 @@ def turn(name: str, number: int) -> tuple[str, str, Reply]:
                                                                       pauses=pauses)
 
 
-def bench_session(name: str, size: tuple[int, int], turns: int, call: Callable[..., dict], workdir: Path) -> Figures:
-    figures = Figures(name, size)
-    home = workdir / f"home-{name}-{size[0]}x{size[1]}"
+def bench_session(name: str, version: Version, size: tuple[int, int], turns: int, call: Callable[..., dict],
+                  workdir: Path) -> Figures:
+    figures = Figures(name, version, size)
+    home = workdir / f"home-{name}-{version.install}-{size[0]}x{size[1]}"
     cwd = home / "project"
     cwd.mkdir(parents=True)
     saved = dict(os.environ)
-    session = f"{name}-{size[0]}x{size[1]}"
+    session = f"{name}-{version.install}-{size[0]}x{size[1]}"
     with ModelServer() as server:
         launch = getattr(homes, name)(server.url, home, cwd)
+        if version.bin_dir is not None:
+            launch = versions.on(launch, version.bin_dir)
         os.environ.update(launch.env)
         os.environ["TMUX_TOOL_WIDTH"], os.environ["TMUX_TOOL_HEIGHT"] = str(size[0]), str(size[1])
         try:
@@ -171,8 +204,10 @@ def _judge(figures: Figures, number: int, prompt: str, text: str, res: dict, ret
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--turns", type=int, default=12, help=f"turns per session (at least {MIN_TURNS}; default 12)")
+    parser.add_argument("--turns", type=int, default=TURNS,
+                        help=f"turns per session, two sessions per version (at least {MIN_TURNS}; default {TURNS})")
     parser.add_argument("--clis", default=",".join(CLIS))
+    parser.add_argument("--installs", default=",".join(versions.INSTALLS))
     args = parser.parse_args()
     turns = max(MIN_TURNS, args.turns)
     socket = f"tt-aibench-{os.getpid()}"
@@ -186,20 +221,21 @@ def main() -> None:
     try:
         floor = floors(socket)
         for name in args.clis.split(","):
-            for size in SIZES:
-                results.append(bench_session(name, size, turns, call, Path(workdir.name)))
+            for version in versions_of(name, args.installs.split(",")):
+                for size in SIZES:
+                    results.append(bench_session(name, version, size, turns, call, Path(workdir.name)))
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
         workdir.cleanup()
+    report(results, floor)
 
+
+def report(results: list[Figures], floor: Floors) -> None:
+    """Each session's figures, then each version's against the target, then all of them."""
     print(f"floors: tmux round trip {floor.tmux:.1f} ms, one capture {floor.capture:.1f} ms, "
           f"python -c pass {floor.python:.0f} ms")
-    every: list[float] = []
-    early = earlier = wrong = 0
     for fig in results:
-        every += fig.latencies
-        early, earlier, wrong = early + len(fig.early), earlier + len(fig.earlier), wrong + len(fig.wrong)
-        where = f"{fig.name:9} {fig.size[0]}x{fig.size[1]:<3}"
+        where = f"{fig.name:9} {fig.version.install:7} {fig.size[0]}x{fig.size[1]:<3}"
         if fig.latencies:
             median = statistics.median(fig.latencies)
             print(f"{where} {len(fig.latencies) + len(fig.early):3} turns: last byte -> ask returned median "
@@ -207,10 +243,32 @@ def main() -> None:
                   f"{percentile(fig.latencies, 0.9):5.0f} ms, max {max(fig.latencies):5.0f} ms; "
                   f"early {len(fig.early)}, earlier {len(fig.earlier)}, wrong {len(fig.wrong)}")
         for line in fig.early + fig.earlier + fig.wrong + fig.failures:
-            print(f"{'':17} {line}")
+            print(f"{'':25} {line}")
+    print()
+    groups: dict[tuple[str, str], list[Figures]] = {}
+    for fig in results:
+        groups.setdefault((fig.name, fig.version.install), []).append(fig)
+    every: list[float] = []
+    early = earlier = wrong = 0
+    for (name, _), figs in groups.items():
+        version = figs[0].version
+        lat = [x for f in figs for x in f.latencies]
+        n_early, n_earlier, n_wrong = (sum(len(getattr(f, k)) for f in figs) for k in ("early", "earlier", "wrong"))
+        failed = sum(len(f.failures) for f in figs)
+        every += lat
+        early, earlier, wrong = early + n_early, earlier + n_earlier, wrong + n_wrong
+        label = f"{name} {version.number or ''} ({version.install}{'; ' + version.note if version.note else ''})"
+        if not lat:
+            print(f"{label}: no turn measured ({failed} session failures)")
+            continue
+        median = statistics.median(lat)
+        verdict = "ok" if median <= TARGET_MS and not n_early and not failed else "MISSED"
+        print(f"{label}: {len(lat) + n_early} turns, median {median:.0f} ms ({median / floor.capture:.0f}x one "
+              f"capture; target <= {TARGET_MS:.0f} ms), early {n_early}, earlier {n_earlier}, wrong {n_wrong}"
+              f"{f', {failed} session failures' if failed else ''}: {verdict}")
     if every:
-        print(f"{'all':17} {len(every) + early:3} turns: median {statistics.median(every):.0f} ms "
-              f"({statistics.median(every) / floor.capture:.0f}x one capture; target <= 500 ms), "
+        median = statistics.median(every)
+        print(f"all: {len(every) + early} turns, median {median:.0f} ms ({median / floor.capture:.0f}x one capture), "
               f"early {early}, earlier {earlier} (target 0 each), wrong {wrong}")
 
 

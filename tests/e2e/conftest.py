@@ -34,6 +34,14 @@ ERRORS = {
     "opencode": ApiError(401, "scripted failure"),
 }
 
+# Markdown with a block quote and a code block: each CLI draws them its own way (a dim bar,
+# '│', '> ', numbered code lines); the answer is the text without the code fences.
+CODE = ("def cut(board, times):", "    left = board", "    for _ in range(times):", "        left -= 1", "",
+        "    return left", "", "def main():", "    print(cut(10, 3))", "    return 0")
+QUOTE = ("The proverb says:", "", "> Measure twice, cut once.", "> It saves wood and time.", "", "In code:", "")
+QUOTED = "\n".join((*QUOTE, "```python", *CODE, "```", "", "That is all."))
+QUOTED_SHOWN = "\n".join((*QUOTE, *CODE, "", "That is all."))
+
 
 @dataclass(frozen=True)
 class TimedReply(Reply):

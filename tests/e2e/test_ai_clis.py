@@ -10,15 +10,21 @@ that look like prompts or like the CLIs' own end-of-turn markers, with a
 stall right after them.  First-run dialogs are reported as ``blocked`` with
 their question, and accepted only when asked to.
 
-The answers are plain text that every CLI's Markdown renderer shows as it
-is: no list markers, no leading ``>``, lines shorter than the screen.
+The answers are mostly plain text that every CLI's Markdown renderer shows
+as it is (no list markers, lines shorter than the screen); one holds a block
+quote and a code block, which each CLI draws its own way.
 The first section checks the profiles' extraction on the recorded screens
 under tests/fixtures/screens/ without a terminal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +35,7 @@ from python.helpers.tmux_tool.programs import profile_for
 from python.helpers.tmux_tool.programs.ai import AiProfile
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import CLIS, ERRORS, Cli, TimedReply, explain
+from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -122,6 +128,21 @@ def test_recorded_long_answer_keeps_its_last_line(program: str) -> None:
         assert "Thought for" not in answer and "Worked for" not in answer and "✻" not in answer
 
 
+QUOTED_SCREENS = sorted(f"{p.parent.name}/{p.name}" for p in SCREENS.glob("*/quoted-200x50.json"))
+
+
+@pytest.mark.parametrize("path", QUOTED_SCREENS)
+def test_recorded_quote_and_code_block_are_answer(path: str) -> None:
+    """However the CLI draws a block quote (a dim bar, '│', '> ') and a code block (numbered
+    lines), the answer is the Markdown's text without the code fences."""
+    profile, snap = _fixture(path)
+    assert profile.answer_from(snap, "Quote a proverb and show the code") == QUOTED_SHOWN
+
+
+def test_every_cli_has_a_recorded_quote() -> None:
+    assert {p.split("/")[0] for p in QUOTED_SCREENS} >= {*CLIS, "claude-2.1.330"}
+
+
 @pytest.mark.parametrize("program", CLIS)
 def test_recorded_input_box(program: str) -> None:
     profile, typed = _fixture(f"{program}/typed-80x24.json")
@@ -173,6 +194,23 @@ def test_turns_in_a_tall_terminal(program: str, prepare: Callable[..., Cli],
     gone = call("exit", session=cli.name)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
     assert call("status", session=cli.name)["program"] == "bash"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", CLIS)
+def test_quote_and_code_block_belong_to_the_answer(program: str, prepare: Callable[..., Cli]) -> None:
+    """A block quote (drawn dim behind a bar by Claude Code, behind '│' by OpenCode) comes back
+    as Markdown's '> ' lines, and a code block as its lines (Gemini CLI's line numbers off)."""
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    reply = TimedReply(text=QUOTED, chunk_size=20, chunk_delay=0.01)
+    res = _ask(cli, "Quote a proverb and show the code", reply)
+    returned = time.monotonic()
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == QUOTED_SHOWN, f"answer differs:\n{res['output']}\n!=\n{QUOTED_SHOWN}\n{res['screen']}"
+    assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
+    call("kill", session=cli.name)
 
 
 @pytest.mark.e2e
@@ -240,6 +278,65 @@ def test_listed_dialogs_are_accepted(program: str, flag: str, accept: list[str],
     res = _start(cli, accept=accept)
     assert res["ok"] and res["status"] == "ready" and res["answered"] == answered, explain(res)
     reply = TimedReply(text="The dialog was answered and the turn works.")
+    _assert_whole(_ask(cli, "Does it work?", reply), reply, time.monotonic())
+    call("kill", session=cli.name)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children first), from /proc."""
+    try:
+        children = [int(c) for t in Path(f"/proc/{pid}/task").iterdir()
+                    for c in (t / "children").read_text().split()]
+    except OSError:
+        return []
+    return [d for c in children for d in (c, *_descendants(c))]
+
+
+def _stall_when_shown(socket: str, session: str, text: str, seconds: float, found: list[str]) -> None:
+    """Once ``text`` shows in the session, stop the CLI's worker processes for ``seconds``
+    (the process the shell launched stays, so the shell sees no job stop): the CLI is
+    then as slow to read a key as a cold start on a loaded machine makes it."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        shown = subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", f"={session}:"],
+                               capture_output=True, text=True, timeout=10, check=False).stdout
+        if text in shown:
+            break
+        time.sleep(0.02)
+    else:
+        return
+    pane = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "-t", f"={session}:", "#{pane_pid}"],
+                          capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    launched = _descendants(int(pane))[:1]
+    workers = _descendants(launched[0]) if launched else []
+    for signal_ in (signal.SIGSTOP, signal.SIGCONT):
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal_)
+        if signal_ == signal.SIGSTOP:
+            found.extend(map(str, workers))
+            time.sleep(seconds)
+
+
+@pytest.mark.e2e
+def test_dialog_answer_read_late_is_waited_for(prepare: Callable[..., Cli], private_socket: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gemini CLI stalls for longer than start's settle time right after its trust question
+    shows (a cold start on a loaded machine): the key that answers it waits unread in the
+    terminal, and start waits for it to be read instead of calling the dialog still open."""
+    cli = prepare("gemini", trust=True)
+    monkeypatch.delenv("GEMINI_CLI_NO_RELAUNCH", raising=False)
+    stopped: list[str] = []
+    staller = threading.Thread(target=_stall_when_shown,
+                               args=(private_socket, cli.name, "Do you trust the files", 2.5, stopped))
+    staller.start()
+    try:
+        res = _start(cli, accept=["trust"])
+    finally:
+        staller.join()
+    assert stopped, "the CLI's worker processes were not found"
+    assert res["ok"] and res["status"] == "ready" and res["answered"] == ["trust"], explain(res)
+    reply = TimedReply(text="The late answer was read and the turn works.")
     _assert_whole(_ask(cli, "Does it work?", reply), reply, time.monotonic())
     call("kill", session=cli.name)
 

@@ -22,9 +22,10 @@ import pytest
 
 from python.tools.tmux_tool import call
 from tests.e2e.clis import versions
-from tests.e2e.conftest import CLIS, ERRORS, Cli, TimedReply, explain
+from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
+LONG = "\n".join(f"Line {n:02d} of the long answer keeps going with plain words." for n in range(1, 81))
 START_TIMEOUT = 60
 ASK_TIMEOUT = 90
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
@@ -93,10 +94,34 @@ def test_start_ask_fail_exit(program: str, newest: Callable[..., Cli]) -> None:
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
 
 
+@pytest.mark.parametrize("program", CLIS)
+def test_long_answer_in_a_small_terminal(program: str, newest: Callable[..., Cli],
+                                         terminal_size: Callable[[int, int], None]) -> None:
+    """Three screens of answer at 80x24: read back whole (Claude Code 2.1.330 would keep all but the
+    last screen behind its full-screen view's pages)."""
+    terminal_size(80, 24)
+    cli = newest(program)
+    assert _start(cli)["status"] == "ready"
+    reply = TimedReply(text=LONG, chunk_size=60, chunk_delay=0.01)
+    _whole(_ask(cli, "Answer at length", reply), reply)
+    call("kill", session=cli.name)
+
+
+@pytest.mark.parametrize("program", CLIS)
+def test_quote_and_code_block_belong_to_the_answer(program: str, newest: Callable[..., Cli]) -> None:
+    cli = newest(program)
+    assert _start(cli)["status"] == "ready"
+    reply = TimedReply(text=QUOTED, chunk_size=20, chunk_delay=0.01)
+    res = _ask(cli, "Quote a proverb and show the code", reply)
+    assert res["ok"] and res["output"] == QUOTED_SHOWN, f"{res['output']}\n!=\n{QUOTED_SHOWN}\n{explain(res)}"
+    call("kill", session=cli.name)
+
+
 DIALOGS = [
     ("claude", "onboarding", "theme", "Choose the text style"),
     ("claude", "key_approval", "api-key", "Do you want to use this API key?"),
     ("claude", "trust", "trust", "Is this a project you created or one you trust?"),
+    ("claude", "auto_mode", "auto-mode", "Make auto mode your default permission mode?"),
     ("codex", "trust", "trust", "Trust this folder?"),
     ("codex", "login", "login", "Sign in with ChatGPT"),
     ("gemini", "auth_dialog", "auth", "How would you like to authenticate for this project?"),
@@ -119,6 +144,7 @@ def test_dialog_is_reported_blocked_with_its_question(program: str, flag: str, d
 ACCEPTS = [
     ("claude", "trust", ["trust"], ["trust"]),
     ("claude", "key_approval", ["api-key"], ["api-key"]),
+    ("claude", "auto_mode", ["auto-mode"], ["auto-mode"]),
     ("codex", "trust", ["trust"], ["trust"]),
     ("gemini", "trust", ["trust"], ["trust"]),
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from pathlib import Path
 
@@ -73,6 +74,34 @@ def test_vim_is_ready_and_exits_the_right_way(private_socket: str, tmp_path: Pat
     assert res["ok"] and res["status"] == "ready" and res["program"] == "vim", res
     gone = call("exit", session="ed")
     assert gone["ok"] and gone["status"] == "ready", gone
+
+
+
+SLOW_READER = """#!/usr/bin/env python3
+import sys, termios, time, tty
+tty.setcbreak(sys.stdin.fileno())  # keys unechoed, one at a time, as a full-screen program reads them
+print("Overwrite the file? [y/n] ", end="", flush=True)
+time.sleep(2)  # at work before it reads: what is typed now waits in the terminal
+print(f"you said {sys.stdin.read(1)}")
+print("Press Enter to finish ", end="", flush=True)
+sys.stdin.read(1)
+"""
+
+
+def test_keys_the_program_has_not_read_yet_keep_it_busy(private_socket: str, tmp_path: Path) -> None:
+    """A key typed to a question waits in the terminal until the program reads it; until then
+    the question on the screen is out of date: ``busy``, not blocked on it."""
+    script = tmp_path / "slow-reader"
+    script.write_text(SLOW_READER)
+    script.chmod(0o755)
+    started = call("start", program=str(script), session="slow")
+    assert started["status"] == "blocked" and "Overwrite the file?" in started["question"], started
+    subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", "=slow:", "y"], check=True, timeout=10)
+    unread = call("status", session="slow")
+    assert unread["status"] == "busy" and "not read" in unread["evidence"], unread
+    res = call("wait", session="slow", until="ready", timeout=10)
+    assert res["status"] == "blocked" and "Press Enter to finish" in res["question"], res
+    assert "you said y" in res["screen"], res
 
 
 @pytest.mark.parametrize("program", ["top", "htop"])

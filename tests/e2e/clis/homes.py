@@ -57,11 +57,12 @@ def _write_json(path: Path, data: object) -> None:
 
 
 def claude(base_url: str, home: Path, cwd: Path, *, onboarding: bool = False, key_approval: bool = False,
-           trust: bool = False, api_key: str = DUMMY_KEY, max_retries: int = 0) -> Launch:
+           trust: bool = False, auto_mode: bool = False, api_key: str = DUMMY_KEY, max_retries: int = 0) -> Launch:
     """Claude Code against `base_url` (Anthropic Messages API).
 
     `onboarding` leaves the theme picker and welcome flow, `key_approval` the
-    "use this API key?" question, `trust` the trust-folder dialog.
+    "use this API key?" question, `trust` the trust-folder dialog,
+    `auto_mode` the offer of newer releases to make auto mode the default.
     `max_retries` bounds how often it retries a failed request before the
     error is shown (its default retries for minutes).
     """
@@ -77,9 +78,9 @@ def claude(base_url: str, home: Path, cwd: Path, *, onboarding: bool = False, ke
         state.pop("theme")
     _write_json(home / ".claude.json", state)
     # Newer releases run tools in "auto mode" without asking, or ask whether to make it the default;
-    # the tests want the permission question itself.
-    _write_json(home / ".claude" / "settings.json",
-                {"autoUpdates": False, "permissions": {"defaultMode": "default", "disableAutoMode": "disable"}})
+    # the tests want the permission question itself (and the offer only when asked for).
+    permissions = {"defaultMode": "default"} if auto_mode else {"defaultMode": "default", "disableAutoMode": "disable"}
+    _write_json(home / ".claude" / "settings.json", {"autoUpdates": False, "permissions": permissions})
     env = _base_env(home) | {
         "ANTHROPIC_BASE_URL": base_url,
         "ANTHROPIC_API_KEY": api_key,

@@ -109,7 +109,7 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if cwd and not os.path.isdir(cwd):
         return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    env_file = _env_file(srv, dict(os.environ), name)
+    env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
     if profile.kind == "pager":  # private shells page with cat (a run's output comes whole); this one pages
         argv = ["env", *(w for var in PAGERS for w in ("-u", var)), *argv]
     line = shlex.join(argv)
@@ -138,8 +138,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now)
-        since = still.since
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
+        steady = still.steady(now)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
             return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
@@ -149,7 +149,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
         keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
         allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
             dialog.name in accept or ("safe" in accept and dialog.safe))
-        if dialog and allowed and now - since >= min(settle, 0.3):
+        if dialog and allowed and steady >= min(settle, 0.3):
             _press_one_by_one(ctx, target, list(keys))
             if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
                 answered.append(dialog.name)
@@ -160,7 +160,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             # Its own frame is drawn (after it took the terminal for its keys); it never holds still.
             return result("start", target, st, hint=f"{label} redraws by itself and stays busy: read it, drive it "
                           "with keys, leave it with exit", answered=answered)
-        if st.status in (Status.READY, Status.BLOCKED) and not blank and now - since >= settle:
+        if st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle:
             if st.status != Status.BLOCKED:
                 return result("start", target, st, answered=answered)
             hint = message("blocked", program=label)

@@ -78,7 +78,7 @@ def _await_repl_done(ctx: Context, target: Target, profile: Profile, deadline: f
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now)
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
         if still.settled(st, now, settle) or now >= deadline:
             return st
         time.sleep(POLL)

@@ -40,9 +40,12 @@ RECENT_LINES = 400  # history lines read while a turn starts (far more than scro
 HISTORY_LINES = 3000  # history lines read first for an answer; all of it when the turn starts higher up
 MAX_PAGES = 60
 PAGE_SHOWN = 5.0  # seconds for a page to move after a page key (a busy machine draws late)
-PAGE_STILL = 0.1  # seconds a moved page must hold still before it is read
-POLL = 0.05
+# OpenCode 1.18 draws a scrolled page as one frame 5-12 ms after the key (measured at 80x24 and
+# 200x50): a page is looked for every PAGE_POLL and read once it has held still for PAGE_STILL.
+PAGE_STILL = 0.03
+PAGE_POLL = 0.01
 WRAP_MARGIN = 2  # columns at the right some CLIs leave free when they break a line
+QUOTE = "> "  # how an answer's block-quote rows start (programs.answer.quoted)
 
 Row = tuple[str, tuple[Span, ...]]
 
@@ -258,7 +261,7 @@ def next_screen(target: Target, shown: str) -> Snapshot | None:
                 last, since = snap, now
             elif now - since >= PAGE_STILL:
                 return snap
-        time.sleep(POLL)
+        time.sleep(PAGE_POLL)
     return last
 
 
@@ -287,16 +290,20 @@ def unwrap_answer(answer: str, turn: Snapshot, width: int) -> str:
     indentation.  A line counts as broken when the next line's first word
     would not have fitted after it on its row of ``width`` columns, less a
     small margin some CLIs keep free.  A line that was written that long by
-    itself cannot be told apart on the screen and is joined too.
+    itself cannot be told apart on the screen and is joined too.  The rows
+    of a block quote each carry its ``> ``: a broken quoted line is joined
+    without the marker of its next row.
     """
     lines = answer.split("\n")
     indent = _indent(lines, turn)
     out: list[str] = []
     previous = ""
     for line in lines:
-        if out and previous.strip() and line.strip() and _broken(previous, line, indent, width):
-            word = line.lstrip()
-            out[-1] += word if " " not in previous.strip() else " " + word
+        marker = QUOTE if previous.startswith(QUOTE) and line.startswith(QUOTE) else ""
+        body, before = line[len(marker):], previous[len(marker):]
+        if out and before.strip() and body.strip() and _broken(previous, body, indent, width):
+            word = body.lstrip()
+            out[-1] += word if " " not in before.strip() else " " + word
         else:
             out.append(line)
         previous = line

@@ -159,7 +159,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     if isinstance(started, Result):
         started.extra["turn"] = turn
         return started
-    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap)
+    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap, paged)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     if done:
         _remember(target, turn_open="0")
@@ -261,28 +261,53 @@ def _not_started(target: Target, st: State, holds: bool) -> Result:
     return result("ask", target, st, ok=False, error=error, hint=hint)
 
 
-def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float,
-                seen_busy: bool) -> tuple[State, bool]:
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """How a turn was seen to end: the state, whether it was seen busy, and until when the screen
+    must still show unchanged for the end to count (0: it has held long enough already)."""
+
+    state: State
+    seen_busy: bool
+    still_until: float = 0.0
+
+
+def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float, seen_busy: bool,
+                paged: bool) -> Ended:
     """Ready (or blocked, or failed) and holding still after the turn started; busy always wins.
 
     How long "still" must last depends on what was seen: a turn seen busy
     that now shows the CLI's own end-of-turn sign needs a glance; anything
     else needs the profile's settle time, which covers a CLI's pauses
-    between streamed chunks.
+    between streamed chunks.  A ``paged`` CLI's answer takes a while to read
+    back, so its end-of-turn sign is taken at once and its glance is owed
+    (``still_until``): reading the pages overlaps with it.
     """
     settle = settle_for(profile)
     still = Stillness()
     while True:
         st = observe.state_of(ctx, target)
         now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now)
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
         seen_busy = seen_busy or st.status == Status.BUSY
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
-        ended = st.status in ENDED and (st.exact or still.held(now) >= _quiet_needed(profile, st, settle, seen_busy))
-        if ended or now >= deadline:
-            return st, seen_busy
+        quiet = _quiet_needed(profile, st, settle, seen_busy)
+        if (st.status in ENDED and (st.exact or still.steady(now) >= quiet)) or now >= deadline:
+            return Ended(st, seen_busy)
+        if paged and quiet < settle:
+            return Ended(st, seen_busy, now - still.steady(now) + quiet)
         time.sleep(POLL)
+
+
+def _still_until(target: Target, shown: str, until: float) -> bool:
+    """Whether the screen still shows ``shown`` now and at every look up to ``until``."""
+    while True:
+        if _screen(target).digest != shown:
+            return False
+        left = until - time.monotonic()
+        if left <= 0:
+            return True
+        time.sleep(min(POLL, left))
 
 
 def _await_change(target: Target, shown: str, seconds: float) -> bool:
@@ -302,7 +327,7 @@ def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool)
 
 
 def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                  deadline: float, started: Started, unwrap: bool) -> tuple[State, str | None]:
+                  deadline: float, started: Started, unwrap: bool, paged: bool) -> tuple[State, str | None]:
     """The state the turn ended in and its answer (None when it could not be cut out).
 
     A CLI may draw its end-of-turn line before the answer's text (OpenCode
@@ -310,14 +335,19 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
     anything tells that it works: an empty answer stands only for a turn seen
     busy or showing the CLI's own end-of-turn sign after its echo, and only
     once the screen has held still a while longer.  A turn that shows
-    neither by the deadline is reported ``busy``.
+    neither by the deadline is reported ``busy``.  An answer read back from
+    pages before the end's glance was over stands only if the screen is the
+    same when the glance is over: else the turn had not ended.
     """
     seen_busy = started.busy
     while True:
-        st, seen_busy = _await_done(ctx, target, profile, deadline, seen_busy)
+        seen = _await_done(ctx, target, profile, deadline, seen_busy, paged)
+        st, seen_busy = seen.state, seen.seen_busy
         if st.status != Status.READY or st.snap is None:
             return st, None
         turn = _turn(target, profile, mark, prompt, started.echoed)
+        if seen.still_until and not _still_until(target, st.snap.digest, seen.still_until):
+            continue
         answer = _answer_in(turn, target, profile, prompt, unwrap)
         if answer:
             return st, answer

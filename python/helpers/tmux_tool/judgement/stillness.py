@@ -20,23 +20,36 @@ ENDED = (Status.READY, Status.BLOCKED, Status.ERROR)
 
 @dataclass(slots=True)
 class Stillness:
-    """Since when one screen has been shown, and which screen was first."""
+    """Since when one screen has been shown (and judged the same way), and which screen was first."""
 
     first: str | None = None
     digest: str | None = None
     since: float = 0.0
+    status: Status | None = None
+    judged_since: float = 0.0
 
-    def see(self, digest: str, now: float, changed_at: float | None = None) -> None:
-        """Note the screen of a look; a new screen dates from ``changed_at`` when known (else ``now``)."""
+    def see(self, digest: str, now: float, changed_at: float | None = None, status: Status | None = None) -> None:
+        """Note the screen of a look; a new screen dates from ``changed_at`` when known (else ``now``).
+
+        ``status`` is what the look judged: the same screen can turn from
+        ``busy`` to ``ready`` (keys typed into it were read at last), and an
+        end counts only from the moment it was judged so.
+        """
         if self.first is None:
             self.first = digest
         if digest != self.digest:
             self.digest = digest
             self.since = now if changed_at is None else min(now, changed_at)
+        if status is not None and status != self.status:
+            self.status, self.judged_since = status, now
 
     def held(self, now: float) -> float:
         """Seconds the current screen has been unchanged."""
         return now - self.since
+
+    def steady(self, now: float) -> float:
+        """Seconds both the screen and its judgement have been unchanged."""
+        return now - max(self.since, self.judged_since)
 
     @property
     def changed(self) -> bool:
@@ -47,8 +60,8 @@ class Stillness:
         """Has ``st`` ended (ready, blocked, error) and held still long enough to count?"""
         if st.status not in ENDED:
             return False
-        return st.exact or st.status == Status.ERROR or self.held(now) >= window
+        return st.exact or st.status == Status.ERROR or self.steady(now) >= window
 
     def due(self, st: State, window: float = READY_STABLE) -> float | None:
         """When time alone would settle ``st`` (None: only a new look can)."""
-        return self.since + window if st.status in ENDED else None
+        return max(self.since, self.judged_since) + window if st.status in ENDED else None

@@ -43,7 +43,7 @@ from ..core.status import Status
 from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
 from . import menus, signs
-from .answer import echo_rows, last_echo, plain_snapshot, squash, tidy
+from .answer import echo_rows, last_echo, plain_snapshot, quoted, squash, tidy
 from .base import Kind, Profile, Verdict, quote
 from .questions import PRESS_KEY
 from .shell import split_prompt
@@ -297,7 +297,8 @@ class AiProfile(Profile):
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
         """The answer rows in ``[y, end)``: blocks at column 0 kept when :meth:`answer_head`
         says so (their bullet taken off), indented rows of kept blocks kept unless
-        :meth:`aside` says they are something else."""
+        :meth:`aside` says they are something else; a block quote's rows, however
+        dim, are answer (written back as ``> text``)."""
         kept: list[str] = []
         skipping = False
         aside: int | None = None
@@ -315,6 +316,9 @@ class AiProfile(Profile):
                 continue
             aside = None
             if skipping:
+                continue
+            if (quote := quoted(row)) is not None:
+                kept.append(quote)
                 continue
             if self.aside(snap, i):
                 aside = _indent(row)

@@ -16,6 +16,7 @@ keep what the program wrote after it and nothing of the echo itself:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from ..screen.cells import text_width
@@ -23,6 +24,9 @@ from ..screen.snapshot import Snapshot
 
 Split = Callable[[str], "str | None"]
 """Given a row, the text typed after a prompt at its start, or None."""
+
+QUOTE_BARS = "▎▍▌▏│┃"
+QUOTE_ROW = re.compile(rf"^(?P<indent> *)[{QUOTE_BARS}](?: (?P<text>.*))?$")
 
 
 def squash(text: str) -> str:
@@ -91,6 +95,26 @@ def cut_reply(
             continue
         kept.append(row)
     return "\n".join(kept).strip("\n")
+
+
+def quoted(row: str) -> str | None:
+    """A row of a block quote written back as Markdown (``> text``), or None when ``row`` is none.
+
+    CLIs draw a quote's rows behind a bar (Claude Code ``▎``, OpenCode
+    ``│``), often dim or italic like thinking, which an answer leaves out; a
+    quote belongs to the answer.  One bar at the left and none further on: a
+    table row has several.
+
+    >>> quoted("  ▎ Measure twice, cut once.")
+    '  > Measure twice, cut once.'
+    >>> quoted("  │ a │ b │") is None
+    True
+    """
+    m = QUOTE_ROW.match(row)
+    text = (m.group("text") or "") if m else ""
+    if m is None or any(bar in text for bar in QUOTE_BARS):
+        return None
+    return f"{m.group('indent')}> {text}".rstrip()
 
 
 def echo_rows(rows: Sequence[str], start: int, prompt: str | None, content: Callable[[str], str]) -> int:

@@ -143,6 +143,8 @@ class Profile:
     mean this program is in the foreground (shell-style wildcards allowed,
     e.g. ``python3.*``).  ``rank`` orders profiles when nothing but the screen
     is known: programs with the most distinctive faces go first.
+    ``launch_env`` is environment the program is started with where the
+    caller's environment does not set the name itself.
     """
 
     name: str
@@ -155,6 +157,7 @@ class Profile:
     command: tuple[str, ...] = ()
     rank: int = 50
     skip_permission_args: tuple[str, ...] = field(default=())
+    launch_env: tuple[tuple[str, str], ...] = ()
 
     def launch(self, args: Sequence[str] = (), *, skip_permissions: bool = False) -> list[str]:
         """The argv that starts this program (never a shell string)."""

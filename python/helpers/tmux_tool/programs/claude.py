@@ -4,12 +4,17 @@ Its face, bottom up (tests/fixtures/screens/claude/, claude-2.1.330/): a
 footer row, a full-width rule, the input row ``❯`` (a no-break space after it
 when empty; a dim placeholder such as "Resend your message to try again"
 after a failure), a second rule; above that the transcript.  2.1.197 draws on
-the normal screen, 2.1.330 on the alternate one.  Busy shows in the footer as
-``esc to interrupt`` (in 2.1.330 between mode and agent hints) with a
-spinner row such as ``✽ Enchanting… (0s · thinking)`` above the box, for the
-whole turn, stalls included, while the empty box stays drawn.  A finished
-turn ends with ``✻ <Verb>ed for Ns`` (2.1.330 adds ``· done 1:38 AM``) above
-the box; a failed one shows ``● API Error: …`` after the echoed prompt.
+the normal screen; 2.1.330 on a fresh install draws a full-screen view on the
+alternate one, where only the last screen of the transcript shows and older
+rows are paged to with PageUp, under a sticky copy of their turn's echo.
+``start`` launches it with ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1`` (unless
+the caller set it), so the transcript goes to the scrollback as in 2.1.197.
+Busy shows in the footer as ``esc to interrupt`` (in 2.1.330 between mode and
+agent hints) with a spinner row such as ``✽ Enchanting… (0s · thinking)``
+above the box, for the whole turn, stalls included, while the empty box stays
+drawn.  A finished turn ends with ``✻ <Verb>ed for Ns`` (2.1.330 adds ``· done
+1:38 AM``) above the box; a failed one shows ``● API Error: …`` after the
+echoed prompt.
 
 Dialogs replace the box; they are menus with ``❯`` on the current choice -
 numbered in 2.1.197, not numbered in 2.1.330 - found by :mod:`signs`.  The
@@ -17,9 +22,9 @@ trust question's default changed between them ("Yes, I trust this folder" is
 first and marked in 2.1.197; "No, exit" is in 2.1.330), so it is accepted by
 choosing the option, not by pressing Enter.  Typing ``/`` opens the command
 palette below the box (2.1.197) or above it (2.1.330).  Answers are rendered
-Markdown under ``●``; thinking is collapsed to ``Thought for Ns (ctrl+o to
-expand)`` and shown dim while it streams; tool calls are ``● Tool(args)``
-with ``⎿`` result rows.
+Markdown under ``●`` (a block quote's rows behind a dim ``▎``, in italics);
+thinking is collapsed to ``Thought for Ns (ctrl+o to expand)`` and shown dim
+while it streams; tool calls are ``● Tool(args)`` with ``⎿`` result rows.
 """
 
 from __future__ import annotations
@@ -159,5 +164,8 @@ PROFILES = (
             Dialog("notice", PRESS_KEY, ("Enter",), True, "Claude Code shows a notice (security notes, ...)"),
         ),
         skip_permission_args=("--dangerously-skip-permissions",), settle=0.6, start_settle=1.0,
+        # Its answers stay in the terminal's scrollback, read whole in one look, instead of behind
+        # the full-screen view's pages (a sticky echo over their top row, a pill over their last).
+        launch_env=(("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "1"),),
     ),
 )

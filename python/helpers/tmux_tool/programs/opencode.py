@@ -6,7 +6,8 @@ stalls included), else the directory, token count and ``ctrl+p commands``
 (or the version on the home screen); the input box, a ``┃`` block ending
 with the agent and model (``┃  Build · Scripted Model Scripted``) and a
 ``╹▀▀▀`` edge; above it the session.  Prompts are echoed as ``┃`` blocks,
-answers are indented five columns and each turn ends with ``▣  Build ·
+answers are indented five columns (a block quote's rows behind ``│``) and
+each turn ends with ``▣  Build ·
 <model>`` - with its duration (``· 14.6s``) once it is done.  A failed turn
 shows the error as a ``┃`` block of its own (red edge) right under the
 prompt's, with no answer between; that shape, not a missing duration, is
@@ -30,7 +31,7 @@ from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .ai import AiProfile, Frame
-from .answer import tidy
+from .answer import quoted, tidy
 from .base import Dialog, Verdict, quote, typed
 
 EDGE = re.compile(r"^\s*╹▀{10,}$")
@@ -141,9 +142,17 @@ class OpencodeProfile(AiProfile):
         return stop if stop is not None and stop >= start else end
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
-        """Answers are the rows indented five columns (not dim)."""
-        kept = ["" if not rows[i].strip() else rows[i] for i in range(y, end)
-                if not rows[i].strip() or (rows[i].startswith(ANSWER_INDENT) and not signs.is_dim(snap, i))]
+        """Answers are the rows indented five columns: a block quote's (``│``, written
+        back as ``> text``) and those not dim."""
+        kept: list[str] = []
+        for i in range(y, end):
+            row = rows[i]
+            if not row.strip():
+                kept.append("")
+            elif row.startswith(ANSWER_INDENT) and (quote := quoted(row)) is not None:
+                kept.append(quote)
+            elif row.startswith(ANSWER_INDENT) and not signs.is_dim(snap, i):
+                kept.append(row)
         return tidy(kept)
 
 

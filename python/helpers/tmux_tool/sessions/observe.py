@@ -3,9 +3,12 @@
 Private sessions are judged from facts first: the shell's own markers say
 whether a command (or a started program) is still running and how it ended;
 the screen is consulted only to tell *how* it is running (asking a question,
-a REPL prompt, an AI CLI's spinner).  The shared session has no markers and is
-judged by :mod:`shared` from the screen and tmux's own facts.  ``wait`` polls
-these judgements with short bounded steps until the condition holds.
+a REPL prompt, an AI CLI's spinner), and a screen that looks ready or blocked
+is ``busy`` while the program has not read the keys typed into its terminal
+(the kernel's count of unread input): what it shows predates them.  The
+shared session has no markers and is judged by :mod:`shared` from the screen
+and tmux's own facts.  ``wait`` polls these judgements with short bounded
+steps until the condition holds.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..private import markers
 from ..private.runs import load_record, running_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
-from ..transport import events, listen, panes
+from ..transport import events, kernel, listen, panes
 from ..transport.panes import PaneFacts
 from .context import Context, Target
 
@@ -52,6 +55,20 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
 
 
 def _private_state(ctx: Context, target: Target) -> State:
+    st = _judged(ctx, target)
+    if st.exact or st.status not in (Status.READY, Status.BLOCKED) or st.facts is None:
+        return st
+    # Keys typed into the terminal that the program has not read yet (a key that answers
+    # a dialog, say) will change what it shows: the screen is out of date until it reads them.
+    unread = kernel.unread(st.facts.tty)
+    if unread:
+        st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read the {unread} byte(s) "
+                                          f"typed into its terminal yet (the screen showed: {st.evidence})")
+        st.question, st.options = None, ()
+    return st
+
+
+def _judged(ctx: Context, target: Target) -> State:
     srv = ctx.private
     shell = srv.shell(target.name)
     snap, facts = panes.look(target.tmux, target.pane)
@@ -148,7 +165,7 @@ class Watch:
         """Take a fresh state; a new screen dates from ``changed_by`` when known (else now)."""
         st = state_of(ctx, self.target)
         self.state = st
-        self.still.see(st.snap.digest if st.snap else "", now, changed_by)
+        self.still.see(st.snap.digest if st.snap else "", now, changed_by, st.status)
 
     def judge(self, now: float) -> bool:
         """Decide from the state in hand; True when the condition holds."""

@@ -297,8 +297,9 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
-    if sent.submitted and text and _has_output(st) and st.status != Status.ERROR:
-        output = command_output(target.tmux, target.pane, sent, st.facts, st.extra.get("before", ""))
+    facts = _screen_with_output(st)
+    if sent.submitted and text and facts is not None and st.status != Status.ERROR:
+        output = command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
@@ -316,22 +317,26 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
 
 
-def _has_output(st: State) -> bool:
-    """Can a command's output be cut from this screen?  Not from a full-screen program's; but a
-    multiplexer nested in the terminal (tmux, screen) draws its shell's prompt and output there."""
-    if st.facts is None:
-        return False
-    return not st.facts.alternate or bool(st.extra.get("prompt"))
+def _screen_with_output(st: State) -> PaneFacts | None:
+    """The pane's facts when a command's output can be cut from its screen, else None.
+
+    Not from a full-screen program's screen; but a multiplexer nested in the
+    terminal (tmux, screen) draws its shell's prompt and output there.
+    """
+    if st.facts is None or (st.facts.alternate and not st.extra.get("prompt")):
+        return None
+    return st.facts
 
 
 def output_of(target: Target, st: State) -> str:
     """The output of the command we last submitted, as the screen shows it now ("" without one)."""
-    if not _has_output(st):
+    facts = _screen_with_output(st)
+    if facts is None:
         return ""
-    sent = Sent.parse(st.facts.sent)
+    sent = Sent.parse(facts.sent)
     if not (sent.submitted and sent.text):
         return ""
-    return command_output(target.tmux, target.pane, sent, st.facts, st.extra.get("before", ""))
+    return command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
 
 
 def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: str = "") -> str:

@@ -173,6 +173,12 @@ def _modes(tty: str) -> tuple[bool, bool, int] | None:
     return not lflag & termios.ICANON, bool(lflag & termios.ECHO), queued
 
 
+def unread(tty: str) -> int:
+    """Bytes typed into terminal ``tty`` that no process has read yet (0 when unknown)."""
+    modes = _modes(tty)
+    return modes[2] if modes else 0
+
+
 def look(shell_pid: int, tty: str) -> Terminal:
     """The facts about the terminal of a pane whose shell is ``shell_pid`` on ``tty``."""
     shell = proc(shell_pid) if shell_pid > 0 else None
