@@ -158,6 +158,27 @@ def test_a_program_asking_for_input_comes_back_blocked(private_socket: str, prog
     assert done["ok"] and done["exit_code"] == 0 and done["output"].endswith("hi bob"), done
 
 
+def test_a_command_that_opens_an_editor_comes_back_blocked_in_it(private_socket: str, tmp_path: Path) -> None:
+    """git merge opens the editor for its message (as git commit, crontab -e, kubectl edit do): the run
+    says so as soon as the editor waits, and the agent can finish it with keys."""
+    repo = tmp_path / "repo"
+    env = "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e"
+    setup = (f"git init -q {repo} && cd {repo} && export {env} EDITOR='vim -u NONE -N' && "
+             "git commit -q --allow-empty -m base && git checkout -q -b side && "
+             "git commit -q --allow-empty -m side && git checkout -q - && git commit -q --allow-empty -m main")
+    assert run(setup)["exit_code"] == 0
+    started = time.monotonic()
+    res = run("git merge side", timeout=20)
+    assert res["ok"] and res["status"] == "blocked" and res["program"] == "vim", res
+    assert time.monotonic() - started < 10
+    assert "Merge branch 'side'" in res["screen"]
+    assert call("keys", session="scratch", keys=["Escape", ":", "w", "q", "Enter"])["ok"]
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["status"] == "ready" and done["exit_code"] == 0, done
+    log = run("git log --format=%s -1")
+    assert log["output"] == "Merge branch 'side'"
+
+
 def test_interrupt_stops_a_running_command(private_socket: str) -> None:
     assert run("sleep 30", timeout=0.2)["status"] == "busy"
     res = call("interrupt", session="scratch", timeout=5)

@@ -49,7 +49,8 @@ def _require_private(ctx: Context, target: Target, action: str) -> Result | None
 
 
 def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Result | None]:
-    """Between quiet seconds of a running command: stop waiting if it asks a question."""
+    """Between quiet seconds of a running command: stop waiting if it asks a question, or if it opened
+    a program that waits for input (the editor of ``git merge``, a REPL): it will not end by itself."""
 
     def check() -> Result | None:
         from .sessions import observe
@@ -57,6 +58,10 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
         st = observe.state_of(ctx, target)
         if st.status == Status.BLOCKED:
             return _state_result(action, target, st, hint=message("question"))
+        if st.status == Status.READY and st.program not in (None, "bash") and not st.exact:
+            st.status = Status.BLOCKED
+            st.evidence = f"the command opened {st.program}, which waits for input ({st.evidence})"
+            return _state_result(action, target, st, hint=message("opened_program", program=st.program))
         return None
 
     return check

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from .. import programs
@@ -91,7 +91,7 @@ def _judged(ctx: Context, target: Target) -> State:
                          "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
         # Something runs at the shell; the screen tells whether it is a program
         # waiting at its own prompt (a REPL started by send) or asking a question.
-        verdict = programs.detect(snap, program=None)
+        verdict = programs.detect(_at_work(snap, facts), program=None)
         if verdict.status == Status.BLOCKED or (
             verdict.status == Status.READY and verdict.program not in (None, "bash")
         ):
@@ -107,6 +107,15 @@ def _judged(ctx: Context, target: Target) -> State:
         return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
                      "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
     return _from_verdict(programs.detect(snap, program=program), snap, facts)
+
+
+def _at_work(snap: Snapshot, facts: PaneFacts) -> Snapshot:
+    """The screen named after the process at work: tmux names the foreground group's leader, which
+    may only wait for a child of its group (git for the editor of ``git merge``)."""
+    term = kernel.look(facts.pid, facts.tty)
+    if term.known and term.front and term.leader and term.front.pid != term.leader.pid:
+        return replace(snap, program=term.front.comm)
+    return snap
 
 
 def _from_verdict(verdict: programs.Verdict, snap: Snapshot, facts: PaneFacts) -> State:
