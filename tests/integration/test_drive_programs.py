@@ -129,3 +129,14 @@ def test_a_pager_program_started_opens_its_pager(private_socket: str, program: s
     assert re.search(shows, res["screen"], re.MULTILINE), res["screen"]
     gone = call("exit", session="pg")
     assert gone["ok"] and gone["status"] == "ready", gone
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_shell_started_as_a_program(private_socket: str, shell: str) -> None:
+    """`start bash` (or zsh, fish) is a program like any other: ready at its prompt, asked, left with exit."""
+    res = call("start", program=shell, session="sh", timeout=15)
+    assert res["ok"] and res["status"] == "ready", res
+    asked = call("ask", session="sh", prompt="printf 'from-%s\\n' 42", timeout=15)
+    assert asked["ok"] and asked["output"] == "from-42", asked
+    gone = call("exit", session="sh", timeout=15)
+    assert gone["ok"] and gone["status"] == "ready", gone

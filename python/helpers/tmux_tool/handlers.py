@@ -248,7 +248,7 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
     srv = ctx.private
     shell = srv.shell(target.name)
     rec = runs.load_record(srv, target.name)
-    if shell is None or rec is None or shell.program not in (None, "bash"):
+    if shell is None or rec is None or shell.program is not None:
         return None
     mark = markers.last_mark(shell.log_path, shell.nonce)
     running = mark is not None and mark.kind == "S" and mark.start >= rec.offset

@@ -127,7 +127,7 @@ def _ensure_shell(srv: PrivateServer, name: str) -> tuple[Shell, Mark | None]:
     if (mark is not None and mark.kind == "X") or pane == "1":
         srv.respawn(shell, mark.cwd if mark else None)
         mark = markers.last_mark(shell.log_path, shell.nonce)
-    if shell.program not in (None, "bash") and mark is not None and mark.kind == "E":
+    if shell.program is not None and mark is not None and mark.kind == "E":
         srv.set_program(name, None)  # the program ended: the shell is back
         shell = srv.shell(name) or shell
     return shell, mark
@@ -146,7 +146,7 @@ def run(
         shell, mark = _ensure_shell(srv, name)
     except (NoServer, NoTarget):
         shell, mark = _ensure_shell(srv, name)  # the server died between two calls: once more
-    if shell.program not in (None, "bash"):
+    if shell.program is not None:
         return failure(
             "run", f"session {name!r} runs {shell.program}, not a shell prompt",
             session=name, status=Status.UNKNOWN,

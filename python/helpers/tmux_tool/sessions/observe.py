@@ -85,7 +85,7 @@ def _judged(ctx: Context, target: Target) -> State:
         return State(Status.BUSY, f"the shell has not started `{rec.command}` yet", facts.command or "bash",
                      snap, facts, exact=True)
     running = mark.kind == "S"
-    if program in (None, "bash"):
+    if program is None:
         if not running:
             return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
                          "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
