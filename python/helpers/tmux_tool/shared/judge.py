@@ -47,7 +47,7 @@ RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "pod
                     "tmux: client", "screen"})  # a multiplexer's client draws its own panes' shells
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 # Shells without a line editor: their prompt is read in cooked mode like any question.
-_NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
+NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
 
 
 def missing(session: str, socket: str) -> str:
@@ -191,7 +191,7 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         return _state(lk, Status.BUSY, f"the shell{where} is starting or ending a command (it does not wait for "
                       "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
-    if not term.editing and name not in _NO_EDITOR:
+    if not term.editing and name not in NO_EDITOR:
         # A shell with a line editor reads its `read` builtin's answer in cooked mode or with echo on: a
         # question - unless it waits with a time limit (`read -t`, a loop polling for keys), which ends
         # by itself.

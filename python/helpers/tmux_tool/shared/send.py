@@ -169,7 +169,8 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            lead = INSERT_MODE if text and st.extra.get("prompt") else ()
+            editor = not (lk.term.front and lk.term.front.comm.lstrip("-") in judge.NO_EDITOR)
+            lead = INSERT_MODE if text and st.extra.get("prompt") and editor else ()
             sent = _record(st, lk, text, enter, keys, lead)
             if _inject(tmux, target, lk, text, enter, keys, sent, lead, bracketed=_pastes(st.program)):
                 break
