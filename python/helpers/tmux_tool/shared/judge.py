@@ -183,8 +183,7 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
     where = "" if top else f" (a nested {name}, pid {sh.pid})"
     ours = sent.shell == sh.pid
     if (ours and sent.unread(lk.rchar, now)) or term.pending:
-        return _state(lk, Status.BUSY, f"the shell{where} has not read all that was typed yet", name, unread=True,
-                      **notes)
+        return _state(lk, Status.BUSY, f"the shell{where} has not read all that was typed yet", name, **notes)
     if term.working:
         return _state(lk, Status.BUSY, f"the shell{where} is running a command (a builtin, a loop or $(…))",
                       name, **notes)

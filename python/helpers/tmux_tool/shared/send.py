@@ -45,7 +45,7 @@ from .records import Sent
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
 MIN_GAP = 0.02  # between two injections: at most 50 a second
-UNREAD_GRACE = 1.0  # a send waits at least this long for keys the shell has not read yet
+TRANSIENT = 0.2  # seconds a send looks for its moment, whatever its timeout
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
 TRANSIENT_PROMPT = 40  # at most this many characters of a prompt redrawn short before the echo
@@ -136,8 +136,10 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         return failure(action, f"{len(text)} characters is too much to type into the human's terminal "
                        f"(the limit is {MAX_TEXT})", session=target.name, status=Status.UNKNOWN,
                        hint="write the text to a file and send a short command that uses it")
-    started = time.monotonic()
-    deadline = started + timeout
+    deadline = time.monotonic() + timeout
+    # A moment that passes by itself (the shell has yet to read bytes just typed, or a terminal's
+    # reply to the query its prompt made) never refuses a send, even one that may not wait.
+    quiet_by = max(deadline, time.monotonic() + TRANSIENT)
     checked = approved = False
     while True:
         st, lk = judge.observe(tmux, target.pane, target.name)
@@ -180,11 +182,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
                 return failure(action, control.PAUSED, session=target.name, status=st.status,
                                hint=control.PAUSED_HINT)
             verdict = guard.Verdict(False, "the human pressed a key at the last moment")
-        if st.extra.get("unread"):
-            # Keys the shell has not read yet (ours, or a focus report the human's terminal sent) are read
-            # within moments, and handled: worth waiting for even when the caller would not wait at all.
-            deadline = max(deadline, started + UNREAD_GRACE)
-        if verdict.final or time.monotonic() >= deadline:
+        if verdict.final or time.monotonic() >= quiet_by:
             return _refusal(action, target, st, verdict)
         time.sleep(0.05)
     log = cfg.shared_dir / "audit.log"
