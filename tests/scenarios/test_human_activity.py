@@ -8,11 +8,14 @@ command runs stay on the line when the prompt comes back.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ended, ends_right, explain, poll, probe, refused, settle, stamp
+from .conftest import Scene, ended, ends_right, explain, fish, poll, probe, refused, settle, stamp
+
+FISH = fish("function fish_prompt; printf 'fish> '; end\n", r"fish> $")
 
 
 def test_human_half_typed_line_is_kept(scene: Scene) -> None:
@@ -117,3 +120,28 @@ def test_nobody_is_watching(scene: Scene) -> None:
     res = call("wait", timeout=6)
     assert res["ok"] and res["status"] == "ready" and ended(scene) is not None, \
         explain("wait without a human did not end right", res, scene)
+
+
+def test_a_focus_report_the_shell_has_not_read_yet_only_delays_the_agent(make_scene) -> None:
+    """fish (like vim) asks for focus reports: each time the human's browser tab gains focus the terminal
+    sends ESC [ I, which sits unread for a moment.  Keys not read yet make the shell busy, but only for
+    that moment: a send, even one that does not wait for its result, types once they are read."""
+    import os
+    import signal
+
+    scene = make_scene(FISH)
+    settle(scene)
+    pid = scene.pane_pid()
+    os.kill(pid, signal.SIGSTOP)  # the shell is slow to read: the report stays queued
+    try:
+        scene.tmux("send-keys", "-t", "=shared:", "-l", "\x1b[I")
+        resume = threading.Timer(0.3, os.kill, (pid, signal.SIGCONT))
+        resume.start()
+        command, answer = probe(scene)
+        res = call("send", text=command, timeout=0)
+        resume.join()
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert res["ok"], explain("a focus report kept the agent out", res, scene)
+    assert poll(lambda: answer in scene.history(), 5), explain("the command did not run", res, scene)
+    ends_right(scene)

@@ -79,9 +79,10 @@ def test_the_agent_works_at_any_prompt(make_scene, shell: Shell) -> None:
 
     res = call("send", text="sleep 0.5; printf 'late-%s\\n' 5", timeout=0)
     assert res["ok"], explain("the slower command was not typed", res, scene)
-    res = call("wait", timeout=6)
+    if res["status"] != "ready":  # on a loaded machine the command may be over at send's one look
+        res = call("wait", timeout=6)
     assert res["ok"] and res["status"] == "ready", explain("wait never saw the prompt again", res, scene)
-    assert res["output"] == "late-5", explain("wait's output is not the command's alone", res, scene)
+    assert res["output"] == "late-5", explain("the output is not the command's alone", res, scene)
 
     scene.human.line("cd /tmp")
     assert scene.at_prompt()
