@@ -9,7 +9,7 @@ import pytest
 
 from python.helpers.tmux_tool.core import args, capping, masking, names
 from python.helpers.tmux_tool.core.errors import BadKeys, BadName
-from python.helpers.tmux_tool.private import markers
+from python.helpers.tmux_tool.private import markers, runs
 from python.helpers.tmux_tool.shared import prompt
 from python.helpers.tmux_tool.transport import keyboard
 from python.helpers.tmux_tool.transport.tmux import escape_arg
@@ -102,6 +102,44 @@ def test_a_run_is_followed_in_a_growing_log_whatever_the_cuts(tmp_path: Path) ->
         end = first or follow.read(got.append)
         assert end is not None and end.kind == "E" and end.exit_code == 3 and end.cwd == "/tmp", cut
         assert b"".join(got) == b"out\r\nmore\r\n", (cut, got)  # no echo, no mark, no prompt
+
+
+RUN_START = b"/w# sleep 1; echo slept\r\n\x1b]7771;tt;S;abc123\x07"
+TYPED_LINE = b"/w# . hooks.sh\r\n\x1b]7771;tt;S;abc123\x07\x1b]7771;tt;E;abc123;7;/w\x07/w# "
+
+
+@pytest.mark.parametrize(("after", "code", "trailing"), [
+    # The run's own end mark was still on its way to the log when the shell was seen waiting.
+    (b"slept\r\n\x1b]7771;tt;E;abc123;0;/w\x07/w# " + TYPED_LINE, 0, True),
+    # The run replaced the prompt hooks: its prompt, then the typed line's marks.
+    (b"slept\r\nuser$ " + TYPED_LINE, 7, False),
+])
+def test_a_line_typed_after_a_run_is_told_from_the_runs_own_end(
+        tmp_path: Path, after: bytes, code: int, trailing: bool) -> None:
+    class Out:
+        def __init__(self) -> None:
+            self.data = b""
+
+        def feed(self, data: bytes) -> None:
+            self.data += data
+
+    for cut in range(len(after) - len(TYPED_LINE) + 1):  # the line is typed once the log went quiet
+        log = tmp_path / f"pane{cut}.log"
+        log.write_bytes(RUN_START + after[:cut])
+        out = Out()
+        feed = runs._Feed(out)  # type: ignore[arg-type]
+        follow = markers.Follow(log, "abc123", 0)
+        if follow.read(feed) is not None:
+            continue  # the end was in the log before the shell was seen waiting
+        follow.relaunch(feed.close)
+        with log.open("ab") as fh:
+            fh.write(after[cut:])
+        end = follow.read(feed)
+        feed.flush()
+        assert end is not None and end.exit_code == code and follow.trailing == trailing, cut
+        # The output's last complete line was delivered before; a line still open is dropped as a prompt.
+        whole = b"slept\r\n" if trailing or cut >= len(b"slept\r\n") else b""
+        assert out.data == whole, (cut, out.data)
 
 
 def test_prompt_template_survives_cd_and_clocks() -> None:

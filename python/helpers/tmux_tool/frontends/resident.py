@@ -101,7 +101,8 @@ class Resident:
         try:
             next_check = time.monotonic() + TICK
             while not self.leaving:
-                if self.listener in select.select([self.listener, self._wake_r], [], [], TICK)[0]:
+                ready = select.select([self.listener, self._wake_r], [], [], TICK)[0]
+                if self.listener in ready and not self.leaving:
                     conn, _ = self.listener.accept()
                     workers.submit(self.handle, conn)
                 if time.monotonic() >= next_check:
@@ -149,9 +150,13 @@ class Resident:
             conn.sendall(b"no\n")
             return
         if kind in (b"ping", b"stop"):
-            conn.sendall(b"pid %d calls %d\n" % (os.getpid(), self.calls))
+            # Leaving is decided before the answer goes out: the caller may ping again at once.
             if kind == b"stop":
                 self.leave()
+            elif self.leaving:
+                conn.sendall(b"no\n")
+                return
+            conn.sendall(b"pid %d calls %d\n" % (os.getpid(), self.calls))
             return
         if kind != b"call":
             return

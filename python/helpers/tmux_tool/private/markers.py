@@ -112,9 +112,11 @@ def rearm_line(path: str) -> str:
     ``$?`` is still the code of the command that replaced the hooks; a shell
     replaced by ``exec bash`` has never had ``__tt_mark``, and its ``$?`` is
     its start-up files', not a command's: its command (the ``exec``) worked.
+    The line prints its own start mark, as ``PS0`` may be gone too: it tells
+    :class:`Follow` that the run before it had ended unmarked.
     """
-    return (f"__tt_rc=$?; declare -F __tt_mark >/dev/null || __tt_rc=0; . {shlex.quote(path)}; "
-            "(exit $__tt_rc)")
+    return (f"__tt_rc=$?; declare -F __tt_mark >/dev/null || __tt_rc=0; "
+            f"printf '\\033]{OSC_ID};tt;S;%s\\007' \"${{TT_NONCE-}}\"; . {shlex.quote(path)}; (exit $__tt_rc)")
 
 
 @lru_cache(maxsize=64)
@@ -179,6 +181,13 @@ class Follow:
     what comes after the run's start marker (``S``); before it are the echo
     of the command line and the prompt.  A marker cut by the end of what was
     written so far is held back until the rest arrives.
+
+    A run that seems to have ended without its end marker gets a line typed
+    after it (see :meth:`relaunch`).  Which came first is only known from the
+    log: the new line's start marker (the run really ended unmarked), or the
+    run's own end marker, which was still on its way from the terminal to
+    the log when the shell was seen waiting (then ``trailing`` is set: the
+    typed line's markers follow it).
     """
 
     def __init__(self, log: Path, nonce: str, offset: int) -> None:
@@ -187,6 +196,13 @@ class Follow:
         self.pos = offset
         self.started = False
         self.end: Mark | None = None
+        self.trailing = False
+        self._pending: bytearray | None = None  # output since relaunch, until it is known whose it is
+        self._on_unmarked: Callable[[], None] | None = None
+
+    def relaunch(self, on_unmarked: Callable[[], None]) -> None:
+        """A line is being typed after the run; ``on_unmarked`` is called if its start marker comes first."""
+        self._pending, self._on_unmarked = bytearray(), on_unmarked
 
     def read(self, on_output: Callable[[bytes], None]) -> Mark | None:
         """Hand new output bytes to ``on_output``; the end marker once it is there."""
@@ -205,6 +221,12 @@ class Follow:
             os.close(fd)
         return self.end
 
+    def _emit(self, data: bytes, on_output: Callable[[bytes], None]) -> None:
+        if self._pending is not None:
+            self._pending += data
+        elif data:
+            on_output(data)
+
     def _take(self, chunk: bytes, on_output: Callable[[bytes], None]) -> bool:
         """Process one chunk; False when the rest of it must wait for more bytes."""
         usable = len(chunk)
@@ -217,14 +239,21 @@ class Follow:
         if _PREFIX in chunk:
             for m in _pattern(self.nonce).finditer(chunk, 0, usable):
                 mark = _to_mark(m, self.pos)
-                if mark.kind == "S" and not self.started:
+                if mark.kind == "S" and self._pending is not None:
+                    self._pending, body_from = None, m.end()  # the prompt and the typed line: not output
+                    if self._on_unmarked is not None:
+                        self._on_unmarked()
+                elif mark.kind == "S" and not self.started:
                     self.started, body_from = True, m.end()
                 elif mark.kind in "EX":
-                    if self.started and m.start() > body_from:
-                        on_output(chunk[body_from:m.start()])
+                    if self.started:
+                        self._emit(chunk[body_from:m.start()], on_output)
+                    if self._pending is not None:
+                        on_output(bytes(self._pending))  # the run's own end came first: all of it was output
+                        self._pending, self.trailing = None, True
                     self.end, self.pos = mark, mark.end
                     return True
         if self.started and usable > body_from:
-            on_output(chunk[body_from:usable])
+            self._emit(chunk[body_from:usable], on_output)
         self.pos += usable
         return usable == len(chunk) and usable > 0

@@ -310,8 +310,9 @@ def collect(
                                                 f"fresh bash; exit {sh} to get the old shell back if it "
                                                 "was not an exec")
                         # The command replaced the prompt hooks: it is over; put them back (the
-                        # line keeps its exit code) and take the end mark that line prints.
-                        feed.close()
+                        # line keeps its exit code) and take the end mark that line prints.  Its own
+                        # end mark may yet be on its way to the log: the log tells which came first.
+                        follow.relaunch(feed.close)
                         _submit(srv, shell.name, markers.rearm_line(str(srv.hooks())))
                         rearmed = True
                         continue
@@ -319,6 +320,8 @@ def collect(
                     if early is not None:
                         return early
                 watch.wait(min(deadline if follow.started else started_by, next_look + SLICE) - now)
+            if follow.trailing and end is not None:
+                _pass_typed_line(shell, end, watch)
     except NoServer:
         return failure(action, "the private tmux server stopped while the command ran",
                        session=shell.name,
@@ -342,6 +345,15 @@ def collect(
     hint = message("shell_exited") if end.kind == "X" else None
     return Result(action=action, session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
+
+
+def _pass_typed_line(shell: Shell, end: Mark, watch: LogWatch) -> None:
+    """Wait, at most ``SLICE``, for the end mark of the line typed after a run that had ended after all,
+    so that the next run does not take that line's marks for its own."""
+    after = markers.Follow(shell.log_path, shell.nonce, end.end)
+    until = time.monotonic() + SLICE
+    while after.read(lambda _: None) is None and (left := until - time.monotonic()) > 0:
+        watch.wait(left)
 
 
 def _prune(out_dir: Path, name: str) -> None:
