@@ -12,7 +12,7 @@ The scripted model server is the ground truth: every ``ask`` must be
 answered by exactly one new model request that carries its prompt, must
 return after that request's last byte left the server, and must return the
 answer scripted for it - rendered the way the CLI renders it (fences
-dropped; Gemini CLI numbers code lines).  The test counts the answers
+dropped; Gemini CLI's code line numbers left out).  The test counts the answers
 returned early and those taken from an earlier turn, and both must be 0.
 """
 
@@ -84,17 +84,13 @@ def _turns(size: tuple[int, int]) -> list[Turn]:
     ]
 
 
-def rendered(program: str, text: str) -> str:
-    """``text`` as the CLI shows it: code fences dropped; Gemini CLI numbers the code lines."""
+def rendered(text: str) -> str:
+    """``text`` as the answer gives it back: code fences dropped (the CLIs draw code without them;
+    Gemini CLI's line numbers beside code are the screen's, not the answer's)."""
     out: list[str] = []
-    in_code, number = False, 0
     for row in text.split("\n"):
         if row.startswith("```"):
-            in_code, number = not in_code, 0
             continue
-        if in_code and program == "gemini":
-            number += 1
-            row = f" {number} {row}"
         out.append(row)
     return "\n".join(out)
 
@@ -120,7 +116,7 @@ class Outcome:
 
     @property
     def want(self) -> str:
-        return rendered(self.program, self.turn.reply.text)
+        return rendered(self.turn.reply.text)
 
     def line(self) -> str:
         return (f"{self.number:2} {self.turn.name:14} ok={self.res['ok']!s:5} status={self.res['status']:7} "
@@ -137,7 +133,7 @@ def _ask(cli: Cli, number: int, turn: Turn, earlier: list[str]) -> Outcome:
     new = cli.server.calls("main")[before:]
     received = len(new) == 1 and turn.prompt in (new[0].prompt or "")
     early = not new or new[-1].ended is None or returned < new[-1].ended
-    want = rendered(cli.name, turn.reply.text)
+    want = rendered(turn.reply.text)
     from_earlier = res["output"] != want and res["output"] in earlier
     return Outcome(turn, number, cli.name, res, len(new), received, early, from_earlier)
 
@@ -206,6 +202,6 @@ def test_a_busy_cli_gets_no_second_prompt(program: str, prepare: Callable[..., C
         "the refused prompt reached the model"
 
     reply = Reply(text="This answer is the third prompt's own.")
-    outcome = _ask(cli, 2, Turn("after", "Now answer this", reply), [rendered(program, slow_text)])
+    outcome = _ask(cli, 2, Turn("after", "Now answer this", reply), [rendered(slow_text)])
     assert outcome.good, outcome.line() + "\n" + explain(outcome.res)
     call("kill", session=cli.name)
