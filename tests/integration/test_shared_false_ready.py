@@ -8,7 +8,9 @@ missed one.  Both must never happen.
 
 from __future__ import annotations
 
+import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,36 @@ def test_editor_is_reported_as_the_editor_not_the_shell(shared_terminal: SharedT
     shared_terminal.press("Enter")
     res = call("wait", timeout=5)
     assert res["status"] == "ready" and res["program"] == "bash", res
+
+
+def test_a_program_that_ends_between_the_kernels_look_and_the_screens_is_no_error(
+        shared_terminal: SharedTerminal, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One look reads the kernel, then the screen.  A command that ends in between (ls after its error
+    message) is still named in front while the screen already shows the prompt under its last words:
+    that is the shell back, not the program failing."""
+    from python.helpers.tmux_tool.transport import kernel
+
+    tool = shared_terminal.home / "lsx"  # like ls on a missing file, but in front long enough to be seen
+    tool.write_text(f"#!{sys.executable}\nimport sys, time\n"
+                    "print(\"lsx: cannot access 'x': No such file or directory\", file=sys.stderr)\n"
+                    "time.sleep(0.5)\nsys.exit(2)\n")
+    tool.chmod(0o755)
+    assert call("send", text="true", timeout=10)["ok"]
+    res = call("send", text=f"{tool}", timeout=0)
+    assert res["ok"], res
+    pid = int(shared_terminal.tmux("display-message", "-p", "-t", "=shared:", "#{pane_pid}").strip())
+    tty = shared_terminal.tmux("display-message", "-p", "-t", "=shared:", "#{pane_tty}").strip()
+    deadline = time.monotonic() + 5
+    while (term := kernel.look(pid, tty)).front is None or term.front.comm != "lsx":
+        assert time.monotonic() < deadline, "lsx never came to the front"
+        time.sleep(0.01)
+    while not kernel.look(pid, tty).shell_in_front or "No such file" not in shared_terminal.screen():
+        assert time.monotonic() < deadline, "the command never ended"
+        time.sleep(0.01)
+    # What the kernel says of lsx in its last instant (exited, not yet reaped by the shell), handed
+    # out once: the race, made certain.
+    stale = [replace(term, front=replace(term.front, state="Z"), wchan="")]
+    real = kernel.look
+    monkeypatch.setattr(kernel, "look", lambda p, t: stale.pop() if stale else real(p, t))
+    st = call("status")
+    assert st["status"] == "ready" and st["program"] == "bash", st

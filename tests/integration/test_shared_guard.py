@@ -33,7 +33,7 @@ def test_missing_shared_session_says_how_to_start_it(monkeypatch) -> None:
 
 def test_send_runs_the_command_and_returns_its_output(shared_terminal: SharedTerminal) -> None:
     res = call("send", text="echo one; echo two", timeout=10)
-    assert res["ok"] and res["status"] == "ready"
+    assert res["ok"] and res["status"] == "ready", res
     assert res["output"] == "one\ntwo"
     screen = shared_terminal.screen()
     assert screen.count("echo one; echo two") == 1

@@ -279,9 +279,15 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
     """Look, judge, and remember what the look taught (a prompt, our program, our command's end)."""
     try:
         lk = take(tmux, pane)
+        st = judge(lk, now)
+        if st.status == Status.ERROR and lk.term.known and not lk.term.shell_in_front and not lk.facts.dead:
+            # The screen is captured after the kernel's facts: a program that ended in between (ls after
+            # its error message) is still named in front while the prompt is back under its last words.
+            # A program's end is the shell's to tell: look again.
+            lk = take(tmux, pane)
+            st = judge(lk, now)
     except (NoServer, NoTarget):
         return State(Status.ERROR, missing(name, tmux.socket)), None
-    st = judge(lk, now)
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"
     back = remember(tmux, pane, lk, st)
