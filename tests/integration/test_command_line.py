@@ -126,3 +126,13 @@ def test_boolean_flags_reach_the_action(cli: Cli) -> None:
     assert screen.rstrip().endswith("echo typed"), screen  # on the line, not submitted
     forced = cli("send", "--session", "flags", "--text", "x", "--force", "--no-enter")
     assert forced.returncode == 0, forced
+
+
+def test_keys_given_as_one_quoted_string_are_pressed_one_by_one(cli: Cli) -> None:
+    """`--keys 'x Enter'` (one shell word) means the keys x and Enter, as the help and the skill say."""
+    assert cli("run", "--command", "true", "--session", "ks").returncode == 0
+    assert cli("send", "--session", "ks", "--text", "echo pressed-", "--no-enter").returncode == 0
+    done = cli("keys", "--session", "ks", "--keys", "x Enter", "--json")
+    assert done.returncode == 0, done
+    screen = json.loads(cli("read", "--session", "ks", "--json").stdout)["screen"]
+    assert "\npressed-x\n" in screen, screen

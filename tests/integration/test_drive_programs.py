@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,41 @@ def test_keys_the_program_has_not_read_yet_keep_it_busy(private_socket: str, tmp
     res = call("wait", session="slow", until="ready", timeout=10)
     assert res["status"] == "blocked" and "Press Enter to finish" in res["question"], res
     assert "you said y" in res["screen"], res
+
+
+@pytest.mark.parametrize("program", ["top", "htop"])
+def test_a_monitor_is_started_once_it_draws_its_frame(private_socket: str, program: str) -> None:
+    """A monitor is busy for ever (it redraws by itself): start must answer once it is up, not at its timeout."""
+    started = time.monotonic()
+    res = call("start", program=program, session="mon", timeout=20)
+    took = time.monotonic() - started
+    assert res["ok"] and res["status"] == "busy" and res["program"] == program, res
+    assert "redraws by itself" in res["evidence"], res  # its frame is up, not just its process
+    assert took < 10, f"start waited {took:.1f}s for a monitor that was up"
+    gone = call("exit", session="mon")
+    assert gone["ok"] and gone["status"] == "ready", gone
+
+
+@pytest.mark.parametrize(("program", "args", "shows"), [
+    ("man", ["ls"], r"LS\(1\)"),
+    ("git", ["-C", str(Path(__file__).parent), "log"], r"^commit [0-9a-f]{40}"),
+])
+def test_a_pager_program_started_opens_its_pager(private_socket: str, program: str, args: list[str],
+                                                 shows: str) -> None:
+    """Private shells page with cat (run's output is whole); a pager started on purpose still pages."""
+    res = call("start", program=program, args=args, session="pg", timeout=20)
+    assert res["ok"] and res["status"] == "blocked", res
+    assert re.search(shows, res["screen"], re.MULTILINE), res["screen"]
+    gone = call("exit", session="pg")
+    assert gone["ok"] and gone["status"] == "ready", gone
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_shell_started_as_a_program(private_socket: str, shell: str) -> None:
+    """`start bash` (or zsh, fish) is a program like any other: ready at its prompt, asked, left with exit."""
+    res = call("start", program=shell, session="sh", timeout=15)
+    assert res["ok"] and res["status"] == "ready", res
+    asked = call("ask", session="sh", prompt="printf 'from-%s\\n' 42", timeout=15)
+    assert asked["ok"] and asked["output"] == "from-42", asked
+    gone = call("exit", session="sh", timeout=15)
+    assert gone["ok"] and gone["status"] == "ready", gone

@@ -174,9 +174,9 @@ def test_a_pause_between_the_last_look_and_the_keystroke_still_stops_it(
     before = shared_terminal.screen()
     inject = send._inject
 
-    def pause_first(tmux_: Tmux, *args: Any) -> bool:
+    def pause_first(tmux_: Tmux, *args: Any, **kw: Any) -> bool:
         control.set_paused(tmux_, TARGET, True)
-        return inject(tmux_, *args)
+        return inject(tmux_, *args, **kw)
 
     monkeypatch.setattr(send, "_inject", pause_first)
     args = dict(args)

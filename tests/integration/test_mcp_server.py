@@ -174,3 +174,31 @@ def test_a_long_call_does_not_block_other_calls(private_socket: str, workdir: Pa
     listed_at, waited_at, result = anyio.run(main)
     assert listed_at < waited_at - 0.5, "list had to wait for the running wait"
     assert result["ok"] and result["exit_code"] == 0 and result["output"] == "slept"
+
+
+def test_a_value_of_the_wrong_type_is_answered_like_any_mistake(private_socket: str, workdir: Path) -> None:
+    """Models send lists, numbers, nulls and objects where text belongs: the answer is the library's
+    ``ok: false`` with its sentence (what the Python API says for the same call), never the SDK's
+    validation dump."""
+    from python.tools.tmux_tool import call
+
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("run", {"command": ["echo", "x"]}),
+        ("status", {"session": {"name": "x"}}),
+        ("send", {"text": None, "session": "nowhere"}),
+        ("wait", {"session": 7, "timeout": 1}),
+    ]
+
+    async def main() -> list[tuple[dict[str, Any], bool]]:
+        out = []
+        async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            for action, args in calls:
+                res = await session.call_tool(action, args)
+                out.append((json.loads(res.content[0].text), bool(res.is_error)))
+        return out
+
+    for (action, args), (res, is_error) in zip(calls, anyio.run(main), strict=True):
+        expected = call(action, **{k: v for k, v in args.items() if v is not None})
+        assert res["ok"] is False and is_error, (action, res)
+        assert res["error"] == expected["error"], (action, res["error"], expected["error"])

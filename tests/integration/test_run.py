@@ -9,6 +9,7 @@ is no inotify).  The answers must be the same.
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,6 +128,57 @@ def test_command_reading_stdin_can_be_answered(private_socket: str) -> None:
     assert done["exit_code"] == 0 and done["output"].splitlines()[-1] == "hello world"
 
 
+def test_wait_after_a_command_typed_with_send_waits_for_that_command(private_socket: str) -> None:
+    """A command typed with send is not the last run: wait must not answer with the run's old result."""
+    assert run("echo previous-run")["output"] == "previous-run"
+    typed = call("send", session="scratch", text="sleep 1.5; echo slept", timeout=0.3)
+    assert typed["ok"] and typed["status"] == "busy", typed
+    assert "previous-run" not in typed["evidence"]
+    refused = run("echo other")
+    assert not refused["ok"] and "previous-run" not in refused["error"], refused
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["status"] == "ready", done
+    assert done["output"] == "slept" and done["exit_code"] == 0
+    assert run("echo after")["output"] == "after"
+
+
+@pytest.mark.parametrize("program", [
+    'python3 -c "n = input(\'Enter name: \'); print(\'hi\', n)"',
+    ("node -e \"require('readline').createInterface({input: process.stdin, output: process.stdout})"
+     ".question('Enter name: ', n => { console.log('hi', n); process.exit(0); })\""),
+])
+def test_a_program_asking_for_input_comes_back_blocked(private_socket: str, program: str) -> None:
+    """A script's input() prompt is a question: run says so as soon as the output stops, not at its timeout."""
+    started = time.monotonic()
+    res = run(program, timeout=20)
+    assert res["ok"] and res["status"] == "blocked" and res["question"] == "Enter name:", res
+    assert time.monotonic() - started < 10
+    call("send", session="scratch", text="bob", timeout=0)
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["exit_code"] == 0 and done["output"].endswith("hi bob"), done
+
+
+def test_a_command_that_opens_an_editor_comes_back_blocked_in_it(private_socket: str, tmp_path: Path) -> None:
+    """git merge opens the editor for its message (as git commit, crontab -e, kubectl edit do): the run
+    says so as soon as the editor waits, and the agent can finish it with keys."""
+    repo = tmp_path / "repo"
+    env = "GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e"
+    setup = (f"git init -q {repo} && cd {repo} && export {env} EDITOR='vim -u NONE -N' && "
+             "git commit -q --allow-empty -m base && git checkout -q -b side && "
+             "git commit -q --allow-empty -m side && git checkout -q - && git commit -q --allow-empty -m main")
+    assert run(setup)["exit_code"] == 0
+    started = time.monotonic()
+    res = run("git merge side", timeout=20)
+    assert res["ok"] and res["status"] == "blocked" and res["program"] == "vim", res
+    assert time.monotonic() - started < 10
+    assert "Merge branch 'side'" in res["screen"]
+    assert call("keys", session="scratch", keys=["Escape", ":", "w", "q", "Enter"])["ok"]
+    done = call("wait", session="scratch", timeout=10)
+    assert done["ok"] and done["status"] == "ready" and done["exit_code"] == 0, done
+    log = run("git log --format=%s -1")
+    assert log["output"] == "Merge branch 'side'"
+
+
 def test_interrupt_stops_a_running_command(private_socket: str) -> None:
     assert run("sleep 30", timeout=0.2)["status"] == "busy"
     res = call("interrupt", session="scratch", timeout=5)
@@ -159,6 +211,14 @@ def test_megabytes_of_output_are_saved_whole_and_capped(private_socket: str) -> 
 def test_progress_bar_renders_as_its_final_state(private_socket: str) -> None:
     res = run(r"for i in 10 50 100; do printf '\rprogress %3d%%' $i; done; echo")
     assert res["output"] == "progress 100%"
+
+
+def test_long_lines_stay_whole_beside_a_progress_bar(private_socket: str) -> None:
+    """A download's progress bar next to a long JSON line (pip, npm, curl do both): the line is the agent's data."""
+    line = '{"items": [' + ", ".join(f'"item-{i:03d}"' for i in range(60)) + "]}"
+    res = run(r"printf '\rfetching %3d%%' 10 55 100; echo; " + f"echo '{line}'; " + r"printf 'done\n'")
+    assert res["exit_code"] == 0
+    assert res["output"] == f"fetching 100%\n{line}\ndone", res["output"]
 
 
 def test_sessions_are_separate_and_named(private_socket: str) -> None:

@@ -7,9 +7,11 @@ its lines and lets it leave with ``exit()``.
 
 from __future__ import annotations
 
+import subprocess
+
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, ends_right, explain, poll
+from .conftest import Scene, ends_right, explain, poll, refused
 
 
 def test_agent_answers_its_own_read_question(scene: Scene) -> None:
@@ -122,5 +124,53 @@ def test_human_types_into_the_agents_repl_then_the_agent_goes_on(scene: Scene) -
     assert res["ok"] and res["output"] == "42", explain("the agent's REPL did not answer after the human", res, scene)
     res = call("send", text="exit()", timeout=6)
     assert res["ok"], explain("leaving the agent's own REPL was refused", res, scene)
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def _repo(scene: Scene) -> str:
+    """A git repository with a staged file, and the environment line that makes vim its editor."""
+    repo = scene.file("repo")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=10)
+    (repo / "f.txt").write_text("x\n")
+    subprocess.run(["git", "-C", str(repo), "add", "f.txt"], check=True, timeout=10)
+    return (f"cd {repo} && export GIT_EDITOR='vim -u NONE -N' GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e "
+            "GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e")
+
+
+def test_agent_writes_the_message_in_the_editor_its_git_commit_opened(scene: Scene) -> None:
+    """git starts the editor as its own child in the same process group: the editor is what waits for keys."""
+    res = call("send", text=_repo(scene), timeout=6)
+    assert res["ok"] and res["status"] == "ready", res
+    res = call("send", text="git commit", timeout=6)
+    assert res["ok"] and res["status"] == "ready" and res["program"] == "vim", \
+        explain("the editor git opened is not seen", res, scene)
+    assert call("keys", keys=["i"])["ok"]
+    res = call("send", text="a message from the agent", enter=False, timeout=4)
+    assert res["ok"], explain("the agent could not type into its editor", res, scene)
+    assert call("keys", keys=["Escape"])["ok"]
+    res = call("send", text=":wq", timeout=8)
+    assert res["ok"] and res["status"] == "ready" and res["program"] == "bash", \
+        explain("the commit did not finish", res, scene)
+    log = subprocess.run(["git", "-C", str(scene.file("repo")), "log", "--format=%s"], capture_output=True,
+                         text=True, timeout=10, check=True).stdout
+    assert log.strip() == "a message from the agent"
+    ends_right(scene)
+
+
+def test_the_editor_the_humans_git_commit_opened_is_theirs(scene: Scene) -> None:
+    scene.human.line(_repo(scene))
+    assert scene.at_prompt()
+    scene.human.line("git commit")
+    scene.wait_front("vim")
+    res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready" and res["program"] == "vim", \
+        explain("the human's editor is not seen", res, scene)
+    before = scene.screen()
+    refused(call("send", text="iagent text", timeout=2))
+    assert scene.screen() == before
+    scene.human.press("Escape")
+    scene.human.type(":cq")
+    scene.human.press("Enter")
     assert scene.at_prompt()
     ends_right(scene)

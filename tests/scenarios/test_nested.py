@@ -1,4 +1,4 @@
-"""Nested shells: the human opens a shell inside the shell (bash, sh, zsh, su -, sudo -i).
+"""Nested shells: the human opens a shell inside the shell (bash, sh, zsh, su -, sudo -i, tmux, screen).
 
 The pane's first process is then not the one reading the terminal.  The
 inner shell at its prompt is ready (never a lock-out), but it is a program
@@ -11,6 +11,7 @@ key for the agent to go on.
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
@@ -81,3 +82,70 @@ def test_agent_opens_a_nested_bash_and_works_there(scene: Scene) -> None:
     scene.human.line("exit")
     assert scene.at_prompt()
     ends_right(scene)
+
+
+# --- a terminal multiplexer inside the shared terminal --------------------------------
+# name -> (front process of its client, a command that opens it with its own socket and config,
+# a command that ends it).
+def _multiplexer(scene: Scene, name: str, status: bool) -> tuple[str, str, list[str]]:
+    conf = scene.file(f"{name}.conf")
+    tag = f"{scene.socket}-inner"
+    if name == "tmux":
+        conf.write_text(f"set -g status {'on' if status else 'off'}\n")
+        return "tmux: client", f"tmux -L {tag} -f {conf} new -s inner", ["tmux", "-L", tag, "kill-server"]
+    conf.write_text("startup_message off\n" + ("hardstatus alwayslastline\n" if status else ""))
+    return "screen", f"screen -c {conf} -S {tag}", ["screen", "-S", tag, "-X", "quit"]
+
+
+def _end(argv: list[str]) -> None:
+    subprocess.run(argv, capture_output=True, timeout=10, check=False)
+
+
+@pytest.mark.parametrize("name", ["tmux", "screen"])
+def test_a_multiplexer_the_human_opened_inside_the_shared_terminal(scene: Scene, name: str) -> None:
+    """Its client relays a shell on a terminal of its own: that prompt on the screen is ready, and the human's."""
+    settle(scene)
+    front, command, end = _multiplexer(scene, name, status=True)
+    try:
+        scene.human.line(command)
+        scene.wait_front(front)
+        assert poll(lambda: re.search(r"tester@box:\S*# $", scene.before_cursor()), 8), scene.screen()
+        res = call("wait", timeout=6)
+        assert res["ok"] and res["status"] == "ready", explain(f"the shell inside {name} is never ready", res, scene)
+        before = scene.screen()
+        probe_cmd, answer = probe(scene)
+        refused(call("send", text=probe_cmd, timeout=2))
+        assert scene.screen() == before
+        res = call("send", text=probe_cmd, force=True, timeout=6)
+        assert res["ok"] and res["status"] == "ready", explain(f"force did not run inside {name}", res, scene)
+        assert answer in res["output"], explain(f"the output inside {name} is missing", res, scene)
+        scene.human.line("exit")
+        assert scene.at_prompt()
+        ends_right(scene)
+    finally:
+        _end(end)
+
+
+@pytest.mark.parametrize("name", ["tmux", "screen"])
+def test_a_multiplexer_the_agent_opened_takes_its_commands(scene: Scene, name: str) -> None:
+    settle(scene)
+    _front, command, end = _multiplexer(scene, name, status=False)
+    try:
+        res = call("send", text=command, timeout=6)
+        assert res["ok"] and res["status"] == "ready", explain(f"the agent's {name} never showed its prompt", res,
+                                                               scene)
+        probe_cmd, answer = probe(scene)
+        res = call("send", text=probe_cmd, timeout=6)
+        assert res["ok"] and res["status"] == "ready", explain(f"the agent's {name} did not answer", res, scene)
+        assert answer in res["output"]
+        res = call("send", text=f"sleep 1; {stamp(scene)}", timeout=0)
+        assert res["ok"]
+        res = call("wait", timeout=6)
+        ready_after_end(scene, res)
+        assert res["ok"] and res["status"] == "ready", explain(f"wait never saw the prompt inside {name}", res, scene)
+        res = call("send", text="exit", timeout=6)
+        assert res["ok"], explain(f"the agent could not leave its own {name}", res, scene)
+        assert scene.at_prompt()
+        ends_right(scene)
+    finally:
+        _end(end)

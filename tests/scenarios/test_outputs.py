@@ -70,3 +70,26 @@ def test_a_command_longer_than_the_screen_is_wide(scene: Scene) -> None:
     assert res["ok"] and res["status"] == "ready", explain("a long command did not come back ready", res, scene)
     assert res["output"] == f"{word} {word}", explain("a wrapped command's output is wrong", res, scene)
     ends_right(scene)
+
+
+def test_the_output_after_an_answer_the_terminal_does_not_echo(scene: Scene) -> None:
+    """A secret typed into ``read -s`` never shows: the output is what came after it, not the whole screen."""
+    settle(scene)
+    for i in range(3):
+        assert call("send", text=f"echo earlier-{i}", timeout=6)["ok"]
+    res = call("send", text="read -s -p 'Secret: ' s; echo; echo \"got ${#s} characters\"", timeout=4)
+    assert res["ok"] and res["status"] == "blocked", explain("the question is not seen", res, scene)
+    res = call("send", text="hunter2", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the answer did not end the command", res, scene)
+    assert res["output"] == "got 7 characters", explain("the output is not what followed the answer", res, scene)
+    ends_right(scene)
+
+
+def test_the_output_of_a_command_typed_with_echo_off(scene: Scene) -> None:
+    settle(scene)
+    assert call("send", text="echo earlier", timeout=6)["ok"]
+    assert call("send", text="stty -echo", timeout=6)["ok"]
+    res = call("send", text="echo unseen-command", timeout=6)
+    assert res["ok"] and res["output"] == "unseen-command", explain("the output is not the command's", res, scene)
+    assert call("send", text="stty echo", timeout=6)["ok"]
+    ends_right(scene)

@@ -1,6 +1,7 @@
 """bash, zsh, fish and dash as the human's shell, with the prompts people really use.
 
-Plain, coloured (with a title escape), two-line, right-hand (zsh ``RPROMPT``,
+Plain, coloured (with a title escape), two-line, transient (redrawn short once
+a line is accepted), right-hand (zsh ``RPROMPT``,
 fish ``fish_right_prompt``, a bash clock drawn at the right edge), glyphs
 (powerline, arrows, emoji), prompts that end in no usual character, and a
 ``PROMPT_COMMAND`` that prints a line before every prompt.  In each the agent
@@ -46,16 +47,22 @@ SHELLS = [
     bash(r"'\W: '", r"^\S+: $", name="bash-colon"),
     bash(r"'\w\$'", r"^\S+#$", name="bash-no-space"),
     bash(r"'\w> '", r"^\S+> $", name="bash-gt"),
+    bash(r"'box> '", r"^box> $", name="bash-word-gt"),  # a word and '>', like zsh's 'dquote> ' but a prompt
     bash(r"'tester@box:\w\$ '", r"tester@box:\S*# $", name="bash-prompt-command",
          extra="PROMPT_COMMAND='echo \"[$(date +%T)] rc=$?\"'\n"),
     zsh("PROMPT='%n@box:%~%# '\n", r"root@box:\S*# $", name="zsh-plain"),
     zsh("PROMPT='%F{green}%n%f@%F{blue}%~%f %# '\n", r"^root@\S+ # $", name="zsh-colour"),
     zsh("PROMPT=$'%F{cyan}%~%f\\n%F{magenta}❯%f '\n", r"^❯ $", name="zsh-two-line"),
     zsh("PROMPT='%~ %# '\nRPROMPT='%*'\n", r"^\S+ # $", name="zsh-rprompt"),
+    # A transient prompt (powerlevel10k's, starship's): once a line is accepted its prompt is redrawn short.
+    zsh("FULL='%n@box %~ %# '\nPROMPT=$FULL\nzle-line-init() { PROMPT=$FULL; zle reset-prompt }\n"
+        "zle-line-finish() { PROMPT='❯ '; zle reset-prompt }\nzle -N zle-line-init\nzle -N zle-line-finish\n",
+        r"^root@box \S+ # $", name="zsh-transient"),
     fish("", r"# $", name="fish-default"),
     fish("function fish_prompt; printf '%s ❯ ' (prompt_pwd); end\n", r"^\S+ ❯ $", name="fish-arrow"),
     fish("function fish_right_prompt; date +%T; end\n", r"# $", name="fish-right-clock"),
     fish("function fish_prompt; printf '%s\\n$ ' (prompt_pwd); end\n", r"^\$ $", name="fish-two-line"),
+    fish("function fish_prompt; printf 'fish> '; end\n", r"^fish> $", name="fish-word-gt"),
     dash("'$ '", r"^\$ $", name="dash-dollar"),
     dash("'$PWD # '", r"^/\S* # $", name="dash-pwd"),
 ]

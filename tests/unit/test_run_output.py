@@ -86,12 +86,23 @@ def test_output_that_moves_the_cursor_goes_through_the_emulator(tmp_path: Path) 
 
 
 def test_big_output_that_moves_the_cursor_renders_head_and_tail(tmp_path: Path) -> None:
-    bar = b"".join(b"\r%5d%%" % i for i in range(100)) + b"\n"
+    # Each bar goes back up to the row above it (a two-row display redrawn in place).
+    bar = b"\x1b[1A" + b"".join(b"\r%5d%%" % i for i in range(100)) + b"\n"
     data = bar * (3 * RENDER_LIMIT // len(bar))
     text, extra = _feed(_out(tmp_path, cap=10_000), data, [RENDER_LIMIT, 2 * RENDER_LIMIT])
     assert "bytes of output not shown" in text and "   99%" in text and "   98%" not in text
     saved = Path(str(extra["output_file"])).read_text().split("\n")
     assert set(saved) == {"   99%"} and len(saved) == data.count(b"\n")
+
+
+def test_big_output_that_moves_only_within_lines_is_read_as_text(tmp_path: Path) -> None:
+    """\\r progress bars replay exactly line by line: capped like any text, long lines whole, no emulator."""
+    bar = b"".join(b"\r%5d%%" % i for i in range(100)) + b"\n" + b"x" * 500 + b"\n"
+    data = bar * (3 * RENDER_LIMIT // len(bar))
+    text, extra = _feed(_out(tmp_path, cap=10_000), data, [RENDER_LIMIT, 2 * RENDER_LIMIT])
+    saved = Path(str(extra["output_file"])).read_text()
+    assert saved.split("\n") == ["   99%", "x" * 500] * data.count(b"\n" + b"x")
+    assert text == cap_text(saved, 10_000, str(extra["output_file"]))
 
 
 def test_secrets_are_masked_in_the_text_and_the_file_even_across_chunks(tmp_path: Path) -> None:

@@ -49,7 +49,8 @@ def _require_private(ctx: Context, target: Target, action: str) -> Result | None
 
 
 def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Result | None]:
-    """Between quiet seconds of a running command: stop waiting if it asks a question."""
+    """Between quiet seconds of a running command: stop waiting if it asks a question, or if it opened
+    a program that waits for input (the editor of ``git merge``, a REPL): it will not end by itself."""
 
     def check() -> Result | None:
         from .sessions import observe
@@ -57,6 +58,10 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
         st = observe.state_of(ctx, target)
         if st.status == Status.BLOCKED:
             return _state_result(action, target, st, hint=message("question"))
+        if st.status == Status.READY and st.program not in (None, "bash") and not st.exact:
+            st.status = Status.BLOCKED
+            st.evidence = f"the command opened {st.program}, which waits for input ({st.evidence})"
+            return _state_result(action, target, st, hint=message("opened_program", program=st.program))
         return None
 
     return check
@@ -243,17 +248,19 @@ def _wait_run(ctx: Context, target: Target, timeout: float) -> Result | None:
     srv = ctx.private
     shell = srv.shell(target.name)
     rec = runs.load_record(srv, target.name)
-    if shell is None or rec is None or shell.program not in (None, "bash"):
+    if shell is None or rec is None or shell.program is not None:
         return None
     mark = markers.last_mark(shell.log_path, shell.nonce)
     running = mark is not None and mark.kind == "S" and mark.start >= rec.offset
     if not running and rec.collected:
         return None  # nothing of ours is pending: judge the screen instead
+    if running and mark is not None:
+        rec = runs.running_record(srv, target.name, mark)
     res = runs.collect(srv, shell, rec, timeout, action="wait",
                           on_slice=_blocked_early(ctx, target, "wait"))
     if res.status == Status.BUSY:
         res.ok = False
-        res.error = f"`{rec.command}` is still running after {timeout:g}s"
+        res.error = f"{runs.describe(rec)} is still running after {timeout:g}s"
     return res
 
 

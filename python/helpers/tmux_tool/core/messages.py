@@ -38,6 +38,10 @@ DEFAULTS: dict[str, str] = {
     "question": (
         "the command is waiting for an answer: reply with send or keys, or stop it with interrupt"
     ),
+    "opened_program": (
+        "the command is waiting in {{program}}, which takes input until it is left: drive it with keys or "
+        "send (Vim: Escape : w q Enter saves and quits, Escape : c q Enter cancels), or stop it with interrupt"
+    ),
     "blocked": (
         "{{program}} is waiting on a question: read the question and options, answer with keys "
         "(or send for text); if the answer needs the human's decision, ask the human first"

@@ -37,6 +37,7 @@ SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NO
 PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
 POLL = 0.05
+PAGERS = ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER")  # set to cat in private shells
 
 
 def settle_for(profile: Profile, *, starting: bool = False) -> float:
@@ -109,6 +110,8 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
     env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
+    if profile.kind == "pager":  # private shells page with cat (a run's output comes whole); this one pages
+        argv = ["env", *(w for var in PAGERS for w in ("-u", var)), *argv]
     line = shlex.join(argv)
     if env_file:
         line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
@@ -153,6 +156,10 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             still = Stillness()  # what the keys bring is a new screen
             time.sleep(POLL)
             continue
+        if profile.kind == "monitor" and st.snap is not None and profile.classify(st.snap) is not None:
+            # Its own frame is drawn (after it took the terminal for its keys); it never holds still.
+            return result("start", target, st, hint=f"{label} redraws by itself and stays busy: read it, drive it "
+                          "with keys, leave it with exit", answered=answered)
         if st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle:
             if st.status != Status.BLOCKED:
                 return result("start", target, st, answered=answered)

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import PlainValidator
 
 from .. import __version__
 from ..actions import ACTIONS, Action
@@ -36,6 +37,9 @@ from ..core.messages import message
 from ..core.status import Status
 
 SERVER_NAME = "tmux_tool"
+# A text argument for the SDK's model: declared ``str`` (so the SDK never parses a JSON-looking text into
+# a list or number), accepted as given whatever its type (so the library's check answers a wrong type).
+_TEXT = Annotated[str, PlainValidator(lambda value: value)]
 JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}
 RESULT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -83,8 +87,9 @@ def _call_for(action: Action) -> Any:
     """An async function taking the action's arguments by name.
 
     Its signature exists for the SDK's argument model only: text arguments are
-    annotated ``str`` so the SDK leaves their values alone, all others ``Any``;
-    every parameter defaults to None so the library decides what is missing.
+    annotated ``str`` so the SDK leaves their values alone (and passes a value
+    of another type on to the library's check), all others ``Any``; every
+    parameter defaults to None so the library decides what is missing.
     """
 
     async def call(**given: Any) -> CallToolResult:
@@ -98,7 +103,7 @@ def _call_for(action: Action) -> Any:
 
     params = [
         inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                          annotation=str if arg.kind == "str" else Any)
+                          annotation=_TEXT if arg.kind == "str" else Any)
         for arg in action.args
     ]
     call.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]

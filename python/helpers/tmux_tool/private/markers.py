@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -77,6 +78,19 @@ fi
 unset VIRTUAL_ENV VIRTUAL_ENV_PROMPT
 [ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
 [ -r ~/.bashrc ] && . ~/.bashrc
+{hooks()}PS1='\\w\\$ '
+PS2='> '
+"""
+
+
+def hooks() -> str:
+    """The part of the start-up file that makes the marks: also what puts them back.
+
+    A command may replace the prompt hooks (``source ~/.bashrc``, a prompt
+    framework's init, ``exec bash``); the shell then ends that command
+    without a mark, and the tool sources this again (:func:`rearm_line`).
+    """
+    return f"""\
 set +H
 shopt -s checkwinsize
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER= PYTHONUNBUFFERED=1
@@ -89,9 +103,18 @@ __tt_mark() {{
 PROMPT_COMMAND=__tt_mark
 trap '__tt_mark X' EXIT
 PS0=$'\\033]{OSC_ID};tt;S;'"${{TT_NONCE-}}"$'\\007'
-PS1='\\w\\$ '
-PS2='> '
 """
+
+
+def rearm_line(path: str) -> str:
+    """The line that puts the marks back in a shell that lost them, keeping the exit code.
+
+    ``$?`` is still the code of the command that replaced the hooks; a shell
+    replaced by ``exec bash`` has never had ``__tt_mark``, and its ``$?`` is
+    its start-up files', not a command's: its command (the ``exec``) worked.
+    """
+    return (f"__tt_rc=$?; declare -F __tt_mark >/dev/null || __tt_rc=0; . {shlex.quote(path)}; "
+            "(exit $__tt_rc)")
 
 
 @lru_cache(maxsize=64)

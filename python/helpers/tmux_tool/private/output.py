@@ -12,9 +12,12 @@ Per chunk of whole lines:
   all of it) is stripped by :func:`~..screen.clean.plain_text`, never
   emulated;
 * anything else is cleaned line by line by
-  :func:`~..screen.clean.quick_clean` for the file, and marks the run for the
-  terminal emulator, which then renders what the agent reads - all of it when
-  the output is small, else its first and last ``RENDER_LIMIT`` bytes;
+  :func:`~..screen.clean.quick_clean`, which replays ``\r`` progress bars,
+  backspaces and erases within a line exactly and keeps long lines whole;
+* output that moves between lines (cursor up, positioning, the alternate
+  screen) marks the run for the terminal emulator, which then renders what
+  the agent reads - all of it when the output is small, else its first and
+  last ``RENDER_LIMIT`` bytes;
 * secrets are masked (in one linear pass) before the text is kept or saved.
 """
 
@@ -28,7 +31,7 @@ from typing import TextIO
 from ..core.capping import HEAD_SHARE, cap_text, join_cut
 from ..core.config import private_path
 from ..core.masking import PEM_REACH, Masker
-from ..screen.clean import plain_text, quick_clean
+from ..screen.clean import line_local, plain_text, quick_clean
 
 RENDER_LIMIT = 256 << 10  # raw bytes rendered through the emulator, head and tail each
 BATCH = 256 << 10  # raw bytes gathered before they are cleaned (fewer, bigger passes)
@@ -100,7 +103,7 @@ class RunOutput:
     def _clean(self, raw: bytes) -> None:
         text = plain_text(raw)
         if text is None:
-            self.needs_emulator = True
+            self.needs_emulator = self.needs_emulator or not line_local(raw)
             text = quick_clean(raw)
         text = self._open_pem + text
         self._open_pem = ""

@@ -32,6 +32,7 @@ from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
+from ..transport import kernel
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
@@ -50,6 +51,7 @@ PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 RUN_OPTION = "@tt_run"  # the run last submitted in a session (JSON)
 RECORDED_COMMAND = 2000  # characters of the command kept there (a tmux command line holds 16 KB in all)
 COLLECTED_OPTION = "@tt_collected"  # the id of the last run whose result was delivered
+HELD_LINE = 4096  # bytes of an unfinished last line held back (it may turn out to be the prompt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,27 @@ def load_record(srv: PrivateServer, name: str) -> RunRecord | None:
         return RunRecord(**data, collected=bool(collected) and collected == data.get("id"))
     except (ValueError, TypeError):
         return None
+
+
+def running_record(srv: PrivateServer, name: str, mark: Mark) -> RunRecord:
+    """What runs in session ``name`` since its start mark ``mark``.
+
+    The last run's record when that mark is its own (a run not yet
+    delivered, started at or before the mark); otherwise the command was
+    typed another way (``send``): a record without a command, starting at the
+    mark, which nothing owes.
+    """
+    rec = load_record(srv, name)
+    if rec is not None and not rec.collected and rec.offset <= mark.start:
+        return rec
+    return RunRecord("", "", mark.start, 0.0, collected=True)
+
+
+def describe(rec: RunRecord) -> str:
+    """The running command in a sentence: its text and age, or how it came."""
+    if not rec.command:
+        return "a command typed into the session"
+    return f"`{_short(rec.command)}` (started {time.time() - rec.started:.0f}s ago)"
 
 
 def _pane(srv: PrivateServer, name: str) -> str | None:
@@ -104,7 +127,7 @@ def _ensure_shell(srv: PrivateServer, name: str) -> tuple[Shell, Mark | None]:
     if (mark is not None and mark.kind == "X") or pane == "1":
         srv.respawn(shell, mark.cwd if mark else None)
         mark = markers.last_mark(shell.log_path, shell.nonce)
-    if shell.program not in (None, "bash") and mark is not None and mark.kind == "E":
+    if shell.program is not None and mark is not None and mark.kind == "E":
         srv.set_program(name, None)  # the program ended: the shell is back
         shell = srv.shell(name) or shell
     return shell, mark
@@ -123,17 +146,22 @@ def run(
         shell, mark = _ensure_shell(srv, name)
     except (NoServer, NoTarget):
         shell, mark = _ensure_shell(srv, name)  # the server died between two calls: once more
-    if shell.program not in (None, "bash"):
+    if shell.program is not None:
         return failure(
             "run", f"session {name!r} runs {shell.program}, not a shell prompt",
             session=name, status=Status.UNKNOWN,
             hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell",
         )
+    if mark is not None and mark.kind == "S" and unmarked(srv, name) is not None:
+        # The last command (run, or typed with send) replaced the prompt hooks and ended unseen:
+        # finish it, then go on.
+        ended = collect(srv, shell, running_record(srv, name, mark), SLICE * 3, action="run")
+        if not ended.ok:
+            return ended
+        mark = markers.last_mark(shell.log_path, shell.nonce)
     if mark is not None and mark.kind == "S":
-        rec = load_record(srv, name)
-        what = f"`{_short(rec.command)}` (started {time.time() - rec.started:.0f}s ago)" if rec else "a command"
         return failure(
-            "run", f"session {name!r} is still running {what}",
+            "run", f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
             session=name, status=Status.BUSY,
             hint=message("session_busy_hint"),
         )
@@ -148,17 +176,79 @@ def run(
     rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
     record = {**asdict(rec), "command": _short(command, RECORDED_COMMAND)}
     del record["collected"]
-    buf = f"tt-{os.getpid()}-{rec.id}"
+    _submit(srv, name, command, ["set-option", "-t", f"={name}:", RUN_OPTION, json.dumps(record)])
+    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice)
+
+
+def _submit(srv: PrivateServer, name: str, command: str, *first: list[str]) -> None:
+    """Type ``command`` at the shell's prompt as one paste and press Enter (after the ``first`` commands)."""
+    buf = f"tt-{os.getpid()}-{os.urandom(4).hex()}"
     pane = f"={name}:"
     srv.tmux.chain(
-        ["set-option", "-t", pane, RUN_OPTION, json.dumps(record)],
+        *first,
         ["send-keys", "-t", pane, "C-u"],
         ["load-buffer", "-b", buf, "-"],
         ["paste-buffer", "-d", "-b", buf, "-t", pane],
         ["send-keys", "-t", pane, "Enter"],
         input=PASTE_START + command.encode("utf-8", "surrogateescape") + PASTE_END,
     )
-    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice)
+
+
+def unmarked(srv: PrivateServer, name: str) -> str | None:
+    """The session's own shell, when it waits at its prompt though its last command left no end mark.
+
+    A command that replaces the prompt hooks (``PROMPT_COMMAND=``, ``source
+    ~/.bashrc``, ``exec bash``) ends without a mark; the kernel still sees
+    the pane's shell in front, its line editor waiting for keys.  Returns the
+    shell's name (``bash``, or what ``exec`` made of it), None while anything
+    else is the case (a program or nested shell in front, a command running,
+    bash's ``read`` asking a question).
+    """
+    try:
+        pid, _, tty = srv.tmux.display(f"={name}:", "#{pane_pid} #{pane_tty}").partition(" ")
+    except NoTarget:
+        return None
+    term = kernel.look(int(pid), tty) if pid.isdigit() else kernel.Terminal(False)
+    sh = term.shell
+    if not (term.known and sh and sh.shell and term.shell_in_front):
+        return None
+    name_ = sh.comm.lstrip("-")
+    waits = term.editing if name_ == "bash" else term.editing or term.reading
+    return name_ if waits else None
+
+
+class _Feed:
+    """Output on its way to :class:`RunOutput`, its unfinished last line held back.
+
+    When a command ends without a mark, the shell's prompt is that last
+    line: it is dropped instead of delivered.  Everything else is delivered
+    by :meth:`flush`.
+    """
+
+    def __init__(self, out: RunOutput) -> None:
+        self.out = out
+        self.held = b""
+        self.closed = False
+
+    def __call__(self, raw: bytes) -> None:
+        if self.closed:
+            return
+        data = self.held + raw
+        cut = data.rfind(b"\n") + 1
+        if len(data) - cut > HELD_LINE:
+            cut = len(data)
+        if cut:
+            self.out.feed(data[:cut])
+        self.held = data[cut:]
+
+    def flush(self) -> None:
+        if self.held and not self.closed:
+            self.out.feed(self.held)
+        self.held = b""
+
+    def close(self) -> None:
+        """Nothing more is output: the prompt held back, and what the shell echoes after it."""
+        self.held, self.closed = b"", True
 
 
 def collect(
@@ -181,6 +271,8 @@ def collect(
     cfg = srv.cfg
     output = RunOutput(cap=cfg.output_cap, width=cfg.width, masker=Masker(),
                        path=srv.dir / "outputs" / f"{shell.name}-{rec.id}.txt")
+    feed = _Feed(output)
+    rearmed = False
     follow = markers.Follow(shell.log_path, shell.nonce, rec.offset)
     start = time.monotonic()
     deadline = start + max(0.0, timeout)
@@ -190,7 +282,7 @@ def collect(
         with LogWatch(shell.log_path) as watch:
             while True:
                 pos = follow.pos
-                end = follow.read(output.feed)
+                end = follow.read(feed)
                 now = time.monotonic()
                 if follow.pos != pos:
                     grew = now
@@ -206,7 +298,24 @@ def collect(
                         return failure(action, f"the shell of session {shell.name!r} died while the command "
                                        "ran (killed or crashed)", session=shell.name,
                                        hint="run the command again; the session gets a fresh shell")
-                    early = on_slice() if on_slice and now - grew >= SLICE else None
+                    quiet = now - grew >= SLICE
+                    if quiet and follow.started and not rearmed and (sh := unmarked(srv, shell.name)):
+                        if (end := follow.read(feed)) is not None:
+                            break  # the mark was on its way after all
+                        if sh != "bash":
+                            return failure(action, f"the shell of session {shell.name!r} is now {sh} (the "
+                                           "command replaced bash with it), where runs cannot be timed",
+                                           session=shell.name, status=Status.UNKNOWN,
+                                           hint=f"use send, keys and read there, or kill the session for a "
+                                                f"fresh bash; exit {sh} to get the old shell back if it "
+                                                "was not an exec")
+                        # The command replaced the prompt hooks: it is over; put them back (the
+                        # line keeps its exit code) and take the end mark that line prints.
+                        feed.close()
+                        _submit(srv, shell.name, markers.rearm_line(str(srv.hooks())))
+                        rearmed = True
+                        continue
+                    early = on_slice() if on_slice and quiet else None
                     if early is not None:
                         return early
                 watch.wait(min(deadline if follow.started else started_by, next_look + SLICE) - now)
@@ -214,6 +323,7 @@ def collect(
         return failure(action, "the private tmux server stopped while the command ran",
                        session=shell.name,
                        hint="run the command again; a new server and shell start by themselves")
+    feed.flush()
     text, extra = output.finish()
     if "output_file" in extra:
         _prune(output.path.parent, shell.name)

@@ -80,10 +80,18 @@ class PrivateServer:
     def _prepare(self) -> None:
         """Write the tmux config and the rcfile if they are missing or stale."""
         private_path(self.dir)
-        for path, text in ((self.dir / "tmux.conf", SERVER_CONF), (self.rcfile, markers.rcfile())):
+        for path, text in ((self.dir / "tmux.conf", SERVER_CONF), (self.rcfile, markers.rcfile()),
+                           (self.dir / "hooks.sh", markers.hooks())):
             if not path.exists() or path.read_text() != text:
                 write_private(path, text)
         _prepared.add(self.dir)
+
+    def hooks(self) -> Path:
+        """The file that puts a shell's marks back (see :func:`markers.hooks`), written if missing."""
+        path = self.dir / "hooks.sh"
+        if not path.exists():
+            self._prepare()
+        return path
 
     # --- bookkeeping -------------------------------------------------------
     def session_dir(self, name: str) -> Path:

@@ -23,6 +23,7 @@ from . import menus
 from .ai import AiProfile, Frame
 from .answer import tidy
 from .base import Dialog, Verdict, cursor_line, quote, typed
+from .questions import ask
 
 PROMPT = "> "
 FILE_ROWS = 6
@@ -90,8 +91,9 @@ class AiderProfile(AiProfile):
         waiting = next((r for r in reversed(snap.lines) if WAITING.search(r)), None)
         if waiting:
             return self.verdict(Status.BUSY, f"{quote(waiting.strip())} below the prompt")
-        # Only tmux's word that aider is in front makes a screen without its prompt aider's.
-        if snap.program is None or _only_launched(snap.lines):
+        # Only tmux's word that aider is in front makes a screen without its prompt aider's - and tmux
+        # says `python3` for every Python program: one asking at the cursor (input()) is not aider.
+        if snap.program is None or _only_launched(snap.lines) or ask(snap, self.name) is not None:
             return None
         return self.verdict(Status.BUSY, "no prompt at the cursor: aider is writing its answer")
 

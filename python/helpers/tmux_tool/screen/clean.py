@@ -117,6 +117,33 @@ def plain_text(data: bytes) -> str | None:
     return text
 
 
+# What ``quick_clean`` replays exactly: all but vertical motion.  Besides the inert sequences: erase in
+# line, and modes that change no text (cursor shown or hidden, bracketed paste, keypad, blinking).
+_LINE_LOCAL_RE = re.compile(r"\x1b(?:\[[012]?K|\[\?(?:25|2004|1|12)[hl]|[=>])")
+
+
+def line_local(data: bytes) -> bool:
+    """Does ``data`` move the cursor only within its lines (``\\r``, backspace, erase in line)?
+
+    Then :func:`quick_clean` shows what a terminal shows - and keeps a line
+    longer than the screen whole, where a terminal (and the emulator) breaks
+    it at the screen's edge.  Anything that moves between lines (cursor up,
+    positioning, scroll regions, the alternate screen) needs the emulator.
+
+    >>> line_local(b"\\rfetching  10%\\rfetching 100%\\x1b[K\\n")
+    True
+    >>> line_local(b"step 1\\n\\x1b[1Astep 2\\n")
+    False
+    """
+    controls = data.translate(None, _NOT_CONTROL)
+    if controls.translate(None, b"\n\t\r\x08\x07\x1b"):
+        return False
+    if b"\x1b" not in controls:
+        return True
+    text = _LINE_LOCAL_RE.sub("", _INERT_RE.sub("", data.decode("utf-8", "replace")))
+    return "\x1b" not in text
+
+
 def quick_clean(data: bytes | str) -> str:
     """Plain text of raw terminal output, in time linear in its size.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from .. import programs
@@ -24,7 +24,7 @@ from ..core.status import Status
 from ..judgement.state import READY_STABLE, State
 from ..judgement.stillness import Stillness
 from ..private import markers
-from ..private.runs import load_record
+from ..private.runs import load_record, running_record
 from ..screen.snapshot import Snapshot
 from ..shared import send
 from ..transport import events, kernel, listen, panes
@@ -85,18 +85,19 @@ def _judged(ctx: Context, target: Target) -> State:
         return State(Status.BUSY, f"the shell has not started `{rec.command}` yet", facts.command or "bash",
                      snap, facts, exact=True)
     running = mark.kind == "S"
-    if program in (None, "bash"):
+    if program is None:
         if not running:
             return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
                          "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
         # Something runs at the shell; the screen tells whether it is a program
         # waiting at its own prompt (a REPL started by send) or asking a question.
-        verdict = programs.detect(snap, program=None)
+        verdict = programs.detect(_at_work(snap, facts), program=None)
         if verdict.status == Status.BLOCKED or (
             verdict.status == Status.READY and verdict.program not in (None, "bash")
         ):
             return _from_verdict(verdict, snap, facts)
-        what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec else f"{facts.command}"
+        rec = running_record(srv, target.name, mark)
+        what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec.command else f"{facts.command}"
         return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
                      facts, exact=True)
     if not running:
@@ -106,6 +107,15 @@ def _judged(ctx: Context, target: Target) -> State:
         return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
                      "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
     return _from_verdict(programs.detect(snap, program=program), snap, facts)
+
+
+def _at_work(snap: Snapshot, facts: PaneFacts) -> Snapshot:
+    """The screen named after the process at work: tmux names the foreground group's leader, which
+    may only wait for a child of its group (git for the editor of ``git merge``)."""
+    term = kernel.look(facts.pid, facts.tty)
+    if term.known and term.front and term.leader and term.front.pid != term.leader.pid:
+        return replace(snap, program=term.front.comm)
+    return snap
 
 
 def _from_verdict(verdict: programs.Verdict, snap: Snapshot, facts: PaneFacts) -> State:

@@ -43,10 +43,11 @@ from .records import Sent
 # Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of the
 # kernel's sight from here.
 RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
-                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc"})
+                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc",
+                    "tmux: client", "screen"})  # a multiplexer's client draws its own panes' shells
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 # Shells without a line editor: their prompt is read in cooked mode like any question.
-_NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
+NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
 
 
 def missing(session: str, socket: str) -> str:
@@ -129,7 +130,9 @@ def judge(lk: Look, now: float | None = None) -> State:
     if front.state in ("R", "D"):
         return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
                       front.comm, owner=owner, **copy)
-    verdict = programs.detect(lk.snap, program=front.comm)
+    # tmux names the group's leader; the kernel found the process at work in it (git's editor or pager).
+    snap = lk.snap if term.leader is None or front.pid == term.leader.pid else replace(lk.snap, program=front.comm)
+    verdict = programs.detect(snap, program=front.comm)
     if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
         return _relayed(lk, front, owner=owner, **copy)
     reading = {"reading": True} if term.reading else {}  # asleep on the terminal: it takes keys now
@@ -188,7 +191,7 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         return _state(lk, Status.BUSY, f"the shell{where} is starting or ending a command (it does not wait for "
                       "keys)", name, **notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
-    if not term.editing and name not in _NO_EDITOR:
+    if not term.editing and name not in NO_EDITOR:
         # A shell with a line editor reads its `read` builtin's answer in cooked mode or with echo on: a
         # question - unless it waits with a time limit (`read -t`, a loop polling for keys), which ends
         # by itself.
@@ -197,6 +200,9 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
                           "itself", name, **notes)
         return _state(lk, Status.BLOCKED, f"the shell{where} asks a question (the read builtin)", name,
                       question=line.strip() or "input", **notes)
+    if term.editing and (mode := prompt.editor_mode(snap.lines, snap.cursor[1], name)):
+        # Not the prompt: the keys typed now would go into the mode, and Enter would accept what it found.
+        return _state(lk, Status.BUSY, f"the human is {mode} in the shell{where}", name, **notes)
     back = {"back": True} if ours and sent.pending else {}
     learned = lk.book.get(str(sh.pid), "")
     found = prompt.split(line, x, learned, width)

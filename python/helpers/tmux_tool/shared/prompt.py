@@ -20,17 +20,37 @@ exception.
 True
 >>> continuation("> ")
 True
+>>> continuation("for dquote> "), continuation("box> ")
+(True, False)
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.cells import char_width
 
-_CONTINUATION = re.compile(r"(?:[a-z]+(?: [a-z]+)*)?> ?")
+# bash's and dash's PS2 is "> "; zsh's ("%_> ") names the parser's open constructs, from a fixed set of
+# words (zsh's own list), e.g. "dquote> ", "for dquote> ".  A prompt such as "box> " is no continuation.
+_ZSH_OPEN = ("for", "foreach", "while", "repeat", "select", "until", "if", "then", "else", "elif", "math", "cond",
+             "cmdor", "cmdand", "pipe", "errpipe", "case", "function", "subsh", "cursh", "array", "quote",
+             "dquote", "bquote", "cmdsubst", "mathsubst", "elif-then", "heredoc", "heredocd", "brace",
+             "braceparam", "always")
+_CONTINUATION = re.compile(rf"(?:(?:{'|'.join(_ZSH_OPEN)})(?: (?:{'|'.join(_ZSH_OPEN)}))*)?> ?")
+# The line editors' own prompts for their modes, drawn where a search or count is typed: readline
+# (bash) in place of the prompt on the cursor row, zsh's zle on the row below the edit line, fish's
+# history pager (fish 3.6+) on the cursor row below the edit line.  Rows come without their
+# trailing blanks.
+_MODES = (
+    (re.compile(r"^\((?:failed )?(?:reverse-)?i-search\)`"), 0, None, "searching the shell's history (Ctrl+R)"),
+    (re.compile(r"^\(arg: -?\d+\)(?: |$)"), 0, None, "giving a line-editor command a count"),
+    (re.compile(r"^(?:failing )?(?:bck|fwd)-i-search: "), 1, "zsh", "searching the shell's history (Ctrl+R)"),
+    (re.compile(r"^execute: "), 1, "zsh", "naming a line-editor command (M-x)"),
+    (re.compile(r"^search:(?: |$)"), 0, "fish", "searching the shell's history (Ctrl+R)"),
+)
 _VENV = r"(?:\([^()]*\) )?"
 MAX_PROMPTS = 6  # shells remembered per session (top-level plus nested ones)
 
@@ -146,6 +166,28 @@ def candidate(line: str, cursor_x: int, width: int) -> str | None:
     return line[:cut]
 
 
+def editor_mode(rows: Sequence[str], y: int, shell: str) -> str | None:
+    """What the human does in a mode of ``shell``'s line editor shown at cursor row ``y``, or None.
+
+    A search or a count takes the keys typed now, and Enter accepts what it
+    found: the shell waits for keys as at its prompt, but is not at it.
+
+    >>> editor_mode(["(reverse-i-search)`ec': echo abc"], 0, "bash")
+    "searching the shell's history (Ctrl+R)"
+    >>> editor_mode(["root@box:~# ", "bck-i-search: _"], 0, "zsh")
+    "searching the shell's history (Ctrl+R)"
+    >>> editor_mode(["user@host:~$ "], 0, "bash") is None
+    True
+    """
+    if not isinstance(rows, (list, tuple)) or not isinstance(y, int) or not 0 <= y < len(rows):
+        return None
+    for pattern, below, only, what in _MODES:
+        row = rows[y + below] if y + below < len(rows) else ""
+        if (only is None or only == shell) and isinstance(row, str) and pattern.match(row):
+            return what
+    return None
+
+
 def looks_like_prompt(text: str) -> bool:
     """A prompt ends in a space or a mark; text the human typed usually ends in a word."""
     stripped = text.rstrip()
@@ -158,7 +200,7 @@ def common_end(text: str) -> bool:
 
 
 def continuation(text: str) -> bool:
-    """``> `` (bash, sh) or ``dquote> ``/``heredoc> `` (zsh): the shell wants the rest of a command."""
+    """``> `` (bash, sh) or ``dquote> ``/``for heredoc> `` (zsh): the shell wants the rest of a command."""
     return bool(_CONTINUATION.fullmatch(text.strip() + " ")) if text.strip() else False
 
 

@@ -48,6 +48,9 @@ class Sent:
     size: int = 0  # bytes we typed
     back: bool = True  # the shell was seen at its prompt again after this
     head: str = ""  # the cursor line left of the cursor when we typed (the prompt or question)
+    row: int = -1  # the cursor row when we typed, counted from the top of history (-1: unknown)
+    width: int = 0  # the pane's width then (a resize rewraps the rows)
+    history: int = 0  # the history's size then (it shrinks only when cleared)
 
     @classmethod
     def parse(cls, text: str) -> Sent:

@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .. import screen
+from .. import programs, screen
 from ..core import masking
 from ..core.capping import cap_text
 from ..core.config import Config, private_path, write_private
@@ -36,6 +36,7 @@ from ..core.status import Status
 from ..judgement.state import State
 from ..judgement.stillness import Stillness
 from ..transport import keyboard
+from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from . import control, guard, judge, prompt, records
@@ -44,8 +45,14 @@ from .records import Sent
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
 MIN_GAP = 0.02  # between two injections: at most 50 a second
+TRANSIENT = 0.2  # seconds a send looks for its moment, whatever its timeout
 MAX_TEXT = 64 * 1024
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
+TRANSIENT_PROMPT = 40  # at most this many characters of a prompt redrawn short before the echo
+# Before text at a shell's prompt: a line left in vi command mode (bash `set -o vi`, zsh `bindkey -v`,
+# fish's vi bindings) would take every letter of it as an editing command - `k` fetches history, Enter
+# runs the result.  `i` enters insert mode there; anywhere else it is a letter, which BSpace takes back.
+INSERT_MODE = ("i", "BSpace")
 # zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
 _EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
 
@@ -130,6 +137,9 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
                        f"(the limit is {MAX_TEXT})", session=target.name, status=Status.UNKNOWN,
                        hint="write the text to a file and send a short command that uses it")
     deadline = time.monotonic() + timeout
+    # A moment that passes by itself (the shell has yet to read bytes just typed, or a terminal's
+    # reply to the query its prompt made) never refuses a send, even one that may not wait.
+    quiet_by = max(deadline, time.monotonic() + TRANSIENT)
     checked = approved = False
     while True:
         st, lk = judge.observe(tmux, target.pane, target.name)
@@ -163,14 +173,16 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
-            sent = _record(st, lk, text, enter, keys)
-            if _inject(tmux, target, lk, text, enter, keys, sent):
+            editor = not (lk.term.front and lk.term.front.comm.lstrip("-") in judge.NO_EDITOR)
+            lead = INSERT_MODE if text and st.extra.get("prompt") and editor else ()
+            sent = _record(st, lk, text, enter, keys, lead)
+            if _inject(tmux, target, lk, text, enter, keys, sent, lead, bracketed=_pastes(st.program)):
                 break
             if control.paused(tmux, target.pane):
                 return failure(action, control.PAUSED, session=target.name, status=st.status,
                                hint=control.PAUSED_HINT)
             verdict = guard.Verdict(False, "the human pressed a key at the last moment")
-        if verdict.final or time.monotonic() >= deadline:
+        if verdict.final or time.monotonic() >= quiet_by:
             return _refusal(action, target, st, verdict)
         time.sleep(0.05)
     log = cfg.shared_dir / "audit.log"
@@ -207,9 +219,19 @@ def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.V
     return guard.GO
 
 
+def _pastes(program: str | None) -> bool:
+    """Does text go to ``program`` as a bracketed paste?  Not to Vim, where it would insert ``:wq``."""
+    profile = programs.profile_for(program) if program else None
+    return profile.paste if profile is not None else True
+
+
 def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
-            sent: Sent) -> bool:
-    """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it."""
+            sent: Sent, lead: tuple[str, ...] = (), *, bracketed: bool = True) -> bool:
+    """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it.
+
+    ``lead`` keys go first (:data:`INSERT_MODE` before text typed at a shell's prompt); ``bracketed``
+    says whether the text is a bracketed paste (when the program asked for those) or plain keys.
+    """
     pane = target.pane
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
@@ -217,8 +239,10 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     cond = ("#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
             + control.ALLOWED + "}")
     actions = []
+    if lead:
+        actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in lead))
     if text:
-        actions.append(f"paste-buffer -p -d -b {buf} -t {pane}")
+        actions.append(f"paste-buffer {'-p ' if bracketed else ''}-d -b {buf} -t {pane}")
     if keys:
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in keys))
     if enter:
@@ -240,11 +264,12 @@ def _word(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...]) -> Sent:
+def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
+            lead: tuple[str, ...] = ()) -> Sent:
     """What we are about to type: a submitted command is pending until its prompt is back."""
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
     front = lk.term.front
-    size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0)
+    size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0) + len(lead)
     if keys and not text:
         # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
         # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
@@ -255,7 +280,8 @@ def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, 
         head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
-                    head=head.strip())
+                    head=head.strip(), row=lk.facts.abs_cursor_line, width=lk.facts.width,
+                    history=lk.facts.history_size)
     return sent
 
 
@@ -276,8 +302,9 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
     output = ""
-    if sent.submitted and text and st.facts is not None and not st.facts.alternate and st.status != Status.ERROR:
-        output = command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+    facts = _screen_with_output(st)
+    if sent.submitted and text and facts is not None and st.status != Status.ERROR:
+        output = command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
     if len(output) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(output) or "")
@@ -295,34 +322,51 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
 
 
+def _screen_with_output(st: State) -> PaneFacts | None:
+    """The pane's facts when a command's output can be cut from its screen, else None.
+
+    Not from a full-screen program's screen; but a multiplexer nested in the
+    terminal (tmux, screen) draws its shell's prompt and output there.
+    """
+    if st.facts is None or (st.facts.alternate and not st.extra.get("prompt")):
+        return None
+    return st.facts
+
+
 def output_of(target: Target, st: State) -> str:
     """The output of the command we last submitted, as the screen shows it now ("" without one)."""
-    if st.facts is None or st.facts.alternate:
+    facts = _screen_with_output(st)
+    if facts is None:
         return ""
-    sent = Sent.parse(st.facts.sent)
+    sent = Sent.parse(facts.sent)
     if not (sent.submitted and sent.text):
         return ""
-    return command_output(target.tmux, target.pane, sent, st.facts.cursor[1], st.extra.get("before", ""))
+    return command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
 
 
-def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str = "") -> str:
+def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: str = "") -> str:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
     The echo is found by its text, not by a remembered row, so a clear, a
     resize or the alternate screen in between cannot shift the cut.  Rows
     just above the prompt that repeat just above the echo are the prompt's
     own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
+    Text the terminal never showed (an answer to ``read -s``, anything typed
+    after ``stty -echo``) has no echo: then the rows below the one we typed
+    on are the output, as long as that row still shows the prompt or
+    question we typed at (nothing cleared, scrolled away or rewrapped it).
     """
+    cursor_y = facts.cursor[1]
     rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
     text = sent.text
     first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
-    echo = None
-    for i in range(len(rows) - 1, -1, -1):
-        row = rows[i].strip()
-        if first and row.startswith(sent.head) and first in row[len(sent.head):]:
-            echo = i
-            break
+    echo = _echo_row(rows, sent.head, first)
     if echo is None:
+        ours = sent.row - facts.history_size  # the row we typed on, from the top of the screen
+        if sent.row >= 0 and sent.width == facts.width and facts.history_size >= sent.history \
+                and ours < cursor_y and "".join(_rows(tmux, pane, str(ours), ours)).strip().startswith(sent.head):
+            below = _rows(tmux, pane, str(ours + 1), cursor_y - 1) if ours + 1 < cursor_y else []
+            return _trim([*below, before])
         # Our echo scrolled away or was cleared: the screen is all we have.
         return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
     body = rows[echo + _echo_rows(rows[echo:], text):]
@@ -330,6 +374,23 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, cursor_y: int, before: str
     starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
     cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
     return _trim([*body[: len(body) - cut], before])
+
+
+def _echo_row(rows: list[str], head: str, first: str) -> int | None:
+    """The last row that echoes ``first`` (our text's first line) after the prompt we typed at, or
+    after a short prompt: a transient prompt (powerlevel10k's, starship's) is redrawn short on the
+    line once it is accepted, so the echo no longer starts with ``head``.
+    """
+    if not first:
+        return None
+    for i in range(len(rows) - 1, -1, -1):
+        row = rows[i].strip()
+        if row.startswith(head) and first in row[len(head):]:
+            return i
+        at = row.find(first)
+        if 0 < at <= TRANSIENT_PROMPT and prompt.common_end(row[:at]):
+            return i
+    return None
 
 
 def _echo_rows(rows: list[str], text: str) -> int:

@@ -63,7 +63,8 @@ class Terminal:
 
     known: bool
     shell: Proc | None = None  # the pane's own, top-level shell
-    front: Proc | None = None  # the process that owns the terminal now
+    front: Proc | None = None  # the process of the foreground group that works the terminal now
+    leader: Proc | None = None  # the foreground group's leader (names the group)
     wchan: str = ""
     raw: bool = False  # ICANON off
     echo: bool = True
@@ -97,7 +98,7 @@ class Terminal:
     @property
     def owner(self) -> str:
         """``pgrp:start`` of the group in front: stable while that program runs, never reused."""
-        f = self.front
+        f = self.leader or self.front
         return f"{f.pgrp}:{f.started}" if f else ""
 
 
@@ -129,6 +130,24 @@ def _member(shell: Proc, pgrp: int) -> Proc | None:
         if p is not None and p.pgrp == pgrp:
             return p
     return None
+
+
+def _worker(p: Proc) -> Proc:
+    """The process of ``p``'s group that works the terminal: ``p``, unless it only waits for a child of
+    its own group, as git does for the editor of ``git commit`` or the pager of ``git log``; then that
+    child (the newest), and so on down."""
+    for _ in range(8):
+        try:
+            if Path(f"/proc/{p.pid}/wchan").read_text().strip() != "do_wait":
+                return p
+            pids = " ".join(t.read_text() for t in Path(f"/proc/{p.pid}/task").glob("*/children")).split()
+        except OSError:
+            return p
+        kids = [k for k in map(proc, map(int, pids)) if k is not None and k.pgrp == p.pgrp]
+        if not kids:
+            return p
+        p = max(kids, key=lambda k: k.started)
+    return p
 
 
 def _modes(tty: str) -> tuple[bool, bool, int] | None:
@@ -165,15 +184,16 @@ def look(shell_pid: int, tty: str) -> Terminal:
     shell = proc(shell_pid) if shell_pid > 0 else None
     if shell is None:
         return Terminal(False)
-    front = _member(shell, shell.tpgid) if shell.tpgid > 0 else None
+    leader = _member(shell, shell.tpgid) if shell.tpgid > 0 else None
     modes = _modes(tty)
-    if front is None or modes is None:
-        return Terminal(False, shell, front)
+    if leader is None or modes is None:
+        return Terminal(False, shell, leader, leader)
+    front = leader if leader.shell else _worker(leader)  # a shell waiting for $(…) is the shell at work
     try:
         wchan = Path(f"/proc/{front.pid}/wchan").read_text().strip()
     except OSError:
         wchan = ""
-    return Terminal(True, shell, front, wchan, *modes)
+    return Terminal(True, shell, front, leader, wchan, *modes)
 
 
 def started_ticks(seconds_ago: float) -> int:

@@ -63,10 +63,14 @@ def key_name(raw: str) -> str:
 
 
 def key_names(raw: Sequence[str]) -> list[str]:
-    """Validate a list of key names (see :func:`key_name`)."""
+    """Validate a list of key names (see :func:`key_name`).
+
+    An item with spaces holds several names (``["Down Enter"]``, or ``--keys 'x Enter'`` on the
+    command line): no key name contains a space (the space bar is ``Space``).
+    """
     if not raw:
         raise BadKeys("no keys were given; e.g. keys: ['C-c'] or 'Escape : q Enter'")
-    return [key_name(k) for k in raw]
+    return [key_name(word) for item in raw for word in (str(item).split() or [str(item)])]
 
 
 def check_text(text: str) -> str:
