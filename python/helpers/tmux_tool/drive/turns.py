@@ -159,7 +159,8 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     if isinstance(started, Result):
         started.extra["turn"] = turn
         return started
-    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap, paged)
+    glance = Glance(paged, profile.first_settle if turn == 1 else 0.0)
+    st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap, glance)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     if done:
         _remember(target, turn_open="0")
@@ -183,9 +184,12 @@ def _screen(target: Target) -> Snapshot:
     return panes.look(target.tmux, target.pane)[0]
 
 
-def _transcript_rows(target: Target, profile: AiProfile) -> list[str]:
-    """The recent transcript: the last history lines and the screen, above the input box."""
-    return transcript.rows(transcript.capture(target, transcript.RECENT_LINES), profile)
+def _transcript_rows(target: Target, profile: AiProfile) -> tuple[list[str], bool]:
+    """The recent transcript (the last history lines and the screen, above the input box),
+    and whether the input box was drawn at all: without it, every row counts as transcript,
+    and a half-drawn box (OpenCode's agent row ``┃  Build · <model>``) passes for an echo."""
+    snap = transcript.capture(target, transcript.RECENT_LINES)
+    return transcript.rows(snap, profile), profile.frame(snap) is not None
 
 
 def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
@@ -226,16 +230,17 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == Status.BUSY and not holds)
         if not holds:
-            rows = _transcript_rows(target, profile)
+            rows, framed = _transcript_rows(target, profile)
             y = transcript.find_turn(rows, mark, profile)
-            if y is not None:
-                shown = profile.echo(rows[y]) or ""
-                if not transcript.matches(shown, prompt):
-                    return result("ask", target, st, ok=False,
-                                  error=f"another prompt started a turn before this one: {brief(shown)}",
-                                  hint="read the session: the CLI may have had a queued prompt; this prompt "
-                                  "may be queued behind it")
+            shown = (profile.echo(rows[y]) or "") if y is not None else ""
+            if y is not None and transcript.matches(shown, prompt):
                 return Started(True, busy)
+            if y is not None and framed:
+                return result("ask", target, st, ok=False,
+                              error=f"another prompt started a turn before this one: {brief(shown)}",
+                              hint="read the session: the CLI may have had a queued prompt; this prompt "
+                              "may be queued behind it")
+            # No echo yet, or one read off a screen caught half drawn (no input box): look again.
             if st.status == Status.BLOCKED:
                 return Started(False, busy)
         now = time.monotonic()
@@ -262,6 +267,15 @@ def _not_started(target: Target, st: State, holds: bool) -> Result:
 
 
 @dataclass(frozen=True, slots=True)
+class Glance:
+    """How a turn's end is confirmed: ``paged`` - its answer is read back from pages while the
+    end holds still; ``least`` - the least time the end must hold still (a first turn)."""
+
+    paged: bool
+    least: float
+
+
+@dataclass(frozen=True, slots=True)
 class Ended:
     """How a turn was seen to end: the state, whether it was seen busy, and until when the screen
     must still show unchanged for the end to count (0: it has held long enough already)."""
@@ -272,15 +286,16 @@ class Ended:
 
 
 def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float, seen_busy: bool,
-                paged: bool) -> Ended:
+                glance: Glance) -> Ended:
     """Ready (or blocked, or failed) and holding still after the turn started; busy always wins.
 
     How long "still" must last depends on what was seen: a turn seen busy
     that now shows the CLI's own end-of-turn sign needs a glance; anything
     else needs the profile's settle time, which covers a CLI's pauses
-    between streamed chunks.  A ``paged`` CLI's answer takes a while to read
-    back, so its end-of-turn sign is taken at once and its glance is owed
-    (``still_until``): reading the pages overlaps with it.
+    between streamed chunks; a first turn at least the profile's
+    ``first_settle``.  A paged CLI's answer takes a while to read back, so its
+    end-of-turn sign is taken at once and its glance is owed (``still_until``):
+    reading the pages overlaps with it.
     """
     settle = settle_for(profile)
     still = Stillness()
@@ -291,10 +306,10 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
         seen_busy = seen_busy or st.status == Status.BUSY
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
-        quiet = _quiet_needed(profile, st, settle, seen_busy)
+        quiet = max(_quiet_needed(profile, st, settle, seen_busy), glance.least)
         if (st.status in ENDED and (st.exact or still.steady(now) >= quiet)) or now >= deadline:
             return Ended(st, seen_busy)
-        if paged and quiet < settle:
+        if glance.paged and st.status == Status.READY and quiet < settle:
             return Ended(st, seen_busy, now - still.steady(now) + quiet)
         time.sleep(POLL)
 
@@ -327,7 +342,7 @@ def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool)
 
 
 def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                  deadline: float, started: Started, unwrap: bool, paged: bool) -> tuple[State, str | None]:
+                  deadline: float, started: Started, unwrap: bool, glance: Glance) -> tuple[State, str | None]:
     """The state the turn ended in and its answer (None when it could not be cut out).
 
     A CLI may draw its end-of-turn line before the answer's text (OpenCode
@@ -341,7 +356,7 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
     """
     seen_busy = started.busy
     while True:
-        seen = _await_done(ctx, target, profile, deadline, seen_busy, paged)
+        seen = _await_done(ctx, target, profile, deadline, seen_busy, glance)
         st, seen_busy = seen.state, seen.seen_busy
         if st.status != Status.READY or st.snap is None:
             return st, None

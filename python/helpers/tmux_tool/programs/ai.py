@@ -89,7 +89,9 @@ class AiProfile(Profile):
     the screen shows no end-of-turn sign of the CLI's own; with the sign
     (:meth:`finished`) a short quiet spell is enough.  ``start_settle`` is
     the same for the first screen after launch, which several CLIs draw in
-    stages.  ``page_keys`` (up, back to the bottom) are set for CLIs on the
+    stages, and ``first_settle`` the least any end of the first turn must
+    hold still (a CLI may lay out its first answer again once its Markdown
+    parser has loaded).  ``page_keys`` (up, back to the bottom) are set for CLIs on the
     alternate screen, whose transcript has no tmux scrollback.  Every CLI
     takes its prompt by bracketed paste.
     """
@@ -98,6 +100,7 @@ class AiProfile(Profile):
     paste: bool = True
     settle: float = 1.0
     start_settle: float = 1.0
+    first_settle: float = 0.0
     page_keys: tuple[str, ...] = ()
     strict_echo: ClassVar[bool] = False  # True: only an echo of this very prompt starts its answer
 

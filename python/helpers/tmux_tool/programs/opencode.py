@@ -55,6 +55,20 @@ def _last_turn_end(lines: Sequence[str], stop: int) -> int | None:
     return next((y for y in range(stop - 1, -1, -1) if TURN_END.match(lines[y])), None)
 
 
+def _bare_quote(rows: Sequence[str]) -> bool:
+    """Whether an answer's rows hold a block quote that is all bars and no text."""
+    block: list[str] = []
+    for row in [*rows, ""]:
+        quote = quoted(row) if row.startswith(ANSWER_INDENT) else None
+        if quote is not None:
+            block.append(quote.strip())
+        elif block:
+            if all(q == ">" for q in block):
+                return True
+            block = []
+    return False
+
+
 @dataclass(frozen=True)
 class OpencodeProfile(AiProfile):
     """OpenCode's screens and how to drive it."""
@@ -120,11 +134,18 @@ class OpencodeProfile(AiProfile):
 
     def turn_open(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         """A prompt echoed with no ``▣`` line under it yet: OpenCode draws that line as soon
-        as the turn begins, so the turn was only just submitted."""
+        as the turn begins, so the turn was only just submitted.  Or an answer whose block
+        quote stands without its text: in the first turn of a session OpenCode draws the
+        quote's bar and its duration first, and the quote's text up to 0.3 s later."""
         end = _last_turn_end(snap.lines, frame.top)
-        if start is None or (end is not None and end > start):
+        if start is None:
             return None
-        return "the prompt is echoed but no '▣' line follows it yet: the turn has only just begun"
+        if end is None or end < start:
+            return "the prompt is echoed but no '▣' line follows it yet: the turn has only just begun"
+        width = self.transcript_width(snap)
+        if _bare_quote([row[:width] for row in snap.lines[start + 1:end]]):
+            return "a block quote of the answer stands without its text yet: OpenCode is still drawing the answer"
+        return None
 
     def finished(self, snap: Snapshot) -> bool:
         frame = self.frame(snap)
@@ -162,6 +183,10 @@ PROFILES = (
         dialogs=(
             Dialog("permission", PERMISSION, ("Enter",), False, "OpenCode asks permission to run a tool"),
         ),
-        skip_permission_args=("--auto",), settle=0.6, start_settle=1.0, page_keys=("PageUp", "End"),
+        # The first answer of a session is drawn again, whole, up to 0.3 s after its duration shows
+        # (block quotes were bare bars and code blocks lacked their blank lines before; see
+        # tests/fixtures/screens/opencode/quotedrawing-*).
+        skip_permission_args=("--auto",), settle=0.6, start_settle=1.0, first_settle=0.6,
+        page_keys=("PageUp", "End"),
     ),
 )
