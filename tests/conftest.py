@@ -12,6 +12,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,5 +117,10 @@ def shared_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator
         check=True, timeout=10,
     )
     term = SharedTerminal(socket, session, home)
+    # As a person would, tests begin once the prompt shows: before it, bash is starting (busy).
+    deadline = time.monotonic() + 10
+    while "tester@box:" not in term.screen():
+        assert time.monotonic() < deadline, f"bash drew no prompt within 10 s: {term.screen()!r}"
+        time.sleep(0.01)
     yield term
     kill_server(socket)
