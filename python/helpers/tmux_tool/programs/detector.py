@@ -78,10 +78,11 @@ def _exit_sign(snap: Snapshot, rows: int) -> str | None:
     """
     seen = 0
     for y in range(cursor_line(snap).row - 1, -1, -1):
-        text = row(snap, y).strip()
+        line = row(snap, y).rstrip()  # indentation kept: a stack frame is "    at f (file:1:2)"
+        text = line.strip()
         if not text:
             continue
-        if signs.exit_error(text):  # before the prompt test: "> Killed" reads like a prompt row
+        if signs.exit_error(line):  # before the prompt test: "> Killed" reads like a prompt row
             return text
         split = split_prompt(text)
         if split and split[1]:
