@@ -5,8 +5,11 @@ that printed part of a line and went on working.  So a question is only
 recognised by its *shape* at the end of the text left of the cursor, with
 nothing typed after it: a password/passphrase label ending in ``:``; a yes/no
 choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
-RETURN / any key"; a sentence ending in ``?`` (optionally followed by a
-default in brackets); a label that asks for input (``Enter ...:``,
+RETURN / any key"; answers with their key letter in brackets (``[y]es, [n]o,
+[r]ename:``); a sentence ending in ``?`` (optionally followed by a default in
+brackets); the row of a prompt library's question, which starts with ``? ``
+whatever follows it (``? Project name (my-app)``, ``? Enable telemetry? › no
+/ yes``); a label that asks for input (``Enter ...:``,
 ``Username for ...:``); or an input field: a label with its default in
 parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
 to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
@@ -30,6 +33,9 @@ from .base import Verdict, cursor_line, quote
 PRESS_KEY = re.compile(r"(?i)\b(?:press|hit)\s+(?:<?enter>?|<?return>?|any key|a key)\b")
 YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
 CHOICE_GROUP = re.compile(r"[\[(]([^\])]+)[\])][\s?:]*$")
+# Answers spelled out with their key letter in brackets: "[y]es, [n]o, [A]ll, [N]one, [r]ename: ".
+LETTERED = re.compile(r"(?:\[\w\]\w*[\s,/|]+(?:or\s+)?)+\[\w\]\w*\s*[:?]?\s*$")
+LETTERED_ANSWER = re.compile(r"\[(\w)\](\w*)")
 
 
 def _options(group: str) -> tuple[str, ...]:
@@ -42,6 +48,12 @@ def _options(group: str) -> tuple[str, ...]:
     if inner.isalpha() and inner.islower() and len(inner) <= 8:
         return tuple(inner)
     return ()
+
+
+def _lettered(before: str) -> tuple[str, ...]:
+    """The answers of ``[y]es, [n]o, [r]ename``, each without its brackets."""
+    m = LETTERED.search(before)
+    return tuple(a + rest for a, rest in LETTERED_ANSWER.findall(m.group())) if m else ()
 
 
 def _grouped(before: str) -> tuple[str, ...]:
@@ -70,7 +82,11 @@ SHAPES = (
     Shape("a yes/no question", YES_NO, True, lambda before: _options(m.group(1)) if (m := YES_NO.search(before))
           else ()),
     Shape("a request for a key", PRESS_KEY, True, lambda before: ("Enter",)),
+    Shape("a choice of answers", LETTERED, True, _lettered),
     Shape("a question", re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$"), False, _grouped),
+    # Inquirer.js, questionary, InquirerPy and prompts start the row they ask on with "? "; the
+    # field follows (a default, a mask, "› no / yes"), so the row need not end in a question mark.
+    Shape("a prompt's question", re.compile(r"^\s*\?\s+\w"), False),
     Shape("a request for input", re.compile(
         r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login"
         r"|e-?mail)\b[^\n]*:\s*$"), False),
