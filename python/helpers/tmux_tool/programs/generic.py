@@ -27,7 +27,7 @@ from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .base import Profile, Verdict, quote
-from .questions import ask
+from .questions import ask, ask_in_frame
 
 PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?%")
 BAR = re.compile(r"[#=█▓▒░■━>]{5,}|\beta\b|\[Working\]", re.IGNORECASE)
@@ -49,6 +49,12 @@ class GenericProfile(Profile):
         if buttons := menus.find_buttons(snap):
             return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
+        if toggle := menus.find_toggle(snap):
+            choice, question = toggle
+            return self.verdict(Status.BLOCKED, f"{quote(question, 80)} offers the choice {quote(choice, 40)}",
+                                question, tuple(part.strip(" ●◉◼■○◯◻□") for part in re.split(r"\s[/|·•]\s", choice)))
+        if q := ask_in_frame(snap, self.name):
+            return q
         texts = [row for row in snap.lines if row.strip()][-LOOK_ROWS:]
         for row in reversed(texts):
             if sign := signs.activity(row):

@@ -120,3 +120,38 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
             return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text,
                            shape.options(before))
     return None
+
+
+RAIL = "│┃╎┆|└╰┗"
+RAIL_END = "└╰┗"
+FRAME_ROWS = 4
+ASKS = re.compile(r"[?:]\s*$")
+
+
+def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
+    """A question whose field is drawn on a rail below it, the cursor on the rail (``◆  What
+    is your project named?`` / ``│  ./my-app`` / ``└``, as @clack/prompts draws it), or None.
+
+    The cursor row (or, with the cursor parked on the blank row under it, the
+    rail's end) and every row between it and the question start with a rail
+    glyph and hold at most the field; the question row itself is off the rail
+    and ends in ``?`` or ``:``.
+    """
+    cl = cursor_line(snap)
+    here, start = cl.text.strip(), cl.row
+    if not here and 0 < cl.row <= len(snap.lines):  # parked on the blank row under the rail's end
+        start, here = cl.row - 1, snap.lines[cl.row - 1].strip()
+        if here[:1] not in RAIL_END:
+            return None
+    if not here or here[0] not in RAIL or len(cl.after.strip()) > 1:  # the cursor may stand on the rail glyph
+        return None
+    for y in range(start - 1, max(-1, start - 1 - FRAME_ROWS), -1):
+        text = snap.lines[y].strip() if 0 <= y < len(snap.lines) else ""
+        if text[:1] in RAIL and text:
+            continue
+        if not text or not ASKS.search(text):
+            return None
+        question = text.lstrip("".join(c for c in text[:2] if not c.isalnum()) + " ")
+        return Verdict(Status.BLOCKED, program, f"a question {quote(question)} waits for its field on the rail "
+                       "below it, the cursor there", question)
+    return None
