@@ -26,11 +26,15 @@ from dataclasses import dataclass
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus, signs
-from .base import Profile, Verdict, quote
+from .base import Profile, Verdict, cursor_line, quote
 from .questions import ask, ask_in_frame
 
 PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?%")
 BAR = re.compile(r"[#=█▓▒░■━>]{5,}|\beta\b|\[Working\]", re.IGNORECASE)
+NAMED_PROMPT = re.compile(r"^\((?P<a>[\w.-]+)\)$|^(?P<b>[\w.-]+)\s?>$")
+PROMPT_MAX = 24
+ANGLE_COUNT = re.compile(r"^[A-Za-z]\w{0,11}<\d{1,5}>$")
+SQUARE_COUNT = re.compile(r"^(?P<word>[A-Za-z]\w{0,11}) \[(?P<n>\d{1,5})\]:$")
 LOOK_ROWS = 6
 DIALOG_ROWS = 30
 
@@ -40,6 +44,9 @@ class GenericProfile(Profile):
     """Any program, judged by the signs all programs share."""
 
     def classify(self, snap: Snapshot) -> Verdict | None:
+        if prompt := _repl_prompt(snap, (self.name, snap.program)):
+            return self.verdict(Status.READY, f"{self.name}'s own prompt {quote(prompt)} is at the cursor with "
+                                "nothing typed")
         if q := ask(snap, self.name):
             return q
         menu = menus.find_menu(snap, max(0, len(snap.lines) - DIALOG_ROWS))
@@ -68,6 +75,34 @@ class GenericProfile(Profile):
             return self.verdict(Status.UNKNOWN, f"{self.name} holds the full screen and shows no question, dialog "
                                 "or sign of work")
         return self.verdict(Status.BUSY, f"{self.name} is running and shows no question at the cursor")
+
+
+def _repl_prompt(snap: Snapshot, names: tuple[str | None, ...]) -> str | None:
+    """The prompt of a REPL or debugger alone at the cursor, nothing typed after it, or None.
+
+    Three shapes say "prompt" whoever drew them: the program's own name as the
+    prompt (``(gdb)``, ``mysql>``), a prompt that counts its inputs in angle
+    brackets (``DB<1>``), and one that counts them in square brackets
+    (``In [2]:``) when the same word with a lower count heads an earlier row -
+    alone, ``Port [8080]:`` is a field with its default.  A program's output
+    that merely looks like some other REPL's prompt (``sqlite>`` printed by a
+    script) names neither the program nor its history.
+    """
+    cl = cursor_line(snap)
+    text = cl.before.strip()
+    if cl.after.strip() or not text or len(text) > PROMPT_MAX:
+        return None
+    named = NAMED_PROMPT.match(text)
+    if named and (named.group("a") or named.group("b")).lower() in {n.lower() for n in names if n}:
+        return text
+    if ANGLE_COUNT.match(text):
+        return text
+    if m := SQUARE_COUNT.match(text):
+        for y in range(cl.row - 1, -1, -1):
+            head = SQUARE_COUNT.match(snap.lines[y].split(":", 1)[0].strip() + ":")
+            if head and head.group("word") == m.group("word") and int(head.group("n")) < int(m.group("n")):
+                return text
+    return None
 
 
 def _progress(row: str) -> str | None:
