@@ -161,7 +161,13 @@ def _speaking(speaker: Profile, snap: Snapshot) -> Verdict:
         return v
     if snap.program is None and (shell := _exit_prompt(snap)):
         return _after_exit(speaker.name, snap, Verdict(shell.status, None, shell.evidence))
-    return ask(snap, speaker.name) or speaker.when_silent(snap)
+    if q := ask(snap, speaker.name):
+        return q
+    # A full screen the program's profile does not know is most likely a program it runs
+    # under its own name (git's editor): the signs every program shows speak for it.
+    if snap.alternate and speaker.kind != "program" and (v := generic(speaker.name).classify(snap)):
+        return v
+    return speaker.when_silent(snap)
 
 
 def _detect(snap: Snapshot, program: str | None) -> Verdict:

@@ -7,6 +7,10 @@ It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
 * a dialog - a menu with one marked option, curses buttons (``<Ok>``
   ``<Cancel>``), a key hint (``Enter to confirm``) - is ``blocked``;
 * a spinner, a running timer or a progress percentage is ``busy``;
+* on the full screen: a bar of shortcuts (``^X Exit``) under the text the
+  cursor is in is an editor waiting for keys, ``ready``; a status row that
+  tells which entry of how many is shown (``commit 1 of 3  100%``) is a
+  pager-like browser waiting for a key, ``blocked``;
 * anything else says nothing (the detector then decides from the facts:
   a full screen it cannot read is ``unknown``, a line program without a
   question is ``busy``).
@@ -35,6 +39,11 @@ NAMED_PROMPT = re.compile(r"^\((?P<a>[\w.-]+)\)$|^(?P<b>[\w.-]+)\s?>$")
 PROMPT_MAX = 24
 ANGLE_COUNT = re.compile(r"^[A-Za-z]\w{0,11}<\d{1,5}>$")
 SQUARE_COUNT = re.compile(r"^(?P<word>[A-Za-z]\w{0,11}) \[(?P<n>\d{1,5})\]:$")
+KEY = re.compile(r"(?:\^|\bM-)\S{1,2} [A-Za-z]")
+KEYS_IN_BAR = 4
+KEY_BAR_ROWS = 3
+POSITION = re.compile(r"\b\d+\s*(?:of|/)\s*\d+\b[^\n]*?\s\d{1,3}%\s*$")
+POSITION_ROWS = 2
 LOOK_ROWS = 6
 DIALOG_ROWS = 30
 
@@ -68,6 +77,12 @@ class GenericProfile(Profile):
                 return self.verdict(Status.BUSY, f"{quote(sign)} shows work in progress")
             if m := _progress(row):
                 return self.verdict(Status.BUSY, f"a progress figure {quote(m)} is on the screen")
+        if snap.alternate and (bar := _key_bar(snap)):
+            return self.verdict(Status.READY, f"{self.name} shows its key bar {quote(bar, 40)} and the cursor in its "
+                                "text: it waits for keys, like an editor")
+        if snap.alternate and (where := _position(snap)):
+            return self.verdict(Status.BLOCKED, f"{self.name} shows where it stands in a list {quote(where)} and "
+                                "waits for a key, like a pager", f"{self.name} waits for a key", ("q",))
         return None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
@@ -103,6 +118,28 @@ def _repl_prompt(snap: Snapshot, names: tuple[str | None, ...]) -> str | None:
             if head and head.group("word") == m.group("word") and int(head.group("n")) < int(m.group("n")):
                 return text
     return None
+
+
+def _key_bar(snap: Snapshot) -> str | None:
+    """The bar of shortcuts at the bottom of a full-screen program (``^G Help  ^O Write
+    Out  ^X Exit``, as nano and pico draw it), with the cursor in the text above it - not
+    on the prompt row by the bar, where such a program asks its questions ("File Name
+    to Write:") - or None."""
+    texts = [y for y in range(len(snap.lines)) if snap.lines[y].strip()][-KEY_BAR_ROWS:]
+    bar = [y for y in texts if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR]
+    if not bar or snap.cursor[1] >= bar[0] - 1:
+        return None
+    return snap.lines[bar[0]].strip()
+
+
+def _position(snap: Snapshot) -> str | None:
+    """A status row at the bottom telling which entry is shown of how many, and how far
+    down that is (``commit 1 of 3  100%``), or None."""
+    last = max((y for y in range(len(snap.lines)) if snap.lines[y].strip()), default=-1)
+    if last < snap.height - POSITION_ROWS:
+        return None
+    m = POSITION.search(snap.lines[last])
+    return m.group().strip() if m else None
 
 
 def _progress(row: str) -> str | None:
