@@ -14,8 +14,10 @@ whatever follows it (``? Project name (my-app)``, ``? Enable telemetry? › no
 parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
 to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
 
-A bare ``read -p 'Name: '`` matches none of these on purpose: "Name: " is
-equally the start of a progress line from a command still running.  Such a
+A label ending in ``:`` that holds a question word (``Deploy to which
+host:``) is a question without its question mark.  A bare ``read -p 'Name: '``
+matches none of these on purpose: "Name: " is equally the start of a progress
+line from a command still running.  Such a
 screen is reported busy; it becomes visible to the agent as a screen that
 stays still while ``wait`` runs out, with the text on it.
 """
@@ -90,6 +92,9 @@ SHAPES = (
     Shape("a request for input", re.compile(
         r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login"
         r"|e-?mail)\b[^\n]*:\s*$"), False),
+    # A question asked without its question mark: "Deploy to which host: ".
+    Shape("a question", re.compile(r"(?i)\b(?:what|which|where|who|whom|whose|how many|how much)\b[^\n]*:\s*$"),
+          False),
     Shape("an input field with a default", re.compile(
         r"\w[^\n]{0,80}?(?::\s*[\[(][^\[\]()\n]{0,80}[\])]|[\[(][^\[\]()\n]{0,80}[\])]\s*:)\s*$"), False),
 )
