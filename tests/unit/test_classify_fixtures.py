@@ -4,7 +4,9 @@ The fixtures are real captures (tests/fixtures/capture.py, capture_ai.py,
 capture_ai_extra.py), each labelled by looking at it: shells, REPLs, pagers,
 editors, monitors, both the pinned and the newest release of each AI CLI,
 and ordinary programs no profile knows (``unprofiled/``: npm, pip, apt-get,
-ssh, git, sudo, curses dialogs).  Every fixture is asserted - programs
+ssh, git, sudo, curses dialogs; ``heldout/``: prompt libraries, fzf, nano,
+tig, debuggers, servers, failed builds and tests, recorded and labelled
+before any rule was written for them).  Every fixture is asserted - programs
 without a profile are judged by the generic signs, which is exactly what
 users meet - and ``classify`` on the recorded text must say what ``detect``
 says on the pane.
