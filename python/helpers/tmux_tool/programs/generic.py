@@ -8,7 +8,9 @@ It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
   ``<Cancel>``), a key hint (``Enter to confirm``) - is ``blocked``;
 * a spinner, a running timer or a progress percentage is ``busy``;
 * on the full screen: a bar of shortcuts (``^X Exit``) under the text the
-  cursor is in is an editor waiting for keys, ``ready``; a status row that
+  cursor is in is an editor waiting for keys, ``ready``, and a label at the
+  cursor on the row above that bar (``Search:``) its question, ``blocked``;
+  a status row that
   tells which entry of how many is shown (``commit 1 of 3  100%``) is a
   pager-like browser waiting for a key, ``blocked``;
 * anything else says nothing (the detector then decides from the facts:
@@ -77,9 +79,17 @@ class GenericProfile(Profile):
                 return self.verdict(Status.BUSY, f"{quote(sign)} shows work in progress")
             if m := _progress(row):
                 return self.verdict(Status.BUSY, f"a progress figure {quote(m)} is on the screen")
-        if snap.alternate and (bar := _key_bar(snap)):
-            return self.verdict(Status.READY, f"{self.name} shows its key bar {quote(bar, 40)} and the cursor in its "
-                                "text: it waits for keys, like an editor")
+        if snap.alternate and (bar := _key_bar(snap)) is not None:
+            # Such a program asks its questions on the row right above the bar ("Search:",
+            # "File Name to Write:"); a cursor higher up is in the text being edited.
+            cl = cursor_line(snap)
+            asked = cl.before.strip()
+            if cl.row == bar - 1 and asked.endswith((":", "?")) and not cl.after.strip():
+                return self.verdict(Status.BLOCKED, f"{self.name} asks {quote(asked)} on the row above its key bar",
+                                    asked)
+            if cl.row < bar - 1:
+                return self.verdict(Status.READY, f"{self.name} shows its key bar {quote(snap.lines[bar], 40)} and "
+                                    "the cursor in its text: it waits for keys, like an editor")
         if snap.alternate and (where := _position(snap)):
             return self.verdict(Status.BLOCKED, f"{self.name} shows where it stands in a list {quote(where)} and "
                                 "waits for a key, like a pager", f"{self.name} waits for a key", ("q",))
@@ -120,16 +130,11 @@ def _repl_prompt(snap: Snapshot, names: tuple[str | None, ...]) -> str | None:
     return None
 
 
-def _key_bar(snap: Snapshot) -> str | None:
-    """The bar of shortcuts at the bottom of a full-screen program (``^G Help  ^O Write
-    Out  ^X Exit``, as nano and pico draw it), with the cursor in the text above it - not
-    on the prompt row by the bar, where such a program asks its questions ("File Name
-    to Write:") - or None."""
+def _key_bar(snap: Snapshot) -> int | None:
+    """The top row of the bar of shortcuts at the bottom of a full-screen program (``^G
+    Help  ^O Write Out  ^X Exit``, as nano and pico draw it), or None."""
     texts = [y for y in range(len(snap.lines)) if snap.lines[y].strip()][-KEY_BAR_ROWS:]
-    bar = [y for y in texts if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR]
-    if not bar or snap.cursor[1] >= bar[0] - 1:
-        return None
-    return snap.lines[bar[0]].strip()
+    return next((y for y in texts if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR), None)
 
 
 def _position(snap: Snapshot) -> str | None:
