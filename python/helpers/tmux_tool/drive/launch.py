@@ -22,13 +22,13 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import State
-from ..judgement.stillness import Stillness
 from ..private import markers, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile, squash
 from ..sessions import observe
 from ..sessions.context import Context, Target
+from ..sessions.observe import POLL
 from ..transport import keyboard, panes
 from .transcript import next_screen
 
@@ -36,7 +36,6 @@ SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NO
                       "LINES"})
 PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
-POLL = 0.05
 PAGERS = ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER")  # set to cat in private shells
 
 
@@ -132,13 +131,11 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = time.monotonic() + timeout
-    still = Stillness()
     answered: list[str] = []
     settle = settle_for(profile, starting=True)
+    looks = observe.looks(ctx, target)
     while True:
-        st = observe.state_of(ctx, target)
-        now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now, status=st.status)
+        st, now, still = next(looks)
         steady = still.steady(now)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
@@ -153,8 +150,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             _press_one_by_one(ctx, target, list(keys))
             if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
                 answered.append(dialog.name)
-            still = Stillness()  # what the keys bring is a new screen
-            time.sleep(POLL)
+            still.restart()  # what the keys bring is a new screen
             continue
         if profile.kind == "monitor" and st.snap is not None and profile.classify(st.snap) is not None:
             # Its own frame is drawn (after it took the terminal for its keys); it never holds still.
@@ -175,7 +171,6 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             return result("start", target, st, ok=False,
                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
                            hint="wait for it with wait, or read its screen", answered=answered)
-        time.sleep(POLL)
 
 
 def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:

@@ -15,13 +15,13 @@ from ..core.messages import message
 from ..core.result import Result
 from ..core.status import Status
 from ..judgement.state import State
-from ..judgement.stillness import Stillness
 from ..private.server import Shell
 from ..programs import Profile
 from ..sessions import observe
 from ..sessions.context import Context, Target
+from ..sessions.observe import POLL
 from ..transport import keyboard, panes
-from .launch import POLL, TURN_START, press_submit, result, settle_for
+from .launch import TURN_START, press_submit, result, settle_for
 
 SCROLLBACK_LINES = 2000
 
@@ -74,11 +74,5 @@ def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) ->
 def _await_repl_done(ctx: Context, target: Target, profile: Profile, deadline: float) -> State:
     """Ready (or blocked, or dead) and holding still for the profile's settle time."""
     settle = settle_for(profile)
-    still = Stillness()
-    while True:
-        st = observe.state_of(ctx, target)
-        now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now, status=st.status)
-        if still.settled(st, now, settle) or now >= deadline:
-            return st
-        time.sleep(POLL)
+    return next(st for st, now, still in observe.looks(ctx, target)
+                if still.settled(st, now, settle) or now >= deadline)

@@ -31,16 +31,17 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import State
-from ..judgement.stillness import ENDED, Stillness
+from ..judgement.stillness import ENDED
 from ..private.server import Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..sessions import observe
 from ..sessions.context import Context, Target
+from ..sessions.observe import POLL
 from ..transport import keyboard, panes
 from . import repl, transcript
-from .launch import PASTE_SHOWN, POLL, TURN_START, press_submit, program_session, result, settle_for
+from .launch import PASTE_SHOWN, TURN_START, press_submit, program_session, result, settle_for
 from .transcript import Anchor
 
 SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
@@ -298,11 +299,9 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
     reading the pages overlaps with it.
     """
     settle = settle_for(profile)
-    still = Stillness()
+    looks = observe.looks(ctx, target)
     while True:
-        st = observe.state_of(ctx, target)
-        now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now, status=st.status)
+        st, now, still = next(looks)
         seen_busy = seen_busy or st.status == Status.BUSY
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
@@ -311,7 +310,6 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
             return Ended(st, seen_busy)
         if glance.paged and st.status == Status.READY and quiet < settle:
             return Ended(st, seen_busy, now - still.steady(now) + quiet)
-        time.sleep(POLL)
 
 
 def _still_until(target: Target, shown: str, until: float) -> bool:

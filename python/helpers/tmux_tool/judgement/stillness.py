@@ -43,6 +43,11 @@ class Stillness:
         if status is not None and status != self.status:
             self.status, self.judged_since = status, now
 
+    def restart(self) -> None:
+        """Forget what was seen: the next look is a new screen (keys were just pressed into it)."""
+        self.first = self.digest = self.status = None
+        self.since = self.judged_since = 0.0
+
     def held(self, now: float) -> float:
         """Seconds the current screen has been unchanged."""
         return now - self.since

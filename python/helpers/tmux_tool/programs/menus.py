@@ -43,8 +43,8 @@ HINT = re.compile(
 )
 BUTTON = re.compile(r"<\s*[A-Za-z][\w .'-]{0,18}?\s*>")
 BOX_CHARS = re.compile(r"[│┃║┌┐└┘├┤┬┴┼─━╭╮╰╯▒▮░█↑↓]")
-FULL_RULE = re.compile(r"^─{20,}$")
-TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialog's title, its close key right  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
+FULL_RULE = re.compile(r"^─{20,}$")  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
+TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialog's title, its close key right
 
 
 def unbox(row: str) -> str:

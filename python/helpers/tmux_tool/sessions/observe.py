@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -52,6 +53,18 @@ def state_of(ctx: Context, target: Target, *, settle: bool = False) -> State:
             again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
         return again
     return st
+
+
+def looks(ctx: Context, target: Target) -> Iterator[tuple[State, float, Stillness]]:
+    """Look at ``target`` every ``POLL`` seconds for as long as the caller reads on: each state,
+    when it was seen, and how long the screen and its judgement have held still."""
+    still = Stillness()
+    while True:
+        st = state_of(ctx, target)
+        now = time.monotonic()
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
+        yield st, now, still
+        time.sleep(POLL)
 
 
 def _private_state(ctx: Context, target: Target) -> State:
