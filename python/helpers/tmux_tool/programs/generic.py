@@ -2,17 +2,20 @@
 
 It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
 
+* its own REPL prompt at the cursor - one that names it (``(gdb)``) or
+  counts its inputs (``DB<1>``, ``In [2]:`` after ``In [1]:``) - is ``ready``;
 * a question at the cursor (password, yes/no, ``label: (default)``,
-  ``Username for …:``) is ``blocked``, the question quoted;
-* a dialog - a menu with one marked option, curses buttons (``<Ok>``
-  ``<Cancel>``), a key hint (``Enter to confirm``) - is ``blocked``;
+  ``Username for …:``, a prompt library's ``? `` row) or over a rail field
+  is ``blocked``, the question quoted;
+* a dialog - a menu with one marked option, an inline choice (``● Yes / ○
+  No``), curses buttons (``<Ok>`` ``<Cancel>``), a key hint (``Enter to
+  confirm``) - is ``blocked``;
 * a spinner, a running timer or a progress percentage is ``busy``;
-* on the full screen: a bar of shortcuts (``^X Exit``) under the text the
+* on the full screen, a bar of shortcuts (``^X Exit``) under the text the
   cursor is in is an editor waiting for keys, ``ready``, and a label at the
-  cursor on the row above that bar (``Search:``) its question, ``blocked``;
-  a status row that
-  tells which entry of how many is shown (``commit 1 of 3  100%``) is a
-  pager-like browser waiting for a key, ``blocked``;
+  cursor right above that bar (``Search:``) its question, ``blocked``; a
+  status row telling which entry of how many is shown (``commit 1 of 3
+  100%``) is a browser waiting for a key like a pager, ``blocked``;
 * anything else says nothing (the detector then decides from the facts:
   a full screen it cannot read is ``unknown``, a line program without a
   question is ``busy``).
@@ -68,9 +71,8 @@ class GenericProfile(Profile):
             return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with buttons "
                                 f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
         if toggle := menus.find_toggle(snap):
-            choice, question = toggle
-            return self.verdict(Status.BLOCKED, f"{quote(question, 80)} offers the choice {quote(choice, 40)}",
-                                question, tuple(part.strip(" ●◉◼■○◯◻□") for part in re.split(r"\s[/|·•]\s", choice)))
+            return self.verdict(Status.BLOCKED, f"{quote(toggle.question, 80)} offers {' / '.join(toggle.options)}; "
+                                f"{quote(toggle.selected, 40)} is chosen", toggle.question, toggle.options)
         if q := ask_in_frame(snap, self.name):
             return q
         texts = [row for row in snap.lines if row.strip()][-LOOK_ROWS:]
@@ -79,21 +81,7 @@ class GenericProfile(Profile):
                 return self.verdict(Status.BUSY, f"{quote(sign)} shows work in progress")
             if m := _progress(row):
                 return self.verdict(Status.BUSY, f"a progress figure {quote(m)} is on the screen")
-        if snap.alternate and (bar := _key_bar(snap)) is not None:
-            # Such a program asks its questions on the row right above the bar ("Search:",
-            # "File Name to Write:"); a cursor higher up is in the text being edited.
-            cl = cursor_line(snap)
-            asked = cl.before.strip()
-            if cl.row == bar - 1 and asked.endswith((":", "?")) and not cl.after.strip():
-                return self.verdict(Status.BLOCKED, f"{self.name} asks {quote(asked)} on the row above its key bar",
-                                    asked)
-            if cl.row < bar - 1:
-                return self.verdict(Status.READY, f"{self.name} shows its key bar {quote(snap.lines[bar], 40)} and "
-                                    "the cursor in its text: it waits for keys, like an editor")
-        if snap.alternate and (where := _position(snap)):
-            return self.verdict(Status.BLOCKED, f"{self.name} shows where it stands in a list {quote(where)} and "
-                                "waits for a key, like a pager", f"{self.name} waits for a key", ("q",))
-        return None
+        return _full_screen(self, snap) if snap.alternate else None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if snap.alternate:
@@ -127,6 +115,26 @@ def _repl_prompt(snap: Snapshot, names: tuple[str | None, ...]) -> str | None:
             head = SQUARE_COUNT.match(snap.lines[y].split(":", 1)[0].strip() + ":")
             if head and head.group("word") == m.group("word") and int(head.group("n")) < int(m.group("n")):
                 return text
+    return None
+
+
+def _full_screen(profile: GenericProfile, snap: Snapshot) -> Verdict | None:
+    """A full-screen program's key bar (an editor, or its question right above the bar)
+    or its entry-of-count status row (a browser), or None."""
+    if (bar := _key_bar(snap)) is not None:
+        # Such a program asks on the row right above its bar ("Search:", "File Name to
+        # Write:"); a cursor higher up is in the text being edited.
+        cl = cursor_line(snap)
+        asked = cl.before.strip()
+        if cl.row == bar - 1 and asked.endswith((":", "?")) and not cl.after.strip():
+            return profile.verdict(Status.BLOCKED, f"{profile.name} asks {quote(asked)} on the row above its key "
+                                   "bar", asked)
+        if cl.row < bar - 1:
+            return profile.verdict(Status.READY, f"{profile.name} shows its key bar {quote(snap.lines[bar], 40)} "
+                                   "and the cursor in its text: it waits for keys, like an editor")
+    if where := _position(snap):
+        return profile.verdict(Status.BLOCKED, f"{profile.name} shows where it stands in a list {quote(where)} "
+                               "and waits for a key, like a pager", f"{profile.name} waits for a key", ("q",))
     return None
 
 

@@ -29,9 +29,9 @@ MARKS = "❯›>●→▶▸➜◉"
 MARKED = re.compile(rf"^(?P<pad>\s*)(?P<mark>[{MARKS}])\s+(?P<label>\S.*)$")
 # The other options of a radio list or checklist carry an empty glyph in the marker's column
 # ("● TypeScript" over "○ JavaScript"); an inline choice shows both on one row ("● Yes / ○ No").
-UNMARKED = re.compile(r"^(?:[○◯◻□◇]|\[ \]|\( \))\s+\S")
-UNMARKED_GLYPH = re.compile(r"^(?:[○◯◻□◇]|\[ \]|\( \))\s+")
-TOGGLE = re.compile(r"[●◉◼■]\s+\w[^\n]*?\s[/|·•]\s+[○◯◻□]\s+\w|[○◯◻□]\s+\w[^\n]*?\s[/|·•]\s+[●◉◼■]\s+\w")
+UNMARKED = re.compile(r"^(?:[○◯◻□◇]|\[ \]|\( \))\s+(?=\S)")
+FILLED, EMPTY = "●◉◼■", "○◯◻□"
+TOGGLE = re.compile(rf"[{FILLED}]\s+\w[^\n]*?\s[/|·•]\s+[{EMPTY}]\s+\w|[{EMPTY}]\s+\w[^\n]*?\s[/|·•]\s+[{FILLED}]\s+\w")
 NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\[\d{1,2}\])\s+\S")
 FIRST = re.compile(r"^(?:1[.)]|\[1\])\s")
 MENU_SPAN = 16  # rows an option list may take, descriptions and gaps included
@@ -171,7 +171,7 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
         if len(members) < 2:
             continue
         labels = [unbox(rows[i]).strip() for i in members]
-        labels = [m.group("label").strip() if i == y else UNMARKED_GLYPH.sub("", text)
+        labels = [m.group("label").strip() if i == y else UNMARKED.sub("", text)
                   for i, text in zip(members, labels, strict=True)]
         numbered = all(NUMBERED.match(label) for label in labels)
         last = members[-1]
@@ -185,13 +185,16 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
     return None
 
 
-def find_toggle(snap: Snapshot, rows: int = 4) -> tuple[str, str] | None:
-    """An inline choice among the lowest ``rows`` rows of text (``● Yes / ○ No``): the
-    row with the choice and the question above it, or None."""
+def find_toggle(snap: Snapshot, rows: int = 4) -> Menu | None:
+    """An inline choice among the lowest ``rows`` rows of text (``● Yes / ○ No``), as a
+    menu of one row with the question above it, or None."""
     texts = [y for y in range(len(snap.lines)) if snap.lines[y].strip()][-rows:]
     for y in reversed(texts):
         if TOGGLE.search(snap.lines[y]):
-            return plain(snap.lines[y]), _question_above(snap.lines, y, 0)
+            parts = [part.strip() for part in re.split(r"\s[/|·•]\s", plain(snap.lines[y]))]
+            chosen = next((part for part in parts if part[:1] in FILLED), parts[0])
+            options = tuple(part.lstrip(FILLED + EMPTY).strip() for part in parts)
+            return Menu(_question_above(snap.lines, y, 0), options, chosen.lstrip(FILLED).strip(), y, y, False)
     return None
 
 
