@@ -131,6 +131,7 @@ RAIL = "│┃╎┆|└╰┗"
 RAIL_END = "└╰┗"
 FRAME_ROWS = 4
 ASKS = re.compile(r"[?:]\s*$")
+LEAD_GLYPH = re.compile(r"^[^\w\s]\s+")  # the step's mark before the question ("◆  ")
 
 
 def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
@@ -156,7 +157,7 @@ def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
             continue
         if not text or not ASKS.search(text):
             return None
-        question = text.lstrip("".join(c for c in text[:2] if not c.isalnum()) + " ")
+        question = LEAD_GLYPH.sub("", text)
         return Verdict(Status.BLOCKED, program, f"a question {quote(question)} waits for its field on the rail "
                        "below it, the cursor there", question)
     return None

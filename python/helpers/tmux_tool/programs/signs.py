@@ -52,7 +52,7 @@ EXIT_ERROR = re.compile(
     r"|\bis required\b|\bare you root\b|\bnot permitted\b|\btimed out\b|\bECONN[A-Z]+\b|\b(?:fatal|panic|abort)\w*\b"
     r"|\bkilled\b|\bsegmentation fault\b|\bcore dumped\b|\btraceback\b|\bterminated\b|\bbus error\b"
     r"|\billegal instruction\b|^\s*E:\s|\*\*\*|\bStop\.$|^usage:|\b[A-Z_]*NOT_FOUND\b"
-    r"|^\s+at \S.*:\d+:\d+\)?\s*\{?$|^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b:?"
+    r"|^\s+at \S.*:\d+:\d+\)?\s*\{?$|(?-i:^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)"
 )
 CRASH = re.compile(r"(?i)\b(?:killed|segmentation fault|core dumped|aborted|terminated)")
 CRASH_ROWS = 3
