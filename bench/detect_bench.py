@@ -15,6 +15,11 @@ person (program, version, size, how it was made).  Each is judged three ways:
   ``ready`` screens of AI CLIs are expected wrong here; what matters is
   that no busy or blocked screen reads ``ready``.
 
+The held-out folder (``heldout/``: prompt libraries, terminal tools,
+debuggers, failed commands) was recorded and labelled before any rule was
+written for it; it gets its own line in every mode, so a change that helps
+the screens the rules were built from but hurts unseen ones shows.
+
 For each: accuracy per program folder and per labelled status, the wrong
 verdicts, and the count of **premature ready** - a screen labelled busy or
 blocked that the detector calls ``ready`` (the costly mistake: an agent would
@@ -42,6 +47,7 @@ from python.helpers.tmux_tool.programs import classify, profile_for
 from python.helpers.tmux_tool.screen import snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "screens"
+HELD_OUT = "heldout"
 UNKNOWN = "some-new-program"
 MODES = ("recorded", "plain", "generic")
 
@@ -67,9 +73,11 @@ def judge(fx: dict[str, object], mode: str) -> dict[str, object]:
 
 def report(fixtures: list[tuple[str, dict[str, object]]], mode: str, show_wrong: bool) -> None:
     if mode == "generic":
-        fixtures = [(n, fx) for n, fx in fixtures if n.split("/")[0] == "unprofiled" or profile_kind(fx) == "ai"]
+        fixtures = [(n, fx) for n, fx in fixtures
+                    if n.split("/")[0] in ("unprofiled", HELD_OUT) or profile_kind(fx) == "ai"]
     by_program: dict[str, Counter[str]] = defaultdict(Counter)
     by_status: dict[str, Counter[str]] = defaultdict(Counter)
+    held_out: dict[str, Counter[str]] = defaultdict(Counter)
     wrong: list[str] = []
     premature: list[str] = []
     for name, fx in fixtures:
@@ -79,6 +87,8 @@ def report(fixtures: list[tuple[str, dict[str, object]]], mode: str, show_wrong:
         folder = name.split("/")[0]
         by_program[folder]["right" if ok else "wrong"] += 1
         by_status[want]["right" if ok else "wrong"] += 1
+        if folder == HELD_OUT:
+            held_out[want]["right" if ok else "wrong"] += 1
         if not ok:
             wrong.append(f"  {name}: labelled {want}, said {got['status']} ({str(got['evidence'])[:90]})")
             if got["status"] == "ready" and want in ("busy", "blocked"):
@@ -90,6 +100,11 @@ def report(fixtures: list[tuple[str, dict[str, object]]], mode: str, show_wrong:
                                         for k, c in sorted(by_program.items())))
     print("  per status:  " + ", ".join(f"{k} {by_status[k]['right']}/{sum(by_status[k].values())}"
                                         for k in list(Status) if by_status[k]))
+    if held_out:
+        early = sum(n.startswith(HELD_OUT + "/") for n in premature)
+        print(f"  held-out:    {sum(c['right'] for c in held_out.values())}/{sum(sum(c.values()) for c in held_out.values())}"
+              " right, " + ", ".join(f"{k} {held_out[k]['right']}/{sum(held_out[k].values())}"
+                                     for k in list(Status) if held_out[k]) + f"; premature ready {early}")
     if premature:
         print("  premature ready: " + ", ".join(premature))
     if show_wrong and wrong:

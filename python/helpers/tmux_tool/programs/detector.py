@@ -78,10 +78,11 @@ def _exit_sign(snap: Snapshot, rows: int) -> str | None:
     """
     seen = 0
     for y in range(cursor_line(snap).row - 1, -1, -1):
-        text = row(snap, y).strip()
+        line = row(snap, y).rstrip()  # indentation kept: a stack frame is "    at f (file:1:2)"
+        text = line.strip()
         if not text:
             continue
-        if signs.exit_error(text):  # before the prompt test: "> Killed" reads like a prompt row
+        if signs.exit_error(line):  # before the prompt test: "> Killed" reads like a prompt row
             return text
         split = split_prompt(text)
         if split and split[1]:
@@ -160,7 +161,13 @@ def _speaking(speaker: Profile, snap: Snapshot) -> Verdict:
         return v
     if snap.program is None and (shell := _exit_prompt(snap)):
         return _after_exit(speaker.name, snap, Verdict(shell.status, None, shell.evidence))
-    return ask(snap, speaker.name) or speaker.when_silent(snap)
+    if q := ask(snap, speaker.name):
+        return q
+    # A full screen the program's profile does not know is most likely a program it runs
+    # under its own name (git's editor): the signs every program shows speak for it.
+    if snap.alternate and speaker.kind != "program" and (v := generic(speaker.name).classify(snap)):
+        return v
+    return speaker.when_silent(snap)
 
 
 def _detect(snap: Snapshot, program: str | None) -> Verdict:

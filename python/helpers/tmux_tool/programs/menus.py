@@ -27,6 +27,11 @@ BOX_EDGES = "│┃║"
 RULE_CHARS = set("─━═╌┄╍┅-—_▀▄ ")
 MARKS = "❯›>●→▶▸➜◉"
 MARKED = re.compile(rf"^(?P<pad>\s*)(?P<mark>[{MARKS}])\s+(?P<label>\S.*)$")
+# The other options of a radio list or checklist carry an empty glyph in the marker's column
+# ("● TypeScript" over "○ JavaScript"); an inline choice shows both on one row ("● Yes / ○ No").
+UNMARKED = re.compile(r"^(?:[○◯◻□◇]|\[ \]|\( \))\s+(?=\S)")
+FILLED, EMPTY = "●◉◼■", "○◯◻□"
+TOGGLE = re.compile(rf"[{FILLED}]\s+\w[^\n]*?\s[/|·•]\s+[{EMPTY}]\s+\w|[{EMPTY}]\s+\w[^\n]*?\s[/|·•]\s+[{FILLED}]\s+\w")
 NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\[\d{1,2}\])\s+\S")
 FIRST = re.compile(r"^(?:1[.)]|\[1\])\s")
 MENU_SPAN = 16  # rows an option list may take, descriptions and gaps included
@@ -93,7 +98,8 @@ def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: 
     A sibling starts in the marked row's label column (give or take a
     two-cell check mark); deeper rows are descriptions of the option above;
     one blank row may separate options; anything at or left of the marker's
-    column ends the list.  Options of a ``numbered`` list are numbered: a row
+    column ends the list, except an option of a radio list or checklist whose
+    empty glyph (``○``, ``[ ]``) stands in that column.  Options of a ``numbered`` list are numbered: a row
     without a number in that column is the question or a note, and the list
     starts at its ``1.``.
     """
@@ -114,6 +120,12 @@ def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: 
         if MARKED.match(text):
             return [], 0  # a second marked row: a transcript, not a menu with one current choice
         indent = _indent(text)
+        if indent == mark_col and not numbered and UNMARKED.match(text.strip()):
+            found.append(i)  # an unchosen option of a radio list, its empty glyph where the marker is
+            gaps += blanks
+            blanks = 0
+            i += step
+            continue
         if indent <= mark_col:
             break
         if label_col - 1 <= indent <= label_col + 2 and not HINT.search(text):
@@ -159,7 +171,8 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
         if len(members) < 2:
             continue
         labels = [unbox(rows[i]).strip() for i in members]
-        labels = [m.group("label").strip() if i == y else text for i, text in zip(members, labels, strict=True)]
+        labels = [m.group("label").strip() if i == y else UNMARKED.sub("", text)
+                  for i, text in zip(members, labels, strict=True)]
         numbered = all(NUMBERED.match(label) for label in labels)
         last = members[-1]
         tail = [unbox(r).strip() for r in rows[last + 1 : stop]]
@@ -169,6 +182,19 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
         if numbered or hinted or ((on_cursor or bottom) and not gaps_above + gaps_below):
             question = _question_above(rows, members[0], max(start, 0))
             return Menu(question, tuple(labels), m.group("label").strip(), members[0], last, numbered)
+    return None
+
+
+def find_toggle(snap: Snapshot, rows: int = 4) -> Menu | None:
+    """An inline choice among the lowest ``rows`` rows of text (``● Yes / ○ No``), as a
+    menu of one row with the question above it, or None."""
+    texts = [y for y in range(len(snap.lines)) if snap.lines[y].strip()][-rows:]
+    for y in reversed(texts):
+        if TOGGLE.search(snap.lines[y]):
+            parts = [part.strip() for part in re.split(r"\s[/|·•]\s", plain(snap.lines[y]))]
+            chosen = next((part for part in parts if part[:1] in FILLED), parts[0])
+            options = tuple(part.lstrip(FILLED + EMPTY).strip() for part in parts)
+            return Menu(_question_above(snap.lines, y, 0), options, chosen.lstrip(FILLED).strip(), y, y, False)
     return None
 
 

@@ -1,4 +1,8 @@
-"""The Node.js REPL: ``> `` prompt, ``... `` continuation.
+"""The Node.js REPL: ``> `` prompt, ``... `` continuation; ``debug> `` of ``node inspect``.
+
+The debugger built into Node (``node inspect app.js``) is a REPL of its own
+under the same executable and waits at ``debug> `` just the same (as
+``(Pdb) `` does inside Python).
 
 While text is typed Node previews the value in grey on the row below the
 input; the cursor stays on the input row, so the typed text (not the preview)
@@ -19,7 +23,7 @@ PROFILES = (
         paste=True,
         exit_steps=(("keys", "C-d"),),
         rank=20,
-        prompts=("> ",),
+        prompts=("> ", "debug> "),
         continuations=("... ",),
     ),
 )

@@ -5,14 +5,19 @@ that printed part of a line and went on working.  So a question is only
 recognised by its *shape* at the end of the text left of the cursor, with
 nothing typed after it: a password/passphrase label ending in ``:``; a yes/no
 choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
-RETURN / any key"; a sentence ending in ``?`` (optionally followed by a
-default in brackets); a label that asks for input (``Enter ...:``,
+RETURN / any key"; answers with their key letter in brackets (``[y]es, [n]o,
+[r]ename:``); a sentence ending in ``?`` (optionally followed by a default in
+brackets); the row of a prompt library's question, which starts with ``? ``
+whatever follows it (``? Project name (my-app)``, ``? Enable telemetry? › no
+/ yes``); a label that asks for input (``Enter ...:``,
 ``Username for ...:``); or an input field: a label with its default in
 parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
 to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
 
-A bare ``read -p 'Name: '`` matches none of these on purpose: "Name: " is
-equally the start of a progress line from a command still running.  Such a
+A label ending in ``:`` that holds a question word (``Deploy to which
+host:``) is a question without its question mark.  A bare ``read -p 'Name: '``
+matches none of these on purpose: "Name: " is equally the start of a progress
+line from a command still running.  Such a
 screen is reported busy; it becomes visible to the agent as a screen that
 stays still while ``wait`` runs out, with the text on it.
 """
@@ -30,6 +35,9 @@ from .base import Verdict, cursor_line, quote
 PRESS_KEY = re.compile(r"(?i)\b(?:press|hit)\s+(?:<?enter>?|<?return>?|any key|a key)\b")
 YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
 CHOICE_GROUP = re.compile(r"[\[(]([^\])]+)[\])][\s?:]*$")
+# Answers spelled out with their key letter in brackets: "[y]es, [n]o, [A]ll, [N]one, [r]ename: ".
+LETTERED = re.compile(r"(?:\[\w\]\w*[\s,/|]+(?:or\s+)?)+\[\w\]\w*\s*[:?]?\s*$")
+LETTERED_ANSWER = re.compile(r"\[(\w)\](\w*)")
 
 
 def _options(group: str) -> tuple[str, ...]:
@@ -42,6 +50,12 @@ def _options(group: str) -> tuple[str, ...]:
     if inner.isalpha() and inner.islower() and len(inner) <= 8:
         return tuple(inner)
     return ()
+
+
+def _lettered(before: str) -> tuple[str, ...]:
+    """The answers of ``[y]es, [n]o, [r]ename``, each without its brackets."""
+    m = LETTERED.search(before)
+    return tuple(a + rest for a, rest in LETTERED_ANSWER.findall(m.group())) if m else ()
 
 
 def _grouped(before: str) -> tuple[str, ...]:
@@ -70,10 +84,17 @@ SHAPES = (
     Shape("a yes/no question", YES_NO, True, lambda before: _options(m.group(1)) if (m := YES_NO.search(before))
           else ()),
     Shape("a request for a key", PRESS_KEY, True, lambda before: ("Enter",)),
+    Shape("a choice of answers", LETTERED, True, _lettered),
     Shape("a question", re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$"), False, _grouped),
+    # Inquirer.js, questionary, InquirerPy and prompts start the row they ask on with "? "; the
+    # field follows (a default, a mask, "› no / yes"), so the row need not end in a question mark.
+    Shape("a prompt's question", re.compile(r"^\s*\?\s+\w"), False),
     Shape("a request for input", re.compile(
         r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login"
         r"|e-?mail)\b[^\n]*:\s*$"), False),
+    # A question asked without its question mark: "Deploy to which host: ".
+    Shape("a question", re.compile(r"(?i)\b(?:what|which|where|who|whom|whose|how many|how much)\b[^\n]*:\s*$"),
+          False),
     Shape("an input field with a default", re.compile(
         r"\w[^\n]{0,80}?(?::\s*[\[(][^\[\]()\n]{0,80}[\])]|[\[(][^\[\]()\n]{0,80}[\])]\s*:)\s*$"), False),
 )
@@ -103,4 +124,40 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
         if shape.pattern.search(before):
             return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text,
                            shape.options(before))
+    return None
+
+
+RAIL = "│┃╎┆|└╰┗"
+RAIL_END = "└╰┗"
+FRAME_ROWS = 4
+ASKS = re.compile(r"[?:]\s*$")
+LEAD_GLYPH = re.compile(r"^[^\w\s]\s+")  # the step's mark before the question ("◆  ")
+
+
+def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
+    """A question whose field is drawn on a rail below it, the cursor on the rail (``◆  What
+    is your project named?`` / ``│  ./my-app`` / ``└``, as @clack/prompts draws it), or None.
+
+    The cursor row (or, with the cursor parked on the blank row under it, the
+    rail's end) and every row between it and the question start with a rail
+    glyph and hold at most the field; the question row itself is off the rail
+    and ends in ``?`` or ``:``.
+    """
+    cl = cursor_line(snap)
+    here, start = cl.text.strip(), cl.row
+    if not here and 0 < cl.row <= len(snap.lines):  # parked on the blank row under the rail's end
+        start, here = cl.row - 1, snap.lines[cl.row - 1].strip()
+        if here[:1] not in RAIL_END:
+            return None
+    if not here or here[0] not in RAIL or len(cl.after.strip()) > 1:  # the cursor may stand on the rail glyph
+        return None
+    for y in range(start - 1, max(-1, start - 1 - FRAME_ROWS), -1):
+        text = snap.lines[y].strip() if 0 <= y < len(snap.lines) else ""
+        if text[:1] in RAIL and text:
+            continue
+        if not text or not ASKS.search(text):
+            return None
+        question = LEAD_GLYPH.sub("", text)
+        return Verdict(Status.BLOCKED, program, f"a question {quote(question)} waits for its field on the rail "
+                       "below it, the cursor there", question)
     return None

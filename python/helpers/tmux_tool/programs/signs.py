@@ -52,7 +52,7 @@ EXIT_ERROR = re.compile(
     r"|\bis required\b|\bare you root\b|\bnot permitted\b|\btimed out\b|\bECONN[A-Z]+\b|\b(?:fatal|panic|abort)\w*\b"
     r"|\bkilled\b|\bsegmentation fault\b|\bcore dumped\b|\btraceback\b|\bterminated\b|\bbus error\b"
     r"|\billegal instruction\b|^\s*E:\s|\*\*\*|\bStop\.$|^usage:|\b[A-Z_]*NOT_FOUND\b"
-    r"|^\s+at \S.*:\d+:\d+\)?\s*\{?$"
+    r"|^\s+at \S.*:\d+:\d+\)?\s*\{?$|(?-i:^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)"
 )
 CRASH = re.compile(r"(?i)\b(?:killed|segmentation fault|core dumped|aborted|terminated)")
 CRASH_ROWS = 3
@@ -96,8 +96,10 @@ def error_line(text: str) -> bool:
 
 def exit_error(text: str) -> bool:
     """Whether a row a program printed before it exited reads as a failure or crash
-    (a warning, however alarming its words, is not one)."""
-    return bool(EXIT_ERROR.search(text)) and not WARNING.match(text)
+    (a warning, however alarming its words, is not one): an error word, an exception's
+    class name (``TypeError:``, ``java.io.IOException``), a stack frame."""
+    stripped = text.strip()  # indentation may matter (a stack frame), the rest is read without it
+    return bool(EXIT_ERROR.search(text) or EXIT_ERROR.search(stripped)) and not WARNING.match(stripped)
 
 
 def _reddish(colour: str) -> bool:
