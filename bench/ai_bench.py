@@ -44,6 +44,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from floors import kill_server
+
 from tests.e2e.clis import homes, versions
 from tests.e2e.model_server import ModelServer, Reply
 
@@ -225,7 +227,7 @@ def main() -> None:
                 for size in SIZES:
                     results.append(bench_session(name, version, size, turns, call, Path(workdir.name)))
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        kill_server(socket)
         workdir.cleanup()
     report(results, floor)
 

@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from floors import REPO, end_tool, isolated_tool, line, python_start
+from floors import REPO, end_tool, isolated_tool, kill_server, line, python_start
 
 from python.helpers.tmux_tool.frontends import relay
 
@@ -120,10 +120,7 @@ def main() -> None:
               + f"  (in-process pair {statistics.median(pairs_in) * 1000:.1f} ms)")
     finally:
         relay.ask(b"stop", os.environ, str(REPO))
-        subprocess.run(["tmux", "-L", shared_socket, "kill-server"], capture_output=True, timeout=10,
-                       check=False)
-        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / shared_socket).unlink(
-            missing_ok=True)
+        kill_server(shared_socket)
         shutil.rmtree(home, ignore_errors=True)
         end_tool(socket, state)
 

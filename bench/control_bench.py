@@ -24,6 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from floors import kill_server
+
 
 def median_ms(step: Callable[[], object], n: int) -> float:
     times = []
@@ -64,9 +66,7 @@ def main() -> None:
             cost = median_ms(step, n)
             print(f"{name} x{n}: median {cost:.2f} ms = {cost / floor:.2f} x floor")
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
-        # tmux leaves the socket file of an ended server behind; this one is ours.
-        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
+        kill_server(socket)
         scratch.cleanup()
 
 

@@ -83,10 +83,7 @@ class Server:
         return time.perf_counter() - t0
 
     def kill(self) -> None:
-        subprocess.run([self.tmux, "-L", self.socket, "kill-server"], capture_output=True, timeout=10,
-                       check=False)
-        base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-        (base / self.socket).unlink(missing_ok=True)
+        kill_server(self.socket, self.tmux)
         shutil.rmtree(self.conf.parent, ignore_errors=True)
 
 
@@ -104,8 +101,12 @@ def isolated_tool(tag: str) -> tuple[str, str]:
     return socket, state
 
 
+def kill_server(socket: str, tmux: str = "tmux") -> None:
+    """End this run's tmux server on ``socket`` and remove its socket file, which tmux leaves behind."""
+    subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+    (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
+
+
 def end_tool(socket: str, state: str) -> None:
-    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
-    base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-    (base / socket).unlink(missing_ok=True)
+    kill_server(socket)
     shutil.rmtree(state, ignore_errors=True)

@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from floors import REPO, Server, end_tool, isolated_tool, line, median_ms, timed
+from floors import REPO, Server, end_tool, isolated_tool, kill_server, line, median_ms, timed
 
 # tmux-mcp 0.3.3 is written for the MCP SDK 1.x (FastMCP), which 2.x renamed.
 PEERS = {"tmux-mcp": ["tmux-mcp==0.3.3", "mcp[cli]<2"], "libtmux-mcp": ["libtmux-mcp==0.1.0a22"],
@@ -177,9 +177,7 @@ def main() -> None:
             print(line(f"{what} ({note})", ms, median_ms(bare_tmux), "send-keys + wait-for"))
     finally:
         subprocess.run(["tmux", "kill-server"], capture_output=True, timeout=10, check=False, env=default_env)
-        subprocess.run(["tmux", "-L", peer_socket, "kill-server"], capture_output=True, timeout=10, check=False)
-        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / peer_socket).unlink(
-            missing_ok=True)
+        kill_server(peer_socket)
         floor.kill()
         end_tool(socket, state)
         shutil.rmtree(scratch, ignore_errors=True)

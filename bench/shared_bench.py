@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from floors import REPO, line
+from floors import REPO, kill_server, line
 
 PROMPT_END = "$" if os.geteuid() else "#"
 
@@ -74,8 +74,7 @@ def main() -> None:
         print(f"  p90 {lat[int(0.9 * len(lat))]:.1f} ms, min {lat[0]:.1f} ms; back to back, held to "
               f"{1 / MIN_GAP:.0f} a second by design: median {statistics.median(back_to_back):.1f} ms")
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
-        (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
+        kill_server(socket)
         scratch_dir.cleanup()
 
 

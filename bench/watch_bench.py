@@ -25,6 +25,7 @@ and state directory.  Usage: ``.venv/bin/python bench/watch_bench.py [SESSIONS]`
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import statistics
@@ -37,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from floors import kill_server
 
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.judgement.state import READY_STABLE
@@ -186,7 +189,9 @@ def unwatched(tmux: Tmux, server_pid: int, fifo: Path, stamps: dict[str, Path]) 
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sessions", nargs="?", type=int, default=20, help="how many sessions to watch (20)")
+    count = parser.parse_args().sessions
     socket = f"tt-watch-bench-{os.getpid()}"
     state = tempfile.TemporaryDirectory(prefix="tt-watch-bench-")
     os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
@@ -227,7 +232,7 @@ def main() -> None:
         print("quiet figures include each call's fixed cost (checking the sessions exist, first looks)")
     finally:
         events.close_all()
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        kill_server(socket)
         state.cleanup()
 
 

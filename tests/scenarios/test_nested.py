@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 
 import pytest
 
 from python.tools.tmux_tool import call
 
+from ..conftest import kill_server
 from .conftest import Scene, ends_right, explain, poll, probe, ready_after_end, refused, settle, stamp
 
 NESTED = {
@@ -86,15 +88,16 @@ def test_agent_opens_a_nested_bash_and_works_there(scene: Scene) -> None:
 
 # --- a terminal multiplexer inside the shared terminal --------------------------------
 # name -> (front process of its client, a command that opens it with its own socket and config,
-# a command that ends it).
-def _multiplexer(scene: Scene, name: str, status: bool) -> tuple[str, str, list[str]]:
+# what ends it and removes its socket).
+def _multiplexer(scene: Scene, name: str, status: bool) -> tuple[str, str, Callable[[], None]]:
     conf = scene.file(f"{name}.conf")
     tag = f"{scene.socket}-inner"
     if name == "tmux":
         conf.write_text(f"set -g status {'on' if status else 'off'}\n")
-        return "tmux: client", f"tmux -L {tag} -f {conf} new -s inner", ["tmux", "-L", tag, "kill-server"]
+        return "tmux: client", f"tmux -L {tag} -f {conf} new -s inner", lambda: kill_server(tag)
     conf.write_text("startup_message off\n" + ("hardstatus alwayslastline\n" if status else ""))
-    return "screen", f"screen -c {conf} -S {tag}", ["screen", "-S", tag, "-X", "quit"]
+    quit_screen = ["screen", "-S", tag, "-X", "quit"]
+    return "screen", f"screen -c {conf} -S {tag}", lambda: _end(quit_screen)
 
 
 def _end(argv: list[str]) -> None:
@@ -123,7 +126,7 @@ def test_a_multiplexer_the_human_opened_inside_the_shared_terminal(scene: Scene,
         assert scene.at_prompt()
         ends_right(scene)
     finally:
-        _end(end)
+        end()
 
 
 @pytest.mark.parametrize("name", ["tmux", "screen"])
@@ -148,4 +151,4 @@ def test_a_multiplexer_the_agent_opened_takes_its_commands(scene: Scene, name: s
         assert scene.at_prompt()
         ends_right(scene)
     finally:
-        _end(end)
+        end()
