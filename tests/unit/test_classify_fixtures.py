@@ -125,3 +125,14 @@ def test_covered_fixture_directories_have_profiles(name: str) -> None:
     for path in sorted((SCREENS / name).glob("*.json")):
         program = load(path)["program"]
         assert profile_for(program) is not None, f"{path.name}: no profile for program {program!r}"
+
+
+@pytest.mark.parametrize("name", ["bash/continuation-80x24-heredoc", "bash/continuation-200x50-quote",
+                                  "sh/continuation-80x24-quote", "heldout/picker-80x24-fzf"])
+def test_a_one_symbol_prompt_alone_names_no_program(name: str) -> None:
+    """With neither the program nor tmux's foreground command, the screen alone must not read a
+    shell's continuation line or a picker's query line (``> ``) as Node's REPL, ready."""
+    fx = load(SCREENS / f"{name}.json")
+    assert fx["status"] != Status.READY
+    got = classify(fx["lines"], ansi=fx["ansi"], cursor=tuple(fx["cursor"]), alternate=fx["alternate"])
+    assert got["status"] != Status.READY, got

@@ -48,6 +48,19 @@ def test_registry_holds_every_module_profile_once() -> None:
         ("man", "man"),
         ("sqlite3", "sqlite3"),
         ("htop", "htop"),
+        # As people and package managers write them: product names, packages, versions.
+        ("Claude Code", "claude"),
+        ("@anthropic-ai/claude-code", "claude"),
+        ("claude@2.1.330", "claude"),
+        ("Gemini CLI", "gemini"),
+        ("@google/gemini-cli@0.61.0", "gemini"),
+        ("@openai/codex", "codex"),
+        ("OpenCode", "opencode"),
+        ("opencode-ai", "opencode"),
+        ("aider-chat", "aider"),
+        ("kimi-cli", "kimi"),
+        ("Python 3.11", "python3"),
+        ("bash-5.2", "bash"),
     ],
 )
 def test_profile_for_names_and_executables(key: str, name: str) -> None:
@@ -57,6 +70,8 @@ def test_profile_for_names_and_executables(key: str, name: str) -> None:
 
 def test_profile_for_unknown() -> None:
     assert profile_for("no-such-program") is None
+    assert profile_for("no-such-cli 1.0") is None
+    assert profile_for("   ") is None
     assert profile_for(None) is None
     assert profile_for("") is None
 

@@ -137,8 +137,18 @@ def _unknown_foreground(fg: str, snap: Snapshot) -> Verdict:
     return speaker.when_silent(snap)
 
 
+NOT_REPL: tuple[Kind, ...] = ("shell", "pager", "editor", "monitor", "ai", "program")
+
+
 def _screen_only(snap: Snapshot) -> Verdict:
-    if v := _recognise(snap):
+    """Neither the program nor tmux says who is in front: the screen alone.
+
+    A prompt of one symbol (``> ``) names no program: a shell's continuation
+    line, a picker's query line and Node's REPL all draw it, so no REPL may
+    claim it here.
+    """
+    bare = len(cursor_line(snap).before.strip()) == 1
+    if v := _recognise(snap, NOT_REPL if bare else None):
         return v
     if v := generic(None).classify(snap):
         return v

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 from .base import Profile
@@ -39,15 +40,40 @@ PROFILES: tuple[Profile, ...] = _discover()
 _BY_NAME = {p.name: p for p in PROFILES}
 
 
+# How people and package managers spell a program beside its command: a version after it
+# (``claude@2.1.330``, ``gemini 0.61``), its package's suffix (``claude-code``, ``gemini-cli``,
+# ``opencode-ai``, ``aider-chat``), its product name (``Claude Code``, ``Gemini CLI``).
+VERSION = re.compile(r"(?:@|\s+|-)v?\d+(?:\.\d+)*\S*$")
+SUFFIX = re.compile(r"-(?:cli|code|ai|chat)$")
+
+
 def profile_for(name_or_executable: object) -> Profile | None:
     """The profile named so, or whose executables match (``python3.11``); None for
-    anything else (other programs, empty names, values that are not text)."""
-    if not isinstance(name_or_executable, str) or not name_or_executable:
+    anything else (other programs, empty names, values that are not text).
+
+    A path, an npm scope, a version, a package suffix and capitals are no part
+    of the name: ``@google/gemini-cli@0.61.0`` and ``Gemini CLI`` are ``gemini``.
+    """
+    if not isinstance(name_or_executable, str) or not name_or_executable.strip():
         return None
-    key = name_or_executable.rsplit("/", 1)[-1]
-    if key in _BY_NAME:
-        return _BY_NAME[key]
-    return next((p for p in PROFILES if p.runs_as(key)), None)
+    key = name_or_executable.strip().rsplit("/", 1)[-1]
+    for spelling in _spellings(key):
+        if spelling in _BY_NAME:
+            return _BY_NAME[spelling]
+        if found := next((p for p in PROFILES if p.runs_as(spelling)), None):
+            return found
+    return None
+
+
+def _spellings(key: str) -> list[str]:
+    """``key`` as given, then each step further from how it was written toward the command."""
+    out = [key]
+    for step in (str.lower, lambda k: VERSION.sub("", k), lambda k: "-".join(k.split()),
+                 lambda k: SUFFIX.sub("", k)):
+        nxt = step(out[-1])
+        if nxt and nxt != out[-1]:
+            out.append(nxt)
+    return out
 
 
 def profile_or_generic(name_or_executable: str | None) -> Profile:
