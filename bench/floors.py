@@ -102,7 +102,16 @@ def isolated_tool(tag: str) -> tuple[str, str]:
 
 
 def kill_server(socket: str, tmux: str = "tmux") -> None:
-    """End this run's tmux server on ``socket`` and remove its socket file, which tmux leaves behind."""
+    """End this run's tmux server on ``socket`` and remove its socket file, which tmux leaves behind.
+
+    The tool's own control-mode clients are closed first: tmux 3.3a told to
+    leave while such a client is attached waits for it for ever, even after
+    the process holding the client's pipes has gone.
+    """
+    from python.helpers.tmux_tool.transport import connection, events
+
+    events.close_all()
+    connection.close_all()
     subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
     (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
 
