@@ -112,10 +112,7 @@ def bottom_row(snap: Snapshot) -> int:
 
 def last_text_row(snap: Snapshot) -> int:
     """Index of the last row that holds any text (-1 on an empty screen)."""
-    for i in range(len(snap.lines) - 1, -1, -1):
-        if snap.lines[i].strip():
-            return i
-    return -1
+    return next(iter(snap.text_rows(1)), -1)
 
 
 def row(snap: Snapshot, y: int) -> str:

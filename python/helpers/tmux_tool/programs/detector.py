@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import get_args
 
 from ..core.status import Status
 from ..screen.cells import char_width
@@ -137,7 +138,7 @@ def _unknown_foreground(fg: str, snap: Snapshot) -> Verdict:
     return speaker.when_silent(snap)
 
 
-NOT_REPL: tuple[Kind, ...] = ("shell", "pager", "editor", "monitor", "ai", "program")
+NOT_REPL: tuple[Kind, ...] = tuple(k for k in get_args(Kind) if k != "repl")
 
 
 def _screen_only(snap: Snapshot) -> Verdict:

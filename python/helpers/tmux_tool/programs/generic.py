@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from . import menus, signs
-from .base import Profile, Verdict, cursor_line, quote
+from .base import Profile, Verdict, cursor_line, last_text_row, quote
 from .questions import ask, ask_in_frame
 
 PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?%")
@@ -141,14 +141,13 @@ def _full_screen(profile: GenericProfile, snap: Snapshot) -> Verdict | None:
 def _key_bar(snap: Snapshot) -> int | None:
     """The top row of the bar of shortcuts at the bottom of a full-screen program (``^G
     Help  ^O Write Out  ^X Exit``, as nano and pico draw it), or None."""
-    texts = [y for y in range(len(snap.lines)) if snap.lines[y].strip()][-KEY_BAR_ROWS:]
-    return next((y for y in texts if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR), None)
+    return next((y for y in snap.text_rows(KEY_BAR_ROWS) if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR), None)
 
 
 def _position(snap: Snapshot) -> str | None:
     """A status row at the bottom telling which entry is shown of how many, and how far
     down that is (``commit 1 of 3  100%``), or None."""
-    last = max((y for y in range(len(snap.lines)) if snap.lines[y].strip()), default=-1)
+    last = last_text_row(snap)
     if last < snap.height - POSITION_ROWS:
         return None
     m = POSITION.search(snap.lines[last])

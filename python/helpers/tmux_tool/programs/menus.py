@@ -188,8 +188,7 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
 def find_toggle(snap: Snapshot, rows: int = 4) -> Menu | None:
     """An inline choice among the lowest ``rows`` rows of text (``● Yes / ○ No``), as a
     menu of one row with the question above it, or None."""
-    texts = [y for y in range(len(snap.lines)) if snap.lines[y].strip()][-rows:]
-    for y in reversed(texts):
+    for y in reversed(snap.text_rows(rows)):
         if TOGGLE.search(snap.lines[y]):
             parts = [part.strip() for part in re.split(r"\s[/|·•]\s", plain(snap.lines[y]))]
             chosen = next((part for part in parts if part[:1] in FILLED), parts[0])

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
-from .base import Verdict, cursor_line, quote
+from .base import Verdict, cursor_line, quote, row
 
 PRESS_KEY = re.compile(r"(?i)\b(?:press|hit)\s+(?:<?enter>?|<?return>?|any key|a key)\b")
 YES_NO = re.compile(r"(?i)([\[(]\s*(?:y|yes|n|no)\s*/[^\n]{0,40}?[\])])[\s?:]*$")
@@ -146,13 +146,13 @@ def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
     cl = cursor_line(snap)
     here, start = cl.text.strip(), cl.row
     if not here and 0 < cl.row <= len(snap.lines):  # parked on the blank row under the rail's end
-        start, here = cl.row - 1, snap.lines[cl.row - 1].strip()
+        start, here = cl.row - 1, row(snap, cl.row - 1).strip()
         if here[:1] not in RAIL_END:
             return None
     if not here or here[0] not in RAIL or len(cl.after.strip()) > 1:  # the cursor may stand on the rail glyph
         return None
     for y in range(start - 1, max(-1, start - 1 - FRAME_ROWS), -1):
-        text = snap.lines[y].strip() if 0 <= y < len(snap.lines) else ""
+        text = row(snap, y).strip()
         if text[:1] in RAIL and text:
             continue
         if not text or not ASKS.search(text):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from .base import Profile
@@ -56,7 +57,13 @@ def profile_for(name_or_executable: object) -> Profile | None:
     """
     if not isinstance(name_or_executable, str) or not name_or_executable.strip():
         return None
-    key = name_or_executable.strip().rsplit("/", 1)[-1]
+    return _lookup(name_or_executable.strip().rsplit("/", 1)[-1])
+
+
+@lru_cache(maxsize=512)
+def _lookup(key: str) -> Profile | None:
+    """:func:`profile_for` of a plain name; remembered, since every look at a pane asks it for the
+    same few names (the foreground command, the program started) and a miss tries every spelling."""
     for spelling in _spellings(key):
         if spelling in _BY_NAME:
             return _BY_NAME[spelling]

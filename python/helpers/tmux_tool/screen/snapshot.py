@@ -70,6 +70,17 @@ class Snapshot:
         y = self.cursor[1]
         return self.lines[y] if 0 <= y < len(self.lines) else ""
 
+    def text_rows(self, count: int) -> list[int]:
+        """The indices of the lowest ``count`` rows that hold text, top to bottom: where the
+        signs at the bottom of a screen (a key bar, a status row, an inline choice) stand."""
+        found: list[int] = []
+        for y in range(len(self.lines) - 1, -1, -1):
+            if len(found) == count:
+                break
+            if self.lines[y].strip():
+                found.append(y)
+        return found[::-1]
+
     def spans(self, y: int) -> tuple[Span, ...]:
         """Style runs of row ``y`` (empty when styles were not captured)."""
         return self.styles[y] if 0 <= y < len(self.styles) else ()
