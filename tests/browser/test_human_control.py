@@ -190,7 +190,8 @@ def test_reject_types_nothing(tool: SharedTerminalApp, terminal_page: BrowserTer
     assert tool.capture() == before
     keys = Background("keys", keys="C-l")
     approval_request(terminal_page)
-    assert "keys: C-l" in str(page.text_content("#approval-keys"))
+    # The panel may still show the rejected request for a moment: wait for the new one's keys.
+    wait_for(lambda: "keys: C-l" in str(page.text_content("#approval-keys")), "the keys request in the panel")
     page.click("#reject")
     assert not keys.join()["ok"]
     assert tool.capture() == before
