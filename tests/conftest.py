@@ -13,9 +13,10 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,6 +40,16 @@ def kill_server(socket: str) -> None:
 
 def unique(prefix: str) -> str:
     return f"{prefix}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+def poll(predicate: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> Any:
+    """Ask ``predicate`` until it returns something true or ``timeout`` passes (short bounded steps)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(step)
 
 
 @pytest.fixture(scope="session", autouse=True)

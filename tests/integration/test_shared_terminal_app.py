@@ -292,6 +292,34 @@ def test_stop_with_kill_session_ends_the_tmux_server(app) -> None:
     wait_for(lambda: not process_alive(server_pid), "the tmux server to exit")
 
 
+def test_stop_and_start_again_while_the_agent_lives(app, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    """The host keeps the tool's tmux connection between calls; while it idles, the human's
+    terminal keeps tmux talking (window names here).  Ending the server must not wait for the
+    agent, and the agent must find the new session after start.sh."""
+    from python.tools.tmux_tool import call
+
+    app.start()
+    app.wait_for_prompt()
+    for key, value in app.env.items():
+        if key.startswith("TMUX_TOOL_"):
+            monkeypatch.setenv(key, value)
+    monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(tmp_path / "state"))
+    assert call("status")["ok"]
+    server_pid = int(app.display("#{pid}"))
+    renames = tmp_path / "renames"
+    renames.write_text("".join(f"rename-window -t {app.target} window-{i:05d}-{'x' * 100}\n" for i in range(2000)))
+    app.tmux("source-file", str(renames))
+    app.stop("--kill-session")
+    wait_for(lambda: not process_alive(server_pid), "the tmux server to exit", timeout=5)
+    app.start()
+    app.wait_for_prompt()
+    assert int(app.display("#{pid}")) != server_pid
+    after = call("send", text="echo back")
+    assert after["ok"], after
+    wait_for(lambda: "back" in app.capture().split("echo back", 1)[-1], "the new shell to answer the agent")
+
+
 def test_stop_says_how_to_end_the_private_server(app, private_socket: str) -> None:
     """The agent's own server is not the app's to end, but the human is told how."""
     from python.tools.tmux_tool import call

@@ -12,7 +12,7 @@ from python.helpers.tmux_tool.core.errors import NoTarget, TmuxError
 from python.helpers.tmux_tool.transport import connection
 from python.helpers.tmux_tool.transport.tmux import Tmux
 
-from ..conftest import kill_server, unique
+from ..conftest import kill_server, poll, unique
 
 TEXTS = ["plain", "a;b", "end;", "a\\;", "$HOME ~ #{pane_id} #[fg=red]", "quote ' and \" both", "tab\there",
          "ünï 🙂", "two\nlines", "%begin 1 2 1", "%end 1 2 1", "x" * 40_000]
@@ -74,3 +74,17 @@ def test_the_connection_comes_back_after_its_session_ends(server: Tmux) -> None:
     assert server.display("=other:", "#{session_name}") == "other"
     again = connection._connections[server.socket]
     assert again is not first and again.alive and again.session == "other"
+
+
+def test_an_idle_connection_never_holds_its_server(server: Tmux, tmp_path: Path) -> None:
+    """tmux writes notifications nobody asked for; unread they would fill the pipe, and a server told to
+    exit waits until its clients have taken all their output (``kill-server`` hung for ever)."""
+    assert server.display("=base:", "#{session_name}") == "base"
+    conn = connection._connections[server.socket]
+    script = tmp_path / "renames"
+    script.write_text("".join(f"rename-window -t =base: name-{i:05d}-{'x' * 100}\n" for i in range(2000)))
+    subprocess.run(["tmux", "-L", server.socket, "source-file", str(script)], check=True, timeout=10)
+    subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
+    assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"
+    assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
+                                       capture_output=True, timeout=10).returncode != 0, 5)

@@ -25,7 +25,7 @@ import pytest
 from python.helpers.tmux_tool.private import logwatch
 from python.tools.tmux_tool import call
 
-from ..conftest import SHARED_CONF, SharedTerminal, kill_server, unique
+from ..conftest import SHARED_CONF, SharedTerminal, kill_server, poll, unique
 
 # Seconds a call may overrun its own timeout: process start-up and one last look.
 SLACK = 3.0
@@ -55,15 +55,6 @@ def assert_sentence(res: dict[str, Any]) -> None:
         assert leak not in error, res
     assert res["status"] in ("ready", "busy", "blocked", "error", "unknown"), res
 
-
-def poll(predicate: Callable[[], bool], timeout: float = 10.0, step: float = 0.02) -> bool:
-    """Ask ``predicate`` until it holds or ``timeout`` passes (short bounded steps)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 def pane_command(socket: str, session: str) -> str:

@@ -36,7 +36,7 @@ import wcwidth
 
 from python.tools.tmux_tool import call
 
-from ..conftest import SHARED_CONF, kill_server, unique
+from ..conftest import SHARED_CONF, kill_server, poll, unique
 
 # A clean PATH for the session (no version-manager shims that need the real HOME).
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -50,15 +50,6 @@ KEYS = {
     **{f"C-{c}": chr(ord(c) - 96) for c in "abcdefghklnpqrtuwz"},
 }
 
-
-def poll(predicate: Callable[[], Any], timeout: float = 5.0, step: float = 0.02) -> Any:
-    """Ask ``predicate`` until it returns something true or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(step)
 
 
 # --- shells and their prompts ------------------------------------------------

@@ -32,9 +32,14 @@ not UTF-8, ``wait-for``) runs as a one-shot tmux process in
 :mod:`.tmux`; so does everything when ``TMUX_TOOL_CONTROL=off``.
 
 Several threads share one connection: lines are written whole under a lock
-and their reply blocks are matched in order.  There is no reader thread; the
-first caller waiting for a reply reads for everyone ("leader"), which keeps a
-single caller's round trip free of thread hand-offs.
+and their reply blocks are matched in order.  The first caller waiting for a
+reply reads for everyone ("leader"), which keeps a single caller's round trip
+free of thread hand-offs.  Between calls tmux still writes notifications
+(``%window-renamed``, ``%sessions-changed``, ...) that nobody asked for, so a
+small thread reads whatever is waiting every :data:`DRAIN_EVERY` seconds while
+no caller reads.  Without it the pipe fills in a long-lived host, tmux buffers
+the rest in its own memory, and a server told to exit (``kill-server``, its
+last session killed) waits for ever for this client to take its output.
 
 Short-lived processes (the command line) hold no command connection: they
 would attach and detach one on every call, and every attach is a moment of
@@ -60,6 +65,8 @@ SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
 ATTACH_FLAGS = "read-only,ignore-size,no-output"
 CONNECT_TIMEOUT = 3.0
+DRAIN_EVERY = 0.25
+"""Seconds between reads of an idle connection; a pipe holds 64 KiB, far more than tmux writes in that time."""
 
 
 class Lost(Unavailable):
@@ -118,6 +125,7 @@ class Connection:
         self._closing = False
         self._stream = Stream()
         self._count = 0
+        self._over = threading.Event()
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
         try:
@@ -149,6 +157,7 @@ class Connection:
         except (Unavailable, TimeoutError):
             self.close()
             raise
+        threading.Thread(target=self._drain, name=f"tmux-drain-{session}", daemon=True).start()
 
     # --- running commands ---------------------------------------------------------
     def run(self, commands: Sequence[Sequence[str]], timeout: float) -> list[tuple[bool, bytes]]:
@@ -209,15 +218,41 @@ class Connection:
         try:
             self._read_until(req, deadline)
         finally:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        """Stop reading: hand the reading to a thread still waiting for its answer, or finish closing."""
+        with self._lock:
+            self._reading = False
+            heir = next((r for r in self._pending if r.waiting), None)
+            if heir is not None:
+                heir.wake.set()
+            closing = self._closing
+        if closing:
+            self._release()
+
+    def _drain(self) -> None:
+        """Every :data:`DRAIN_EVERY` seconds, read what tmux wrote while no caller was reading."""
+        while not self._over.wait(DRAIN_EVERY):
             with self._lock:
-                self._reading = False
-                # Hand the reading over to a thread still waiting for its answer.
-                heir = next((r for r in self._pending if r.waiting), None)
-                if heir is not None:
-                    heir.wake.set()
-                closing = self._closing
-            if closing:
-                self._release()
+                if not self.alive:
+                    return
+                if self._reading:
+                    continue  # a caller reads, and takes the notifications along
+                self._reading = True
+            try:
+                while select.select([self._out], [], [], 0)[0]:
+                    data = os.read(self._out, 1 << 16)
+                    with self._lock:
+                        if not data:
+                            self._lose("tmux closed it")
+                            break
+                        self._feed(data)
+            except (OSError, ValueError):
+                with self._lock:
+                    self._lose("its output could not be read")
+            finally:
+                self._hand_over()
 
     def _read_until(self, req: Request, deadline: float) -> None:
         while not req.done:
@@ -265,6 +300,7 @@ class Connection:
         if not self.alive:
             return
         self.alive = False
+        self._over.set()
         self.why = f"the control connection ended: {self.why or why}"
         while self._pending:
             self._pending.popleft().finish(self.why)
