@@ -33,6 +33,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -41,6 +42,7 @@ REQUIREMENTS = ("pyte==0.8.2", "wcwidth")
 
 MODULES = ("pyte", "wcwidth")
 PIP_TIMEOUT = 600.0
+SERVER_EXIT_TIMEOUT = 5.0
 
 
 def missing() -> list[str]:
@@ -91,13 +93,38 @@ def uninstall() -> None:
     tmux = shutil.which("tmux")
     if tmux is not None:
         try:
-            subprocess.run([tmux, "-L", cfg.private_socket, "kill-server"], capture_output=True, timeout=10,
-                           check=False)
+            _end_server([tmux, "-L", cfg.private_socket])
         except (OSError, subprocess.TimeoutExpired) as exc:  # the plugin goes anyway; say what stayed
             print(f"tmux_tool: could not end the private tmux server {cfg.private_socket!r}: {exc}", flush=True)
     shutil.rmtree(cfg.private_dir, ignore_errors=True)
     print(f"tmux_tool: ended the private tmux server {cfg.private_socket!r} and removed {cfg.private_dir}",
           flush=True)
+
+
+def _end_server(tmux: list[str]) -> None:
+    """``kill-server``, then wait (bounded) until the server process is gone.
+
+    tmux answers ``kill-server`` at once but exits only once its clients have
+    left (the tool's own control-mode clients among them), a moment later.
+    """
+    pid = subprocess.run([*tmux, "display-message", "-p", "#{pid}"], capture_output=True, text=True,
+                         timeout=10, check=False).stdout.strip()
+    subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10, check=False)
+    deadline = time.monotonic() + SERVER_EXIT_TIMEOUT
+    while pid.isdigit() and _running(int(pid)):
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)
+        time.sleep(0.02)
+
+
+def _running(pid: int) -> bool:
+    """Does process ``pid`` run (exists and is not a zombie)?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    fields = stat.rpartition(")")[2].split()
+    return bool(fields) and fields[0] != "Z"
 
 
 if __name__ == "__main__":

@@ -197,7 +197,7 @@ def do_status(ctx: Context, session: str | None) -> Result:
 def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
             pattern: str | None, timeout: float) -> Result:
     from .sessions import observe
-    from .shared import judge, send
+    from .shared import judge, output, send
 
     if session and sessions:
         raise BadArgs("give either session or sessions, not both")
@@ -226,7 +226,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         w = watches[0]
         res = _state_result("wait", w.target, w.last, ok=ok)
         if ours_pending and w.last.status in (Status.READY, Status.BLOCKED):
-            res.output = send.output_of(w.target, w.last)
+            res.output = output.output_of(w.target, w.last)
         if not ok:
             res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
             res.hint = message("wait_timeout_hint")
