@@ -88,3 +88,20 @@ def test_an_idle_connection_never_holds_its_server(server: Tmux, tmp_path: Path)
     assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"
     assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
                                        capture_output=True, timeout=10).returncode != 0, 5)
+
+
+def test_closing_while_tmux_writes_never_holds_its_server(server: Tmux, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """tmux 3.3a never frees a control client whose output it could not write: were our end of the
+    client's stdout closed while tmux still had output for it, the server would wait for ever."""
+    monkeypatch.setattr(connection, "DRAIN_EVERY", 60.0)  # nothing read between calls: tmux holds output
+    assert server.display("=base:", "#{session_name}") == "base"
+    conn = connection._connections[server.socket]
+    script = tmp_path / "renames"
+    script.write_text("".join(f"rename-window -t =base: name-{i:05d}-{'x' * 100}\n" for i in range(2000)))
+    subprocess.run(["tmux", "-L", server.socket, "source-file", str(script)], check=True, timeout=10)
+    connection.close_all()
+    subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
+    assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"
+    assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
+                                       capture_output=True, timeout=10).returncode != 0, 5)

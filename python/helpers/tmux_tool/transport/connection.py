@@ -49,8 +49,10 @@ risk (:mod:`.gate`).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import select
+import signal
 import threading
 import time
 from collections import deque
@@ -65,6 +67,7 @@ SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
 ATTACH_FLAGS = "read-only,ignore-size,no-output"
 CONNECT_TIMEOUT = 3.0
+DETACH_TIMEOUT = 1.0
 DRAIN_EVERY = 0.25
 """Seconds between reads of an idle connection; a pipe holds 64 KiB, far more than tmux writes in that time."""
 
@@ -319,12 +322,30 @@ class Connection:
         self._release()
 
     def _release(self) -> None:
+        """Detach: close the client's stdin, read its stdout to the end, and only then close that.
+
+        tmux never frees a control client whose output it could not write:
+        had our end of the client's stdout been closed while tmux still had
+        something for it, the server would wait for that client for ever.
+        The end comes within milliseconds; a client still there after
+        :data:`DETACH_TIMEOUT` is killed by its PID (ours), which frees it.
+        """
         with self._lock:
-            fds, self._in, self._out = (self._in, self._out), -1, -1
-        for fd in fds:
-            if fd >= 0:
-                os.close(fd)
+            fd_in, fd_out, self._in, self._out = self._in, self._out, -1, -1
+        if fd_in >= 0:
+            os.close(fd_in)
+        if fd_out >= 0:
+            deadline = time.monotonic() + DETACH_TIMEOUT
+            try:
+                while (left := deadline - time.monotonic()) > 0:
+                    if select.select([fd_out], [], [], left)[0] and not os.read(fd_out, 1 << 16):
+                        break  # the client and the server both let go of it
+            except OSError:
+                pass
+            os.close(fd_out)
         if not _exited(self.pid):
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
             _ended.append(self.pid)
 
 
