@@ -75,21 +75,21 @@ def install() -> None:
               "`docker exec -it <container> apt-get install -y tmux`)", flush=True)
 
 
-def _config() -> ModuleType:
-    """The library's configuration module (standard library only), loaded by its path."""
-    path = Path(__file__).resolve().parent / "python" / "helpers" / "tmux_tool" / "core" / "config.py"
-    spec = importlib.util.spec_from_file_location("tmux_tool_hooks_config", path)
+def _library(module: str) -> ModuleType:
+    """A standard-library-only module of the library (``core/config``), loaded by its path."""
+    path = Path(__file__).resolve().parent / "python" / "helpers" / "tmux_tool" / f"{module}.py"
+    spec = importlib.util.spec_from_file_location(f"tmux_tool_hooks_{module.replace('/', '_')}", path)
     if spec is None or spec.loader is None:
-        raise RuntimeError(f"tmux_tool's configuration module is missing: {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
+        raise RuntimeError(f"tmux_tool's module {module} is missing: {path}")
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = loaded  # its dataclasses look themselves up there
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 def uninstall() -> None:
     """End the private tmux server of the tool and remove its state; never the shared one."""
-    cfg = _config().load()
+    cfg = _library("core/config").load()
     tmux = shutil.which("tmux")
     if tmux is not None:
         try:
@@ -110,21 +110,12 @@ def _end_server(tmux: list[str]) -> None:
     pid = subprocess.run([*tmux, "display-message", "-p", "#{pid}"], capture_output=True, text=True,
                          timeout=10, check=False).stdout.strip()
     subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10, check=False)
+    kernel = _library("transport/kernel")
     deadline = time.monotonic() + SERVER_EXIT_TIMEOUT
-    while pid.isdigit() and _running(int(pid)):
+    while pid.isdigit() and (server := kernel.proc(int(pid))) is not None and server.state != "Z":
         if time.monotonic() > deadline:
             raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)
         time.sleep(0.02)
-
-
-def _running(pid: int) -> bool:
-    """Does process ``pid`` run (exists and is not a zombie)?"""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    fields = stat.rpartition(")")[2].split()
-    return bool(fields) and fields[0] != "Z"
 
 
 if __name__ == "__main__":

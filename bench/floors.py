@@ -104,9 +104,9 @@ def isolated_tool(tag: str) -> tuple[str, str]:
 def kill_server(socket: str, tmux: str = "tmux") -> None:
     """End this run's tmux server on ``socket`` and remove its socket file, which tmux leaves behind.
 
-    The tool's own control-mode clients are closed first: tmux 3.3a told to
-    leave while such a client is attached waits for it for ever, even after
-    the process holding the client's pipes has gone.
+    The tool's own control-mode clients are closed first: tmux told to leave
+    exits only once every client has gone, and the next bench must not meet
+    a server still on its way out.
     """
     from python.helpers.tmux_tool.transport import connection, events
 

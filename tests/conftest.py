@@ -42,6 +42,14 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
+def rename_storm(socket: str, target: str, folder: Path, count: int = 2000) -> None:
+    """Make tmux write far more than a pipe holds (about 260 KB) to every control client at once:
+    ``count`` renames of ``target``'s window, run by tmux in one go from a file."""
+    script = folder / "renames"
+    script.write_text("".join(f"rename-window -t {target} name-{i:05d}-{'x' * 100}\n" for i in range(count)))
+    subprocess.run(["tmux", "-L", socket, "source-file", str(script)], check=True, timeout=10)
+
+
 def poll(predicate: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> Any:
     """Ask ``predicate`` until it returns something true or ``timeout`` passes (short bounded steps)."""
     deadline = time.monotonic() + timeout

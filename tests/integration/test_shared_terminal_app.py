@@ -25,6 +25,8 @@ import pytest
 from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
+from ..conftest import rename_storm
+
 
 def _load_harness() -> ModuleType:
     """The install harness shared with tests/browser (one copy of that code)."""
@@ -307,9 +309,7 @@ def test_stop_and_start_again_while_the_agent_lives(app, monkeypatch: pytest.Mon
     monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(tmp_path / "state"))
     assert call("status")["ok"]
     server_pid = int(app.display("#{pid}"))
-    renames = tmp_path / "renames"
-    renames.write_text("".join(f"rename-window -t {app.target} window-{i:05d}-{'x' * 100}\n" for i in range(2000)))
-    app.tmux("source-file", str(renames))
+    rename_storm(app.socket, app.target, tmp_path)
     app.stop("--kill-session")
     wait_for(lambda: not process_alive(server_pid), "the tmux server to exit", timeout=5)
     app.start()

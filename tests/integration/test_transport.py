@@ -12,7 +12,7 @@ from python.helpers.tmux_tool.core.errors import NoTarget, TmuxError
 from python.helpers.tmux_tool.transport import connection
 from python.helpers.tmux_tool.transport.tmux import Tmux
 
-from ..conftest import kill_server, poll, unique
+from ..conftest import kill_server, poll, rename_storm, unique
 
 TEXTS = ["plain", "a;b", "end;", "a\\;", "$HOME ~ #{pane_id} #[fg=red]", "quote ' and \" both", "tab\there",
          "ünï 🙂", "two\nlines", "%begin 1 2 1", "%end 1 2 1", "x" * 40_000]
@@ -81,9 +81,7 @@ def test_an_idle_connection_never_holds_its_server(server: Tmux, tmp_path: Path)
     exit waits until its clients have taken all their output (``kill-server`` hung for ever)."""
     assert server.display("=base:", "#{session_name}") == "base"
     conn = connection._connections[server.socket]
-    script = tmp_path / "renames"
-    script.write_text("".join(f"rename-window -t =base: name-{i:05d}-{'x' * 100}\n" for i in range(2000)))
-    subprocess.run(["tmux", "-L", server.socket, "source-file", str(script)], check=True, timeout=10)
+    rename_storm(server.socket, "=base:", tmp_path)
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
     assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"
     assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
@@ -97,9 +95,7 @@ def test_closing_while_tmux_writes_never_holds_its_server(server: Tmux, tmp_path
     monkeypatch.setattr(connection, "DRAIN_EVERY", 60.0)  # nothing read between calls: tmux holds output
     assert server.display("=base:", "#{session_name}") == "base"
     conn = connection._connections[server.socket]
-    script = tmp_path / "renames"
-    script.write_text("".join(f"rename-window -t =base: name-{i:05d}-{'x' * 100}\n" for i in range(2000)))
-    subprocess.run(["tmux", "-L", server.socket, "source-file", str(script)], check=True, timeout=10)
+    rename_storm(server.socket, "=base:", tmp_path)
     connection.close_all()
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
     assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"

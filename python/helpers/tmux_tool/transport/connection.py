@@ -244,35 +244,38 @@ class Connection:
                     continue  # a caller reads, and takes the notifications along
                 self._reading = True
             try:
-                while select.select([self._out], [], [], 0)[0]:
-                    data = os.read(self._out, 1 << 16)
-                    with self._lock:
-                        if not data:
-                            self._lose("tmux closed it")
-                            break
-                        self._feed(data)
-            except (OSError, ValueError):
-                with self._lock:
-                    self._lose("its output could not be read")
+                while self._read_once(0.0):
+                    pass
             finally:
                 self._hand_over()
 
     def _read_until(self, req: Request, deadline: float) -> None:
         while not req.done:
             left = deadline - time.monotonic()
-            if left <= 0:
+            got = self._read_once(left) if left > 0 else False
+            if got is None:
+                return  # the connection ended, and failed the request
+            if not got:
                 raise TimeoutError
-            try:
-                if not select.select([self._out], [], [], left)[0]:
-                    raise TimeoutError
-                data = os.read(self._out, 1 << 16)
-            except (OSError, ValueError):
-                data = b""
-            with self._lock:
-                if not data:
-                    self._lose("tmux closed it")
-                    return
-                self._feed(data)
+
+    def _read_once(self, timeout: float) -> bool | None:
+        """Read (the reading role held) and file what tmux wrote within ``timeout``.
+
+        True when something came, False when nothing did, None when the
+        connection ended (whatever waited on it is failed).
+        """
+        try:
+            if not select.select([self._out], [], [], timeout)[0]:
+                return False
+            data = os.read(self._out, 1 << 16)
+        except (OSError, ValueError):
+            data = b""
+        with self._lock:
+            if not data:
+                self._lose("tmux closed it")
+                return None
+            self._feed(data)
+        return True
 
     # --- parsing (lock held) --------------------------------------------------
     def _feed(self, data: bytes) -> None:
