@@ -33,7 +33,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from types import ModuleType
 
@@ -42,7 +41,6 @@ REQUIREMENTS = ("pyte==0.8.2", "wcwidth")
 
 MODULES = ("pyte", "wcwidth")
 PIP_TIMEOUT = 600.0
-SERVER_EXIT_TIMEOUT = 5.0
 
 
 def missing() -> list[str]:
@@ -76,46 +74,28 @@ def install() -> None:
 
 
 def _library(module: str) -> ModuleType:
-    """A standard-library-only module of the library (``core/config``), loaded by its path."""
-    path = Path(__file__).resolve().parent / "python" / "helpers" / "tmux_tool" / f"{module}.py"
-    spec = importlib.util.spec_from_file_location(f"tmux_tool_hooks_{module.replace('/', '_')}", path)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"tmux_tool's module {module} is missing: {path}")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = loaded  # its dataclasses look themselves up there
-    spec.loader.exec_module(loaded)
-    return loaded
+    """A module of the library (``private.teardown``), loaded by its path.
+
+    The library is imported as a package of a name of its own, so its modules'
+    relative imports work wherever Agent Zero put the plugin; only modules that
+    need nothing beyond the standard library may be asked for.
+    """
+    folder = Path(__file__).resolve().parent / "python" / "helpers" / "tmux_tool"
+    name = "tmux_tool_hooks"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        if spec is None or spec.loader is None:
+            raise RuntimeError(f"tmux_tool's library is missing: {folder}")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package  # its modules import each other through it
+        spec.loader.exec_module(package)
+    return importlib.import_module(f"{name}.{module}")
 
 
 def uninstall() -> None:
     """End the private tmux server of the tool and remove its state; never the shared one."""
-    cfg = _library("core/config").load()
-    tmux = shutil.which("tmux")
-    if tmux is not None:
-        try:
-            _end_server([tmux, "-L", cfg.private_socket])
-        except (OSError, subprocess.TimeoutExpired) as exc:  # the plugin goes anyway; say what stayed
-            print(f"tmux_tool: could not end the private tmux server {cfg.private_socket!r}: {exc}", flush=True)
-    shutil.rmtree(cfg.private_dir, ignore_errors=True)
-    print(f"tmux_tool: ended the private tmux server {cfg.private_socket!r} and removed {cfg.private_dir}",
-          flush=True)
-
-
-def _end_server(tmux: list[str]) -> None:
-    """``kill-server``, then wait (bounded) until the server process is gone.
-
-    tmux answers ``kill-server`` at once but exits only once its clients have
-    left (the tool's own control-mode clients among them), a moment later.
-    """
-    pid = subprocess.run([*tmux, "display-message", "-p", "#{pid}"], capture_output=True, text=True,
-                         timeout=10, check=False).stdout.strip()
-    subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=10, check=False)
-    kernel = _library("transport/kernel")
-    deadline = time.monotonic() + SERVER_EXIT_TIMEOUT
-    while pid.isdigit() and (server := kernel.proc(int(pid))) is not None and server.state != "Z":
-        if time.monotonic() > deadline:
-            raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)
-        time.sleep(0.02)
+    print(f"tmux_tool: {_library('private.teardown').end_private()}", flush=True)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,11 @@ from typing import Any
 
 import pytest
 
+from python.helpers.tmux_tool import call as tool_call
 from python.helpers.tmux_tool.frontends import install as installer
+from python.helpers.tmux_tool.transport import kernel
+
+from ..conftest import poll
 
 REPO = Path(__file__).resolve().parents[2]
 MIRROR = Path(__file__).resolve().parent / "agent_zero"
@@ -246,6 +250,31 @@ def test_install_writes_only_under_usr_loads_runs_and_uninstalls(version: str, t
     assert tree_state(root) == before
     assert not [p for p in root.rglob("*") if "tmux" in p.name or "terminal-orchestration" in p.name]
     assert "nothing to remove" in run_installer(root, "--uninstall").stdout
+
+
+def test_uninstall_ends_the_private_server_and_what_runs_in_it(tmp_path: Path, private_socket: str) -> None:
+    """``--uninstall`` ends the agent's tmux server as the plugin's uninstall hook does: nothing of it runs on."""
+    root = make_tree(tmp_path / "a0", V1)
+    assert run_installer(root).returncode == 0
+    ran = tool_call("run", command="sleep 300 & echo $!")
+    assert ran["ok"], ran
+    sleep = int(ran["output"].split()[-1])
+    server = int(subprocess.run(["tmux", "-L", private_socket, "display-message", "-p", "#{pid}"],
+                                capture_output=True, text=True, timeout=10, check=True).stdout)
+
+    def gone(pid: int) -> bool:
+        return (process := kernel.proc(pid)) is None or process.state == "Z"
+
+    assert not gone(sleep) and not gone(server)
+    done = run_installer(root, "--uninstall")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"ended the private tmux server {private_socket!r} with everything running in it" in done.stdout
+    alive = subprocess.run(["tmux", "-L", private_socket, "list-sessions"], capture_output=True, text=True,
+                           timeout=10, check=False)
+    assert alive.returncode != 0 and "no server running" in alive.stderr, alive.stdout + alive.stderr
+    assert gone(server)
+    assert poll(lambda: gone(sleep), timeout=5), f"sleep (pid {sleep}) outlived its tmux server"
+    assert not (Path(os.environ["TMUX_TOOL_STATE_DIR"]) / private_socket).exists()
 
 
 def test_toggle_off_then_uninstall_leaves_nothing_and_reinstall_is_on(tmp_path: Path, private_socket: str) -> None:
@@ -467,7 +496,7 @@ def test_refuses_a_tree_that_is_not_agent_zero(tmp_path: Path) -> None:
     assert done.returncode == 1 and "does not look like Agent Zero" in done.stderr
 
 
-def test_edited_files_survive_update_and_uninstall(tmp_path: Path) -> None:
+def test_edited_files_survive_update_and_uninstall(tmp_path: Path, private_socket: str) -> None:
     """A tuned prompt is never overwritten or deleted."""
     source = tmp_path / "checkout"
     plugin_hub_clone(source)

@@ -155,32 +155,38 @@ class Scene:
     shell: Shell
     human: Human
     session: str = "shared"
+    prefix_key: str = "C-b"  # the human's tmux prefix key
+    others: list[Human] = field(default_factory=list)  # more clients attached (other browser tabs)
 
     def tmux(self, *args: str) -> str:
         proc = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, timeout=10, check=False)
         return proc.stdout.decode(errors="replace")
 
-    def fmt(self, fmt: str) -> str:
-        return self.tmux("display-message", "-p", "-t", f"={self.session}:", fmt).strip()
+    def _t(self, target: str | None) -> str:
+        """A tmux target: ``target`` (a pane id such as ``%3``), else the pane the human looks at."""
+        return target or f"={self.session}:"
 
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", f"={self.session}:")
+    def fmt(self, fmt: str, target: str | None = None) -> str:
+        return self.tmux("display-message", "-p", "-t", self._t(target), fmt).strip()
 
-    def history(self) -> str:
-        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", f"={self.session}:")
+    def screen(self, target: str | None = None) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self._t(target))
 
-    def cursor_line(self) -> str:
-        y = int(self.fmt("#{cursor_y}") or 0)
-        rows = self.screen().split("\n")
+    def history(self, target: str | None = None) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", self._t(target))
+
+    def cursor_line(self, target: str | None = None) -> str:
+        y = int(self.fmt("#{cursor_y}", target) or 0)
+        rows = self.screen(target).split("\n")
         return rows[y] if y < len(rows) else ""
 
-    def before_cursor(self) -> str:
+    def before_cursor(self, target: str | None = None) -> str:
         """The cursor row left of the cursor (the prompt and what is typed)."""
-        raw = self.fmt("#{cursor_x} #{cursor_y}").split()
+        raw = self.fmt("#{cursor_x} #{cursor_y}", target).split()
         if len(raw) != 2:
             return ""
         x, y = int(raw[0]), int(raw[1])
-        rows = self.screen().split("\n")
+        rows = self.screen(target).split("\n")
         row = rows[y] if y < len(rows) else ""
         out, col = "", 0
         for ch in row:
@@ -190,37 +196,37 @@ class Scene:
             col += max(1, wcwidth.wcwidth(ch))
         return out + " " * (x - col)  # capture-pane drops trailing blanks
 
-    def at_prompt(self, timeout: float = 8.0) -> bool:
+    def at_prompt(self, timeout: float = 8.0, target: str | None = None) -> bool:
         """The top-level shell is in front and its prompt is left of the cursor."""
-        return bool(poll(lambda: self.foreground() == self.shell_comm()
-                         and re.search(self.shell.prompt, self.before_cursor()), timeout))
+        return bool(poll(lambda: self.foreground(target) == self.shell_comm(target)
+                         and re.search(self.shell.prompt, self.before_cursor(target)), timeout))
 
     def wait_screen(self, pattern: str, timeout: float = 8.0) -> str:
         found = poll(lambda: re.search(pattern, self.screen(), re.MULTILINE), timeout)
         assert found, f"{pattern!r} never showed:\n{self.screen()}"
         return self.screen()
 
-    def pane_pid(self) -> int:
-        return int(self.fmt("#{pane_pid}") or 0)
+    def pane_pid(self, target: str | None = None) -> int:
+        return int(self.fmt("#{pane_pid}", target) or 0)
 
-    def shell_comm(self) -> str:
-        return _comm(self.pane_pid())
+    def shell_comm(self, target: str | None = None) -> str:
+        return _comm(self.pane_pid(target))
 
-    def tpgid(self) -> int:
+    def tpgid(self, target: str | None = None) -> int:
         """The pane terminal's foreground process group (kernel, field 8 of stat)."""
         try:
-            stat = Path(f"/proc/{self.pane_pid()}/stat").read_text()
+            stat = Path(f"/proc/{self.pane_pid(target)}/stat").read_text()
             return int(stat.rsplit(")", 1)[1].split()[5])
         except (OSError, ValueError, IndexError):
             return 0
 
-    def foreground(self) -> str:
+    def foreground(self, target: str | None = None) -> str:
         """The name of the foreground group's leader (empty when the leader has ended)."""
-        return _comm(self.tpgid())
+        return _comm(self.tpgid(target))
 
-    def front(self) -> set[str]:
+    def front(self, target: str | None = None) -> set[str]:
         """The names of every process in the pane's foreground process group."""
-        group, names = self.tpgid(), set()
+        group, names = self.tpgid(target), set()
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 text = stat.read_text()
@@ -259,6 +265,84 @@ class Scene:
         self.close_page()
         self.human = attach_human(self.socket, session_env(self.home, self.shell), rows, cols)
 
+    # --- panes and windows, as tmux itself reports them ---------------------------
+    def prefix(self, *keys: str) -> None:
+        """The human presses the prefix key, then ``keys`` (tmux's key bindings, as a person uses them)."""
+        self.human.press(self.prefix_key, *keys)
+
+    def panes(self) -> list[dict[str, Any]]:
+        """Every pane of the session, from ``tmux list-panes -s``."""
+        fields = ("#{pane_id}", "#{window_index}", "#{window_name}", "#{pane_index}", "#{pane_active}",
+                  "#{window_active}", "#{pane_dead}")
+        out = self.tmux("list-panes", "-s", "-t", f"={self.session}", "-F", "\t".join(fields))
+        rows = []
+        for line in out.splitlines():
+            parts = line.split("\t")
+            if len(parts) != len(fields):
+                continue
+            rows.append({"id": parts[0], "window": int(parts[1]), "window_name": parts[2], "index": int(parts[3]),
+                         "active": parts[4] == "1" and parts[5] == "1", "dead": parts[6] == "1"})
+        return rows
+
+    def pane_ids(self) -> set[str]:
+        return {p["id"] for p in self.panes()}
+
+    def pane_facts(self, pane_id: str) -> dict[str, Any] | None:
+        """``{"id", "window", "window_name", "index"}`` of a pane, as tmux lists it (None once it is gone)."""
+        for p in self.panes():
+            if p["id"] == pane_id:
+                return {k: p[k] for k in ("id", "window", "window_name", "index")}
+        return None
+
+    def active_pane(self) -> str:
+        """The pane the human looks at: the active pane of the session's current window."""
+        return self.fmt("#{pane_id}")
+
+    def _new_pane(self, *keys: str) -> str:
+        before = self.pane_ids()
+        self.prefix(*keys)
+        new = poll(lambda: self.pane_ids() - before, 5)
+        assert new, f"the human's prefix {keys!r} made no pane: {self.panes()!r}"
+        pane = next(iter(new))
+        assert poll(lambda: self.active_pane() == pane, 3), f"the new pane {pane} is not the active one"
+        assert self.at_prompt(target=pane), f"no prompt in the new pane {pane}:\n{self.screen(pane)}"
+        return pane
+
+    def split(self, key: str = "%") -> str:
+        """The human splits the window (prefix ``%`` left/right, prefix ``"`` top/bottom); the new pane's id."""
+        return self._new_pane(key)
+
+    def new_window(self) -> str:
+        """The human opens a new window (prefix ``c``); the id of its pane."""
+        return self._new_pane("c")
+
+    def select(self, *keys: str, pane: str) -> None:
+        """The human presses prefix-``keys`` (``o``, ``p``, ``n``, ``Up``...) until ``pane`` is the one looked at."""
+        self.prefix(*keys)
+        assert poll(lambda: self.active_pane() == pane, 3), \
+            f"prefix {keys!r} did not bring the human to {pane}: {self.panes()!r}"
+
+    def human_quiet(self, seconds: float = 1.1) -> None:
+        """Wait until no client pressed a key for ``seconds`` (tmux's ``session_activity``, whole seconds).
+
+        The agent's ``send`` holds back for a moment after the human's last key; a case that
+        needs the agent's command typed at once (a short ``timeout``) lets the human rest first.
+        """
+        assert poll(lambda: time.time() - int(self.fmt("#{session_activity}") or 0) >= seconds, 5)
+
+    def rename_window(self, name: str) -> None:
+        """The human names the current window (prefix ``,``, the prompt's text cleared, the name, Enter)."""
+        self.prefix(",")
+        self.human.press("C-u")
+        self.human.line(name)
+        assert poll(lambda: self.fmt("#{window_name}") == name, 3), f"the window was not renamed: {self.panes()!r}"
+
+    def attach_another(self, rows: int, cols: int) -> Human:
+        """A second browser tab of another size attaches (a second ``tmux attach`` client)."""
+        other = attach_human(self.socket, session_env(self.home, self.shell), rows, cols)
+        self.others.append(other)
+        return other
+
 
 def _comm(pid: int) -> str:
     try:
@@ -288,8 +372,13 @@ def attach_human(socket: str, env: dict[str, str], rows: int, cols: int) -> Huma
     return human
 
 
-def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS) -> Scene:
-    """Start the shared server the start.sh way and attach the human to it."""
+def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS,
+               setup: tuple[tuple[str, ...], ...] = ()) -> Scene:
+    """Start the shared server the start.sh way and attach the human to it.
+
+    ``setup``: tmux commands run once our tmux.conf is read and before the
+    session is made (the human's own settings: ``("set", "-g", "base-index", "1")``).
+    """
     assert Path(shell.path).exists(), f"{shell.path} is not installed (tests/run.sh installs it)"
     socket = unique("tt-scn")
     for rel, text in shell.files.items():
@@ -297,7 +386,11 @@ def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS) -> 
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     env = session_env(home, shell)
-    subprocess.run(["tmux", "-L", socket, "-f", str(SHARED_CONF), "new-session", "-d", "-s", "shared",
+    chain: list[str] = []
+    for command in setup:
+        chain += ["start-server", ";"] if not chain else []
+        chain += [*command, ";"]
+    subprocess.run(["tmux", "-L", socket, "-f", str(SHARED_CONF), *chain, "new-session", "-d", "-s", "shared",
                     "-x", str(cols), "-y", str(rows), "-c", str(home)],
                    check=True, timeout=10, env=env)
     scene = Scene(socket, home, shell, attach_human(socket, env, rows, cols))
@@ -310,10 +403,11 @@ def make_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Call
     """``make_scene(shell, rows=, cols=)``: a shared terminal with a human attached."""
     made: list[Scene] = []
 
-    def make(shell: Shell = PLAIN_BASH, rows: int = ROWS, cols: int = COLS) -> Scene:
+    def make(shell: Shell = PLAIN_BASH, rows: int = ROWS, cols: int = COLS,
+             setup: tuple[tuple[str, ...], ...] = ()) -> Scene:
         # a short HOME: the stamp paths in commands stay short (no wrapped echo)
         home = Path(tempfile.mkdtemp(prefix="scn-"))
-        scene = open_scene(home, shell, rows, cols)
+        scene = open_scene(home, shell, rows, cols, setup)
         made.append(scene)
         monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", scene.socket)
         monkeypatch.setenv("TMUX_TOOL_SHARED_SESSION", scene.session)
@@ -323,6 +417,8 @@ def make_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Call
     yield make
     for scene in made:
         scene.human.close()
+        for other in scene.others:
+            other.close()
         kill_server(scene.socket)
         shutil.rmtree(scene.home, ignore_errors=True)
 
@@ -377,6 +473,39 @@ def stamp(scene: Scene, name: str = "done") -> str:
     ``cd``, in ``su -``'s shell) and must never write outside the scene.
     """
     return f"date +%s.%N > {scene.file(name)}"
+
+
+def pane_stamp(scene: Scene, name: str = "done") -> str:
+    """Like :func:`stamp`, and first the pane the command runs in (tmux's ``$TMUX_PANE``) to ``name.pane``."""
+    return f"echo \"$TMUX_PANE\" > {scene.file(name + '.pane')}; {stamp(scene, name)}"
+
+
+def ran_in(scene: Scene, name: str = "done") -> str | None:
+    """The pane (``%N``) a command stamped with :func:`pane_stamp` ran in, or None."""
+    path = scene.file(name + ".pane")
+    return path.read_text().strip() if path.exists() else None
+
+
+def right_pane(scene: Scene, res: dict[str, Any], pane_id: str, names: tuple[str, ...] = ()) -> None:
+    """The result's ``pane`` is ``pane_id`` as tmux lists it (``names``: window names seen around the call).
+
+    A window tmux renames after its running program (``automatic-rename``) may have had another name
+    a moment ago: its name is then only checked to be a name; a window the human named is checked exactly.
+    """
+    pane = res.get("pane")
+    assert isinstance(pane, dict), explain(f"no pane in the result (the command ran in {pane_id})", res, scene)
+    facts = scene.pane_facts(pane_id)
+    assert facts is not None, f"{pane_id} is gone"
+    assert pane.get("id") == pane_id, explain(f"the result names pane {pane.get('id')!r}, "
+                                              f"the command ran in {pane_id}", res, scene)
+    assert pane.get("window") == facts["window"] and pane.get("index") == facts["index"], \
+        explain(f"the result's pane is not where tmux has {pane_id}: {facts!r}", res, scene)
+    name = pane.get("window_name")
+    if scene.fmt("#{automatic-rename}", pane_id) == "1":
+        assert isinstance(name, str) and name, explain("the result's window_name is not a name", res, scene)
+    else:
+        assert name in {facts["window_name"], *names}, \
+            explain(f"the result's window_name is not tmux's: {facts!r}", res, scene)
 
 
 def ended(scene: Scene, name: str = "done") -> float | None:

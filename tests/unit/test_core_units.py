@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import pytest
 
+from python.helpers.tmux_tool.actions import ACTIONS, dispatch
 from python.helpers.tmux_tool.core import args, capping, masking, names
 from python.helpers.tmux_tool.core.errors import BadKeys, BadName
+from python.helpers.tmux_tool.core.status import Status
 from python.helpers.tmux_tool.private import markers, runs
 from python.helpers.tmux_tool.shared import prompt
 from python.helpers.tmux_tool.transport import keyboard
@@ -55,6 +58,18 @@ def test_argument_coercion_and_errors() -> None:
                          ({"junk": 1}, "does not take 'junk'"), ({"keys": {"a": 1}}, "list of names")]:
         with pytest.raises(args.BadArgs, match=message):
             args.bind("x", spec, bad)
+
+
+def test_a_huge_wait_pattern_is_refused_before_the_wait_begins() -> None:
+    """A 1 MiB pattern once made a wait of 0.5 s answer after 4 s; checking the arguments refuses it."""
+    started = time.monotonic()
+    res = dispatch("wait", {"session": "no-such-session", "pattern": "x" * (1 << 20), "timeout": 0.5})
+    assert time.monotonic() - started < 3
+    assert not res.ok and res.status == Status.UNKNOWN
+    assert res.error == ("argument 'pattern' of wait is 1048576 characters long; the limit is 4096: "
+                         "wait for a short, distinctive part of the line you expect")
+    longest = "x" * args.MAX_PATTERN
+    assert args.bind("wait", ACTIONS["wait"].args, {"pattern": longest})["pattern"] == longest
 
 
 @pytest.mark.parametrize(("raw", "name"), [

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import handlers
 from .core import config, masking
-from .core.args import Arg, bind, brief
+from .core.args import MAX_PATTERN, Arg, bind, brief
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.result import Result, failure
 from .core.status import Status
@@ -81,7 +81,8 @@ ACTIONS: dict[str, Action] = {
                 Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
                 Arg("until", "str", "ready, stable or change", default="ready",
                     choices=("ready", "stable", "change")),
-                Arg("pattern", "str", "a regular expression to wait for on the screen"),
+                Arg("pattern", "str", "a regular expression to wait for on the screen", limit=MAX_PATTERN,
+                    shorter="wait for a short, distinctive part of the line you expect"),
                 Arg("timeout", "float", _TIMEOUT, default=30.0)),
                handlers.do_wait, read_only=True),
         Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),

@@ -20,6 +20,7 @@ from .core.result import Result, failure
 from .core.status import Status
 from .private import markers, runs
 from .sessions.context import Context, Target
+from .shared import where
 from .transport import keyboard
 
 if TYPE_CHECKING:
@@ -33,13 +34,20 @@ def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **
         data["question"], data["options"] = st.question, list(st.options)
     if st.cwd:
         data["cwd"] = st.cwd
+    if target.shared and (pane := where.pane_info(st.facts)):
+        data["pane"] = pane
     data.update(extra)
     return Result(action=action, ok=ok, session=target.name, status=st.status,
                   exit_code=st.exit_code if action == "status" else None,
                   screen=st.snap.text if st.snap else None, extra=data)
 
 
-def _require_private(ctx: Context, target: Target, action: str) -> Result | None:
+def _unavailable(ctx: Context, target: Target, action: str) -> Result | None:
+    """A private session must exist; the shared session's pane must not have been closed under our command."""
+    if target.lost:
+        return failure(action, target.lost, session=target.name, status=Status.ERROR,
+                       hint="ask the human what became of it if it mattered; the next call uses the pane the "
+                            "human is looking at, or name one (shared:WINDOW.PANE)")
     if target.shared:
         return None
     if not target.tmux.has_session(target.name):
@@ -97,10 +105,10 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
     if not text and not enter:
         return failure("send", "nothing to send: the text is empty and enter is false",
                        session=target.name, status=Status.UNKNOWN)
+    if (missing := _unavailable(ctx, target, "send")) is not None:
+        return missing
     if target.shared:
         return send.send(ctx.cfg, target, text, enter=enter, timeout=timeout, force=force)
-    if (missing := _require_private(ctx, target, "send")) is not None:
-        return missing
     shell = ctx.private.shell(target.name)
     profile = programs.profile_for(shell.program) if shell and shell.program else None
     before = observe.state_of(ctx, target)
@@ -146,11 +154,11 @@ def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, 
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
     names_ = keyboard.key_names(keys)
+    if (missing := _unavailable(ctx, target, "keys")) is not None:
+        return missing
     if target.shared:
         return send.send(ctx.cfg, target, "", enter=False, timeout=max(timeout, 2.0), force=force,
                          action="keys", keys=tuple(names_))
-    if (missing := _require_private(ctx, target, "keys")) is not None:
-        return missing
     before = observe.state_of(ctx, target)
     keyboard.press(target.tmux, target.pane, names_)
     return _settle(ctx, target, "keys", timeout, before.snap.digest if before.snap else None)
@@ -164,17 +172,18 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
     target = ctx.target(session, default=ctx.cfg.shared_session)
     if target.shared and not target.tmux.has_session(target.name):
         return failure("read", judge.missing(target.name, target.tmux.socket), session=target.name)
-    if (missing := _require_private(ctx, target, "read")) is not None:
+    if (missing := _unavailable(ctx, target, "read")) is not None:
         return missing
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None or st.facts is None:
         return failure("read", st.evidence, session=target.name)
     text = "\n".join(panes.scrollback(target.tmux, target.pane, lines)) if lines else st.snap.text
     facts = st.facts
-    return Result(action="read", session=target.name, status=st.status, screen=text,
-                  extra={"program": st.program, "evidence": st.evidence, "cursor": list(facts.cursor),
-                         "size": [facts.width, facts.height], "alternate": facts.alternate,
-                         "lines": lines})
+    extra: dict[str, Any] = {"program": st.program, "evidence": st.evidence, "cursor": list(facts.cursor),
+             "size": [facts.width, facts.height], "alternate": facts.alternate, "lines": lines}
+    if target.shared:
+        extra["pane"] = where.pane_info(facts)
+    return Result(action="read", session=target.name, status=st.status, screen=text, extra=extra)
 
 
 def do_status(ctx: Context, session: str | None) -> Result:
@@ -182,7 +191,7 @@ def do_status(ctx: Context, session: str | None) -> Result:
     from .shared import control
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
-    if (missing := _require_private(ctx, target, "status")) is not None:
+    if (missing := _unavailable(ctx, target, "status")) is not None:
         return missing
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None:
@@ -206,7 +215,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     for t in targets:
         if t.shared and not t.tmux.has_session(t.name):
             return failure("wait", judge.missing(t.name, t.tmux.socket), session=t.name)
-        if (missing := _require_private(ctx, t, "wait")) is not None:
+        if (missing := _unavailable(ctx, t, "wait")) is not None:
             return missing
     regex = None
     if pattern:
@@ -226,7 +235,8 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         w = watches[0]
         res = _state_result("wait", w.target, w.last, ok=ok)
         if ours_pending and w.last.status in (Status.READY, Status.BLOCKED):
-            res.output = output.output_of(w.target, w.last)
+            res.output, res.hint, notes = output.deliver(ctx.cfg, output.output_of(w.target, w.last), w.last.facts)
+            res.extra.update(notes)
         if not ok:
             res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
             res.hint = message("wait_timeout_hint")
@@ -234,7 +244,8 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
             res.extra["reason"] = w.reason
         return res
     rows = [{"session": w.target.name, "status": w.last.status, "done": w.done,
-             "evidence": w.last.evidence, "program": w.last.program} for w in watches]
+             "evidence": w.last.evidence, "program": w.last.program,
+             **({"pane": where.pane_info(w.last.facts)} if w.target.shared else {})} for w in watches]
     done = [w.target.name for w in watches if w.done]
     status = watches[0].last.status if len(done) == len(watches) else (Status.READY if done else Status.BUSY)
     return Result(action="wait", ok=ok, session=",".join(wanted), status=status,
@@ -268,14 +279,14 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
     from .shared import guard, send
 
     target = ctx.target(session, default=ctx.cfg.shared_session)
+    if (missing := _unavailable(ctx, target, "interrupt")) is not None:
+        return missing
     if target.shared:
         if not guard.ours(send.state(target)):
             return failure("interrupt", message("shared_interrupt_refused"), session=target.name,
                            status=Status.UNKNOWN, hint="ask the human to stop it")
         return send.send(ctx.cfg, target, "", enter=False, timeout=timeout, force=True, action="interrupt",
                          keys=("C-c",))
-    if (missing := _require_private(ctx, target, "interrupt")) is not None:
-        return missing
     keyboard.press(target.tmux, target.pane, ["C-c"])
     exact = _wait_run(ctx, target, timeout)
     if exact is not None:

@@ -19,6 +19,11 @@ from .errors import BadArgs
 
 MAX_TIMEOUT = 3600.0
 MAX_TEXT = 1 << 20  # 1 MiB of text to type or run
+MAX_PATTERN = 4096
+"""The longest regular expression ``wait`` takes.  What it looks for is a line or
+two of a screen, so a longer one is a mistake, and an expensive one: compiling
+a 1 MiB pattern alone takes a second, and the wait searches the screen with it
+at every look, whatever its timeout."""
 
 
 
@@ -58,6 +63,8 @@ class Arg:
     required: bool = False
     default: Any = None
     choices: tuple[str, ...] = ()
+    limit: int = MAX_TEXT  # the most characters a "str" value may have
+    shorter: str = ""  # what to do instead of giving a longer one
 
     def coerce(self, action: str, value: Any) -> Any:
         """Return ``value`` as this argument's type, or raise :class:`BadArgs`."""
@@ -70,8 +77,9 @@ class Arg:
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 raise BadArgs(f"{where} must be text, not {type(value).__name__}")
             text = str(value)
-            if len(text) > MAX_TEXT:
-                raise BadArgs(f"{where} is {len(text)} characters; the limit is {MAX_TEXT}")
+            if len(text) > self.limit:
+                raise BadArgs(f"{where} is {len(text)} characters long; the limit is {self.limit}"
+                              + (f": {self.shorter}" if self.shorter else ""))
             if self.choices and text not in self.choices:
                 raise BadArgs(f"{where} must be one of {', '.join(self.choices)}, not {brief(text)}")
             return _check_chars(where, text)

@@ -47,7 +47,7 @@ DEFAULTS: dict[str, str] = {
         "(or send for text); if the answer needs the human's decision, ask the human first"
     ),
     "human_typing": (
-        "the human took over: they have typed {{text}} at the prompt and not finished; nothing was typed"
+        "the human took over: they have typed {{text}} and not finished; nothing was typed"
     ),
     "human_typing_hint": "wait and try again, or ask the human; their text is never erased",
     "session_busy_hint": (

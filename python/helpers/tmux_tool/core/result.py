@@ -58,6 +58,9 @@ class Result:
             value = self.extra.get(key)
             if value:
                 head.append(f"{key}: {value}")
+        pane = self.extra.get("pane")
+        if isinstance(pane, dict):
+            head.append(f"pane: {pane.get('id')} (window {pane.get('window')} {pane.get('window_name', '')!r})")
         parts = [("ok" if self.ok else "FAILED") + " · " + " · ".join(head)]
         if self.error:
             parts.append(f"error: {self.error}")

@@ -25,7 +25,9 @@ The installer is careful with the tree it writes into:
 * it writes only files it can account for, and records each with its hash in a
   manifest, so ``--uninstall`` removes exactly those files and the folders it
   created - nothing the user added beside them (Agent Zero's on/off switch of
-  the plugin, ``.toggle-0``/``.toggle-1``, goes with it);
+  the plugin, ``.toggle-0``/``.toggle-1``, goes with it), and ends the
+  agent's private tmux server with whatever still runs in it, as the plugin's
+  ``uninstall`` hook does (both call ``private/teardown.py``);
 * it never overwrites a file it did not write, nor one that was edited since it
   wrote it (a tuned prompt, say): it stops and names the file instead;
 * a second run with nothing new changes nothing and says so; a run from a newer
@@ -36,6 +38,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
+import importlib.util
 import json
 import os
 import shlex
@@ -45,6 +49,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 NAME = "tmux_tool"
 SKILL = "terminal-orchestration"
@@ -392,8 +397,32 @@ def _dependencies(report: Report, layout: Layout, root: Path, source: Path, pyth
     report.add("  for the human's shared terminal run apps/shared-terminal/start.sh from this checkout")
 
 
+def _library(module: str) -> ModuleType:
+    """A module of the library this installer belongs to (``private.teardown``), loaded by its path.
+
+    The installer runs as a script (``-S -I``: no package around it, nothing
+    but the standard library), so the library is imported as a package of a
+    name of its own; only modules that need nothing more may be asked for.
+    """
+    folder = Path(__file__).resolve().parents[1]
+    name = "tmux_tool_installer"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        if spec is None or spec.loader is None:
+            raise InstallError(f"the library of this installer is missing: {folder}")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package  # its modules import each other through it
+        spec.loader.exec_module(package)
+    return importlib.import_module(f"{name}.{module}")
+
+
 def uninstall(root: Path, *, dry_run: bool = False) -> Report:
-    """Remove exactly what :func:`install` wrote into ``root``, and Agent Zero's switch of the plugin."""
+    """Remove exactly what :func:`install` wrote into ``root``, and Agent Zero's switch of the plugin.
+
+    The agent's private tmux server ends too, with whatever still runs in it,
+    as the plugin's own ``uninstall`` hook does when Agent Zero deletes it.
+    """
     root = root.resolve()
     layout = detect(root)
     report = Report()
@@ -416,6 +445,7 @@ def uninstall(root: Path, *, dry_run: bool = False) -> Report:
         report.add(f"{verb} Agent Zero's on/off switch of the plugin, {rel}")
     for rel in kept:
         report.add(f"  kept {rel}: it was edited since it was installed")
+    report.add(_library("private.teardown").end_private(dry_run=dry_run))
     if dry_run:
         report.add("dry run: nothing was removed")
         return report

@@ -20,7 +20,7 @@ import json
 import os
 import shlex
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -219,8 +219,3 @@ class PrivateServer:
                 if end.kind == "E":
                     return
                 offset = end.end
-
-
-def quote_argv(argv: Sequence[str]) -> str:
-    """A command line for a shell prompt, every word quoted (never interpolated)."""
-    return shlex.join(list(argv))

@@ -194,6 +194,11 @@ class Profile:
             return self.verdict(Status.UNKNOWN, f"{self.name} shows none of its known screens")
         return self.verdict(Status.BUSY, f"{self.name} is running and shows no prompt at the cursor line")
 
+    def pending_input(self, snap: Snapshot) -> str | None:
+        """Text typed where this program takes input and not submitted yet ("" when there is none), or
+        None when the screen shows no input line this profile knows."""
+        return None
+
     def find_dialog(self, text: str) -> Dialog | None:
         """The first of this profile's dialogs whose pattern is in ``text``."""
         for dialog in self.dialogs:

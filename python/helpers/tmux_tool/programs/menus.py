@@ -214,14 +214,6 @@ def _question_above(rows: Sequence[str], first: int, start: int) -> str:
     return block[-1] if block else "a menu waits for a choice"
 
 
-def hint_row(snap: Snapshot, start: int = 0) -> int | None:
-    """The lowest row from ``start`` that tells which keys answer (``Enter to confirm``)."""
-    for y in range(len(snap.lines) - 1, max(start, 0) - 1, -1):
-        if HINT.search(snap.lines[y]):
-            return y
-    return None
-
-
 @dataclass(frozen=True, slots=True)
 class Buttons:
     """A curses-style dialog: a row of bracketed buttons, what it asks, the items it lists."""

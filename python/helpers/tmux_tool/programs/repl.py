@@ -49,6 +49,14 @@ class ReplProfile(Profile):
                 return self.verdict(Status.READY, f"{self.name} {what} {prompt!r} at the cursor with nothing typed")
         return None
 
+    def pending_input(self, snap: Snapshot) -> str | None:
+        cl = cursor_line(snap)
+        for prompt in (*self.prompts, *self.continuations):
+            typed = _typed_after(cl.before, (prompt,))
+            if typed is not None:
+                return f"{typed} {cl.after.strip()}".strip()
+        return None
+
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         return cut_reply(
             lines,

@@ -12,7 +12,9 @@ from functools import cached_property
 
 from ..core import names
 from ..core.config import Config
+from ..core.errors import BadName
 from ..private.server import PrivateServer
+from ..shared import where
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 
@@ -32,8 +34,16 @@ class Context:
         return Tmux(self.cfg.shared_socket)
 
     def target(self, name: str | None, *, default: str) -> Target:
-        """Resolve a session name (validated) to its server."""
-        name = names.check(name if name is not None else default)
-        if name == self.cfg.shared_session:
-            return Target(name, True, self.shared_tmux)
-        return Target(name, False, self.private.tmux)
+        """Resolve a session name (validated) to its server, and in the shared session to one pane.
+
+        The shared session's name may carry a pane as tmux writes it
+        (``shared:1.0``, ``shared:%3``, or ``%3`` alone); see :mod:`..shared.where`.
+        """
+        session, spec = where.split(name if name is not None else default)
+        session = names.check(session or self.cfg.shared_session)
+        if session == self.cfg.shared_session:
+            return where.resolve(self.shared_tmux, session, spec)
+        if spec:
+            raise BadName(f"panes are named only in the shared session ({self.cfg.shared_session}:WINDOW.PANE); "
+                          f"a private session such as {session!r} has one pane")
+        return Target(session, False, self.private.tmux)

@@ -72,7 +72,6 @@ ALLOWED = f"#{{!=:#{{{PAUSED_OPTION}}},1}}"
 PAUSED = "the human has paused the agent in the shared terminal"
 PAUSED_HINT = ("wait until the human resumes (status shows it); read and wait still work; "
                "do not try to resume yourself")
-STATES = ("typing", "waiting", "held", "idle")
 VERDICTS = ("approve", "reject")
 APPROVAL_POLL = 0.05
 TEXT_LIMIT = 400

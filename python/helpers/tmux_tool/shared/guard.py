@@ -57,8 +57,10 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Ver
     if st.extra.get("copy_mode"):
         return Verdict(False, "the human is scrolling in copy mode")
     human_text = st.extra.get("human_text")
-    if human_text and not (keys and not text and ours(st)):
-        return Verdict(False, f"the human has typed {human_text!r} at the prompt")
+    if human_text and (st.extra.get("in_program") or not (keys and not text and ours(st))):
+        # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards it.
+        where = f"in {st.program}" if st.extra.get("in_program") else "at the prompt"
+        return Verdict(False, f"the human has typed {human_text!r} {where}")
     if force:
         return GO
     owner = st.extra.get("owner")

@@ -35,7 +35,7 @@ from ..transport import kernel, panes
 from ..transport.kernel import Proc, Terminal
 from ..transport.panes import PaneFacts
 from ..transport.tmux import Tmux
-from . import guard, prompt, records
+from . import guard, prompt, records, where
 from .records import Sent
 
 # Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
@@ -53,6 +53,12 @@ NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
 def missing(session: str, socket: str) -> str:
     """Why the shared session cannot be used, and how the human starts it."""
     return message("shared_missing", session=repr(session), socket=repr(socket))
+
+
+def closed(pane: str) -> str:
+    """Why a pane the call was bound to cannot be judged: it is gone, and no other pane stands in for it."""
+    return (f"the pane {pane} was closed (the human closed it, or its shell exited); what ran there can no "
+            "longer be read")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +141,20 @@ def judge(lk: Look, now: float | None = None) -> State:
     verdict = programs.detect(snap, program=front.comm)
     if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
         return _relayed(lk, front, owner=owner, **copy)
+    name = verdict.program or front.comm
+    if owner == "agent" and (typed := _typed_in(snap, name)) and typed != lk.sent.leftover.strip():
+        # The program is ours, but the line it takes input on is not: a person is typing there.
+        return _state(lk, Status.BUSY, f"the human is typing in {name}: {typed!r}", name, owner=owner,
+                      human_text=typed, in_program=True, **copy)
     reading = {"reading": True} if term.reading else {}  # asleep on the terminal: it takes keys now
-    return _state(lk, verdict.status, verdict.evidence, verdict.program or front.comm, owner=owner,
+    return _state(lk, verdict.status, verdict.evidence, name, owner=owner,
                   question=verdict.question, options=verdict.options, **reading, **copy)
+
+
+def _typed_in(snap: Snapshot, program: str) -> str:
+    """What is typed, not yet submitted, on the input line of ``program`` (a REPL's, an AI CLI's box)."""
+    profile = programs.profile_for(program)
+    return (profile.pending_input(snap) or "") if profile is not None else ""
 
 
 def _relayed(lk: Look, front: Proc, **notes: object) -> State:
@@ -245,20 +262,29 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
 
 
 def _unfinished_above(snap: Snapshot, learned: str, shell: str) -> bool:
-    """Is the ``> `` at the cursor a continuation prompt, rather than a new main prompt that looks like one?
+    """Is the ``> `` at the cursor a continuation prompt, rather than a main prompt that looks like one?
 
-    A continuation follows an unfinished line: the row above is another
-    continuation row, or a prompt with a command the shell's own parser finds
-    incomplete.  After a complete command (``PS1='new> '``) it is the new prompt.
+    A continuation prompt only ever follows a line that was submitted
+    unfinished: the rows above are the command so far (continuation rows, up
+    to the prompt row it began on), and the shell's own parser finds it
+    incomplete.  Output right above (``PS1='> '`` after a command that
+    printed something), nothing above, or a complete command above: it is the
+    main prompt.
     """
-    y = snap.cursor[1]
-    above = snap.lines[y - 1] if 0 < y <= len(snap.lines) else ""
-    if above.strip() and prompt.continuation(above.split(" ", 1)[0] + " "):
-        return True
-    found = prompt.split(above, len(above), learned, snap.width + len(above))
-    if not found.found or not found.typed:
-        return True  # nothing to tell by: take the careful reading
-    return guard.syntax_error(found.typed, shell) is not None
+    lines: list[str] = []
+    for y in range(min(snap.cursor[1], len(snap.lines)) - 1, -1, -1):
+        row = snap.lines[y]
+        rest = prompt.after_continuation(row)
+        if rest is not None:
+            lines.insert(0, rest)
+            continue
+        found = prompt.split(row, len(row), learned, snap.width + len(row))
+        first = found.typed if found.found else prompt.after_common_end(row)
+        if first is not None:
+            lines.insert(0, first)
+        break
+    command = "\n".join(lines)
+    return bool(command.strip()) and guard.syntax_error(command, shell) is not None
 
 
 def _by_screen(lk: Look, **notes: object) -> State:
@@ -286,18 +312,25 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
             # A program's end is the shell's to tell: look again.
             lk = take(tmux, pane)
             st = judge(lk, now)
-    except (NoServer, NoTarget):
+    except NoTarget:
+        if pane.startswith("%") and tmux.has_session(name):
+            return State(Status.ERROR, closed(pane)), None
+        return State(Status.ERROR, missing(name, tmux.socket)), None
+    except NoServer:
         return State(Status.ERROR, missing(name, tmux.socket)), None
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"
     back = remember(tmux, pane, lk, st)
+    if back:
+        where.unbind(tmux, name, lk.facts.pane_id)
     st.extra["pending"] = lk.sent.pending and not back
     st.extra["was_pending"] = lk.sent.pending  # before this look: a wait that starts now owes its output
     return st, lk
 
 
 def remember(tmux: Tmux, pane: str, lk: Look, st: State) -> bool:
-    """Write what a judgement learned into the session's records; True when our command is over."""
+    """Write what a judgement learned into the session's records; True when our command is over (the
+    caller then lets go of its pane, :func:`.where.unbind`)."""
     learn = st.extra.pop("learn", None)
     if learn and lk.book.get(str(learn[0])) != learn[1]:
         records.learn(tmux, pane, lk.book, learn[0], learn[1])

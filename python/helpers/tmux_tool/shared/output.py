@@ -1,16 +1,33 @@
 """What our command printed in the human's terminal, cut from its screen and scrollback.
 
-The echo of what we typed is found by its text and the output ends at the
-prompt now at the cursor; wrapped lines are joined and a multi-line prompt's
-upper rows are left out.  No marker is ever printed there, so the screen is
-all there is to read.
+No marker is ever printed there, so the screen is all there is to read, and
+it is read from facts the tool recorded when it typed (:class:`.records.Sent`):
+
+* **where the echo is**: the row the cursor was on (counted from the top of
+  tmux's history), the width then, and the text typed.  While tmux still
+  holds that row unchanged, the echo is checked there; rows are compared
+  without their blanks, so tabs drawn as spaces, lines the terminal wrapped
+  and the padding a wide character leaves at the edge change nothing.  A
+  resize (rows rewrapped) or a history that dropped its oldest rows moves
+  it; the echo is then searched for by its text, from the bottom up.
+* **where the output ends**: at the cursor's whole line (wrapped parts of a
+  long prompt included), minus the prompt's upper rows: the rows that stood
+  right above the prompt when we typed, found again right above the new one.
+* **when it is not whole**: the echo is no longer in tmux's history (the
+  history limit dropped it, or the screen was cleared): the result says the
+  output was cut (:attr:`Cut.truncated`) and gives what is left.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from dataclasses import dataclass
 
 from .. import screen
+from ..core import masking
+from ..core.capping import cap_text
+from ..core.config import Config, private_path, write_private
 from ..core.errors import TmuxError
 from ..judgement.state import State
 from ..transport.panes import PaneFacts
@@ -21,8 +38,36 @@ from .records import Sent
 
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
 TRANSIENT_PROMPT = 40  # at most this many characters of a prompt redrawn short before the echo
+CONTEXT_ROWS = 60  # rows above our echo read with it: earlier prompts, to confirm a prompt's upper rows
+CONFIRM_PROMPTS = 3  # earlier prompts that must show the same upper rows
+ECHO_ROWS = 400  # an echo longer than this many rows is not looked for past it
 # zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
 _EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
+_BLANKS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A command's output as the terminal still holds it, and whether its start is gone."""
+
+    text: str = ""
+    truncated: bool = False
+
+
+def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, bool]]:
+    """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint, and
+    the fields that go with it: ``output_truncated`` with a hint when its start is gone."""
+    text = cut.text
+    if len(text) > cfg.output_cap:
+        saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
+        write_private(saved, masking.mask(text) or "")
+        text = cap_text(text, cfg.output_cap, str(saved))
+    if not cut.truncated:
+        return text, None, {}
+    limit = f" (its history-limit is {facts.history_limit} lines)" if facts and facts.history_limit else ""
+    return text, ("the output is cut: its start is no longer in the terminal's history" + limit + ", or the screen "
+                  "was cleared; this is only its end. To read it whole, run the command again with its output in "
+                  "a file (COMMAND > /tmp/out.txt 2>&1) and read the file"), {"output_truncated": True}
 
 
 def screen_with_output(st: State) -> PaneFacts | None:
@@ -36,95 +81,124 @@ def screen_with_output(st: State) -> PaneFacts | None:
     return st.facts
 
 
-def output_of(target: Target, st: State) -> str:
-    """The output of the command we last submitted, as the screen shows it now ("" without one)."""
+def output_of(target: Target, st: State) -> Cut:
+    """The output of the command we last submitted, as the pane shows it now (empty without one)."""
     facts = screen_with_output(st)
     if facts is None:
-        return ""
+        return Cut()
     sent = Sent.parse(facts.sent)
     if not (sent.submitted and sent.text):
-        return ""
+        return Cut()
     return command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
 
 
-def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: str = "") -> str:
+def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: str = "") -> Cut:
     """What our command printed: the joined rows between its echo and the prompt now at the cursor.
 
-    The echo is found by its text, not by a remembered row, so a clear, a
-    resize or the alternate screen in between cannot shift the cut.  Rows
-    just above the prompt that repeat just above the echo are the prompt's
-    own (a two-line prompt, ``PROMPT_COMMAND`` output) and are left out.
-    Text the terminal never showed (an answer to ``read -s``, anything typed
-    after ``stty -echo``) has no echo: then the rows below the one we typed
-    on are the output, as long as that row still shows the prompt or
-    question we typed at (nothing cleared, scrolled away or rewrapped it).
+    ``before`` is output left of the prompt on the cursor's row (a last line
+    without a newline).  Text the terminal never showed (an answer to ``read
+    -s``, anything typed after ``stty -echo``) has no echo: then the rows below
+    the one we typed on are the output, as long as that row still shows the
+    prompt or question we typed at.
     """
     cursor_y = facts.cursor[1]
-    rows = _rows(tmux, pane, "-", cursor_y - 1)  # up to the row above the cursor line (the prompt)
-    text = sent.text
-    first = next((ln for ln in text.split("\n") if ln.strip()), "").strip()
-    echo = _echo_row(rows, sent.head, first)
-    if echo is None:
-        ours = sent.row - facts.history_size  # the row we typed on, from the top of the screen
-        if sent.row >= 0 and sent.width == facts.width and facts.history_size >= sent.history \
-                and ours < cursor_y and "".join(_rows(tmux, pane, str(ours), ours)).strip().startswith(sent.head):
-            below = _rows(tmux, pane, str(ours + 1), cursor_y - 1) if ours + 1 < cursor_y else []
-            return _trim([*below, before])
-        # Our echo scrolled away or was cleared: the screen is all we have.
-        return _trim([*(_rows(tmux, pane, "0", cursor_y - 1) if cursor_y > 0 else []), before])
-    body = rows[echo + _echo_rows(rows[echo:], text):]
-    # Rows that stand above every prompt on record (a two-line prompt, PROMPT_COMMAND) are the prompt's.
-    starts = [i for i, row in enumerate(rows) if sent.head and row.strip().startswith(sent.head)]
-    cut = min((_same_rows_above(rows, i, body) for i in starts), default=0)
-    return _trim([*body[: len(body) - cut], before])
+    typed, head = _solid(sent.text), _solid(sent.head)
+    start = sent.row - facts.history_size  # the row we typed on, from the top of the screen
+    holds = _row_holds(sent, facts)
+    if holds:
+        ours = _rows(tmux, pane, str(start), start, joined=False)
+        if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
+            below = _rows(tmux, pane, str(start + 1), cursor_y)[:-1]
+            return Cut(_body(below, _upper(sent, [], below, head), before))
+    for first in ([str(max(start - CONTEXT_ROWS, -facts.history_size))] if holds else []) + ["-"]:
+        rows = _rows(tmux, pane, first, cursor_y)[:-1]
+        for i in range(len(rows) - 1, -1, -1):
+            if (end := _echo_end(rows, i, typed, head)) is not None:
+                return Cut(_body(rows[end:], _upper(sent, rows[:i + 1], rows[end:], head), before))
+    # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the output.
+    rest = _body(rows, _upper(sent, [], rows, head), before).lstrip("\n")
+    return Cut(rest, truncated=True)
 
 
-def _echo_row(rows: list[str], head: str, first: str) -> int | None:
-    """The last row that echoes ``first`` (our text's first line) after the prompt we typed at, or
-    after a short prompt: a transient prompt (powerlevel10k's, starship's) is redrawn short on the
-    line once it is accepted, so the echo no longer starts with ``head``.
+def _row_holds(sent: Sent, facts: PaneFacts) -> bool:
+    """Can the row we typed on still be found where it was?  Not after a resize (tmux rewraps its
+    rows), nor once the history was cleared or cut back by its limit (rows moved up)."""
+    if sent.row < 0 or sent.width != facts.width or facts.history_size < sent.history:
+        return False
+    full = facts.history_limit and facts.history_size >= facts.history_limit * 9 // 10
+    return not full and 0 <= sent.row <= facts.history_size + facts.cursor[1]
+
+
+def _solid(text: str) -> str:
+    """Text without its blanks: what two renderings of the same line have in common."""
+    return _BLANKS.sub("", text)
+
+
+def _echo_end(rows: list[str], i: int, typed: str, head: str) -> int | None:
+    """If ``rows[i]`` starts the echo of ``typed``, the index of the row after the echo.
+
+    The echo starts after the prompt we typed at (its part on this row, or
+    all of a long prompt that wrapped), or after a short prompt: a transient
+    prompt (powerlevel10k's, starship's) is redrawn short on the line once it
+    is accepted.  A right-hand prompt may follow it on its last row.
     """
-    if not first:
+    if not typed or not 0 <= i < len(rows):
         return None
-    for i in range(len(rows) - 1, -1, -1):
-        row = rows[i].strip()
-        if row.startswith(head) and first in row[len(head):]:
-            return i
-        at = row.find(first)
-        if 0 < at <= TRANSIENT_PROMPT and prompt.common_end(row[:at]):
-            return i
+    first = _solid(rows[i])
+    at = first.find(typed[0])
+    while at >= 0:
+        rest, lead = first[at:], first[:at]
+        if (typed.startswith(rest) or rest.startswith(typed)) and (
+                head.endswith(lead) or (head and lead.endswith(head))
+                or (at <= TRANSIENT_PROMPT and prompt.common_end(lead))):
+            seen, n = rest, i + 1
+            while len(seen) < len(typed) and n < len(rows) and n - i < ECHO_ROWS:
+                seen += _solid(rows[n])
+                n += 1
+            if seen.startswith(typed):
+                return n
+        at = first.find(typed[0], at + 1)
     return None
 
 
-def _echo_rows(rows: list[str], text: str) -> int:
-    """How many rows the echo of ``text`` takes (a line editor may break a long line itself)."""
-    tail = "".join(text.split())[-40:]
-    seen = ""
-    for n, row in enumerate(rows[:200], start=1):
-        seen += "".join(row.split())
-        if tail in seen:
-            return n
-    return max(1, text.rstrip("\n").count("\n") + 1)
+def _upper(sent: Sent, earlier: list[str], body: list[str], head: str) -> int:
+    """How many of the last rows of ``body`` are the upper rows of the prompt now at the cursor (a
+    two-line prompt, ``PROMPT_COMMAND`` output).
 
-
-def _same_rows_above(rows: list[str], at: int, body: list[str]) -> int:
-    """How many rows right above ``rows[at]`` repeat the last rows of ``body`` (at most HEAD_ROWS)."""
+    They repeat, bottom up, the rows that stood right above the prompt we
+    typed at (recorded then).  Two outputs can end alike (``git status`` run
+    twice), so the prompts of earlier commands (``earlier``: rows up to our
+    echo) must have the same rows above them too.
+    """
+    above = list(sent.above)
     n = 0
-    while n < min(HEAD_ROWS, at, len(body)) and prompt.same_shape(rows[at - 1 - n], body[len(body) - 1 - n]):
+    while n < min(HEAD_ROWS, len(above), len(body)) and prompt.same_row(above[-1 - n], body[-1 - n]):
         n += 1
+    if not n or not head:
+        return n
+    older = [j for j in range(len(earlier) - 2, -1, -1) if _solid(earlier[j]).startswith(head)][:CONFIRM_PROMPTS]
+    for j in older:
+        k = 0
+        while k < min(n, j) and prompt.same_row(above[-1 - k], earlier[j - 1 - k]):
+            k += 1
+        n = k
     return n
 
 
-def _trim(body: list[str]) -> str:
+def _body(rows: list[str], upper: int, before: str) -> str:
+    body = rows[: len(rows) - upper] if upper else list(rows)
+    body.append(before)
     while body and not body[-1].strip():
         body.pop()
     return "\n".join(body)
 
 
-def _rows(tmux: Tmux, pane: str, start: str, end: int) -> list[str]:
-    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``."""
+def _rows(tmux: Tmux, pane: str, start: str, end: int, *, joined: bool = True) -> list[str]:
+    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``
+    (joined: a line tmux wrapped is one row, and the last row is the whole line ``end`` is part of)."""
     try:
-        out = tmux.cmd("capture-pane", "-p", "-e", "-J", "-S", start, "-E", str(end), "-t", pane)
+        out = tmux.cmd("capture-pane", "-p", "-e", *(["-J"] if joined else []), "-S", start, "-E", str(end),
+                       "-t", pane)
     except TmuxError:
         return []  # a vanished pane has no output to give
     return screen.clean_scrollback(_EOL_MARK.sub("", out))

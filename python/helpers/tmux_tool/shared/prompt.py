@@ -195,13 +195,82 @@ def looks_like_prompt(text: str) -> bool:
 
 
 def common_end(text: str) -> bool:
-    """The end most prompts share: ``$``, ``#``, ``%``, ``>`` or a prompt glyph, then a space."""
+    """The end most prompts share: ``$``, ``#``, ``%``, ``>`` or a prompt glyph, then a space.
+
+    A percentage is progress, not zsh's ``%`` (``12%``, ``[###]  2%``).
+
+    >>> common_end("host% "), common_end("[x]   2%"), common_end("done 12.5 %")
+    (True, False, False)
+    """
+    if re.search(r"\d(?:\.\d+)?\s*%\s*$", text):
+        return False
     return bool(re.search(r"[$#%>❯➜»λ→] ?$", text.rstrip(" ") + " "))
 
 
 def continuation(text: str) -> bool:
     """``> `` (bash, sh) or ``dquote> ``/``for heredoc> `` (zsh): the shell wants the rest of a command."""
     return bool(_CONTINUATION.fullmatch(text.strip() + " ")) if text.strip() else False
+
+
+def after_continuation(row: str) -> str | None:
+    """The text after a continuation prompt that starts ``row`` (``> ``, zsh's ``dquote> ``), else None.
+
+    >>> after_continuation("> do echo hi"), after_continuation("for dquote> x"), after_continuation("hi")
+    ('do echo hi', 'x', None)
+    """
+    if not isinstance(row, str):
+        return None
+    m = _CONTINUATION.match(row)
+    return row[m.end():].rstrip() if m else None
+
+
+def after_common_end(row: str) -> str | None:
+    """What follows the first prompt-like end (``$ ``, ``# ``, ``% ``, ``> ``) on ``row``, else None: the
+    command on a prompt row the tool has not learned.
+
+    >>> after_common_end('user@host:~$ echo "'), after_common_end("total 12")
+    ('echo "', None)
+    """
+    if not isinstance(row, str):
+        return None
+    m = re.search(r"[$#%>❯➜»λ→] ", row)
+    return row[m.end():].rstrip() if m else None
+
+
+def same_row(a: str, b: str) -> bool:
+    """Two rows drawn by the same part of a prompt, a command apart.
+
+    Digits and paths change (clocks, exit codes, ``cd``), and so may a word
+    (a git branch, a changed directory's name); what stays is how the row
+    begins (its indent and first word, often a box-drawing or powerline
+    glyph) and its glyphs (the marks, brackets and symbols between words).
+
+    >>> same_row("╭─  root  share", "╭─  root  tmp")
+    True
+    >>> same_row("user@box ~/src (main)", "user@box ~/src (main *)")
+    True
+    >>> same_row("╭─  root  share", "total 12")
+    False
+    >>> same_row("1997", "20"), same_row("", "")
+    (False, True)
+    """
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    if a.strip() and not any(c.isalpha() or ord(c) > 0x7f for c in a):
+        return False  # a row of digits and signs is output (a count, a table's rule), not a prompt's
+    if same_shape(a, b):
+        return True
+    lead_a, lead_b = a[: len(a) - len(a.lstrip())], b[: len(b) - len(b.lstrip())]
+    first_a, first_b = (a.split() or [""])[0], (b.split() or [""])[0]
+    if lead_a != lead_b or not first_a or re.sub(r"\d+", "0", first_a) != re.sub(r"\d+", "0", first_b):
+        return False
+    marks_a, marks_b = _marks(a), _marks(b)
+    return bool(marks_a) and marks_a[:3] == marks_b[:3]
+
+
+def _marks(row: str) -> str:
+    """The glyphs of a row: what is neither a letter, a digit nor a blank."""
+    return "".join(c for c in row if not (c.isalnum() or c.isspace() or c in "_-."))
 
 
 def same_shape(a: str, b: str) -> bool:

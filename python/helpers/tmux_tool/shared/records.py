@@ -5,7 +5,8 @@ new process every time, so memory lives in the tmux session itself:
 
 * ``@tmux_tool_prompt``: the learned prompt pattern of each shell process
   (``{"<pid>": "<regex>"}``, the newest few);
-* ``@tmux_tool_sent``: what the tool last typed (:class:`Sent`);
+* ``@tmux_tool_sent``: what the tool last typed into a pane (:class:`Sent`), an
+  option of that pane, so another pane of the session never inherits it;
 * ``@tmux_tool_owned``: the foreground process groups the tool's commands
   started (``"<pgrp>:<start tick>"``), the only programs it may type into.
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from ..core.errors import TmuxError
 from ..transport.tmux import Tmux
+from .prompt import MAX_PROMPTS
 
 PROMPTS, SENT, OWNED = "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_owned"
 KEEP_OWNED = 8
@@ -51,11 +53,14 @@ class Sent:
     row: int = -1  # the cursor row when we typed, counted from the top of history (-1: unknown)
     width: int = 0  # the pane's width then (a resize rewraps the rows)
     history: int = 0  # the history's size then (it shrinks only when cleared)
+    above: tuple[str, ...] = ()  # the rows right above the cursor's row then: a multi-line prompt's upper rows
 
     @classmethod
     def parse(cls, text: str) -> Sent:
         data = _json(text, dict)
         fields = {k: data[k] for k in cls.__slots__ if k in data}
+        if isinstance(fields.get("above"), list):
+            fields["above"] = tuple(str(row) for row in fields["above"])
         try:
             return cls(**fields)
         except TypeError:
@@ -93,9 +98,11 @@ def dump(value: Any) -> str:
 
 
 def save(tmux: Tmux, target: str, option: str, value: Any) -> None:
-    """Write one record; a vanished session is not an error worth raising here."""
+    """Write one record (:data:`SENT` on the pane, the others on the session); a vanished session is not
+    an error worth raising here."""
+    scope = ["-p"] if option == SENT else []
     try:
-        tmux.cmd("set-option", "-t", target, option, dump(value))
+        tmux.cmd("set-option", *scope, "-t", target, option, dump(value))
     except TmuxError:
         pass
 
@@ -104,7 +111,7 @@ def learn(tmux: Tmux, target: str, book: dict[str, str], pid: int, pattern: str)
     """Remember ``pattern`` as the prompt of shell ``pid`` (the newest few shells are kept)."""
     book = {k: v for k, v in book.items() if k != str(pid)}
     book[str(pid)] = pattern
-    save(tmux, target, PROMPTS, dict(list(book.items())[-6:]))
+    save(tmux, target, PROMPTS, dict(list(book.items())[-MAX_PROMPTS:]))
 
 
 def claim(tmux: Tmux, target: str, groups: list[str], owner: str) -> None:

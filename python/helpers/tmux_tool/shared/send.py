@@ -24,8 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import programs
-from ..core import masking
-from ..core.capping import cap_text
 from ..core.config import Config, private_path, write_private
 from ..core.messages import message
 from ..core.result import Result, failure
@@ -35,8 +33,7 @@ from ..judgement.stillness import Stillness
 from ..transport import keyboard
 from ..transport.target import Target
 from ..transport.tmux import Tmux
-from . import control, guard, judge, prompt, records
-from .output import command_output, screen_with_output
+from . import control, guard, judge, output, prompt, records, where
 from .records import Sent
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
@@ -48,6 +45,13 @@ MAX_TEXT = 64 * 1024
 # fish's vi bindings) would take every letter of it as an editing command - `k` fetches history, Enter
 # runs the result.  `i` enters insert mode there; anywhere else it is a letter, which BSpace takes back.
 INSERT_MODE = ("i", "BSpace")
+# With synchronize-panes on, tmux sends every key pressed in a pane to all panes of its window: the human's
+# half-typed lines and open editors there would get them.  Nothing is typed then (checked at the keystroke).
+UNSYNCHRONIZED = "#{!=:#{synchronize-panes},1}"
+SYNCHRONIZED = ("the window has synchronize-panes on: tmux would send every key the agent typed to all of its "
+                "panes, into what the human has open there")
+SYNCHRONIZED_HINT = ("ask the human to turn it off (prefix key, then `:setw synchronize-panes off`), or name a "
+                     "pane in another window (session shared:WINDOW.PANE)")
 
 
 def poll_step(elapsed: float) -> float:
@@ -141,6 +145,9 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         if lk.facts.paused:
             return failure(action, control.PAUSED, session=target.name, status=st.status,
                            hint=control.PAUSED_HINT)
+        if lk.facts.synchronized:
+            return failure(action, f"nothing was typed: {SYNCHRONIZED}", session=target.name, status=st.status,
+                           hint=SYNCHRONIZED_HINT, pane=where.pane_info(lk.facts))
         if not checked and (why := _shell_checks(st, lk, text, enter, force)):
             return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
                            hint="change the command; to leave a shell the agent started, exit only that one")
@@ -190,12 +197,13 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
 def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> Result:
     human_text = st.extra.get("human_text")
     if human_text and not verdict.final:
-        return failure(action, message("human_typing", text=repr(human_text)), session=target.name,
-                       status=st.status, hint=message("human_typing_hint"))
+        return failure(action, message("human_typing", text=f"{human_text!r} " + (
+            f"in {st.program}" if st.extra.get("in_program") else "at the prompt")), session=target.name,
+                       status=st.status, hint=message("human_typing_hint"), pane=where.pane_info(st.facts))
     hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
             else "wait a moment and try again, or check with status")
     return failure(action, f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
-                   hint=hint, extra={"evidence": st.evidence, "program": st.program})
+                   hint=hint, evidence=st.evidence, program=st.program, pane=where.pane_info(st.facts))
 
 
 def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Verdict:
@@ -229,8 +237,8 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
     seen = f"{facts.session_activity}/{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
-    cond = ("#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
-            + control.ALLOWED + "}")
+    cond = ("#{&&:#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
+            + control.ALLOWED + "}," + UNSYNCHRONIZED + "}")
     actions = []
     if lead:
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in lead))
@@ -240,7 +248,9 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in keys))
     if enter:
         actions.append(f"send-keys -t {pane} Enter")
-    actions.append(f"set-option -t {pane} {records.SENT} {_word(records.dump(sent))}")
+    actions.append(f"set-option -p -t {pane} {records.SENT} {_word(records.dump(sent))}")
+    if sent.submitted and not sent.back:
+        actions.append(f"set-option -t {pane} {where.BOUND} {_word(where.bind(pane, facts, sent.text or ' '.join(keys)))}")
     steps: list[list[str]] = []
     if text:
         steps.append(["load-buffer", "-b", buf, "-"])
@@ -274,6 +284,7 @@ def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, 
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
                     head=head.strip(), row=lk.facts.abs_cursor_line, width=lk.facts.width,
+                    above=tuple(lk.snap.lines[max(0, lk.snap.cursor[1] - output.HEAD_ROWS):lk.snap.cursor[1]]),
                     history=lk.facts.history_size)
     return sent
 
@@ -294,22 +305,19 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         time.sleep(poll_step(now - started))
     if st.snap is not None:
         note_screen(cfg, st.snap.digest, ours=True)
-    output = ""
-    facts = screen_with_output(st)
+    cut = output.Cut()
+    facts = output.screen_with_output(st)
     if sent.submitted and text and facts is not None and st.status != Status.ERROR:
-        output = command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
-    if len(output) > cfg.output_cap:
-        saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
-        write_private(saved, masking.mask(output) or "")
-        output = cap_text(output, cfg.output_cap, str(saved))
+        cut = output.command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
+    shown, hint, notes = output.deliver(cfg, cut, facts)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
-    hint = None
     if text and not sent.submitted:
         hint = message("not_submitted")
     elif not done:
         hint = message("still_running")
-    extra: dict[str, object] = {"evidence": st.evidence, "program": st.program}
+    extra: dict[str, object] = {"evidence": st.evidence, "program": st.program, "pane": where.pane_info(st.facts),
+                                **notes}
     if st.question:
         extra["question"], extra["options"] = st.question, list(st.options)
-    return Result(action=action, session=target.name, status=st.status, output=output,
+    return Result(action=action, session=target.name, status=st.status, output=shown,
                   screen=st.snap.text if st.snap else None, hint=hint, extra=extra)

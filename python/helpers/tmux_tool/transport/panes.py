@@ -30,6 +30,7 @@ _FIELDS = (
     "pane_current_command", "pane_pid", "history_size", "session_activity",
     "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", ATTACH_OPTION,
     "pane_tty", "@tmux_tool_owned", "@tmux_tool_paused", "@tmux_tool_approve",
+    "pane_id", "window_index", "window_name", "pane_index", "synchronize-panes", "history_limit",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
 
@@ -59,6 +60,12 @@ class PaneFacts:
     owned: str = ""
     paused: bool = False  # the human has paused the agent (shared session)
     approve: bool = False  # each injection waits for the human's approval (shared session)
+    pane_id: str = ""  # tmux's id of the pane (%N): stable while the human moves it around
+    window: int = 0  # the index of its window
+    window_name: str = ""
+    index: int = 0  # its index in the window
+    synchronized: bool = False  # synchronize-panes: keys sent to it go to every pane of its window
+    history_limit: int = 0  # lines tmux keeps above the screen before it drops the oldest
 
     @property
     def abs_cursor_line(self) -> int:
@@ -125,6 +132,12 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         owned=v[19],
         paused=v[20] == "1",
         approve=v[21] == "1",
+        pane_id=v[22],
+        window=_int(v[23]),
+        window_name=v[24],
+        index=_int(v[25]),
+        synchronized=v[26] == "1",
+        history_limit=_int(v[27]),
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(

@@ -1,4 +1,4 @@
-"""A session the action is about: its name, which server it lives on, and how tmux names its pane."""
+"""A session the action is about: its name, which server it lives on, and which of its panes."""
 
 from __future__ import annotations
 
@@ -9,13 +9,22 @@ from .tmux import Tmux
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A session the action is about."""
+    """A session the action is about.
+
+    ``pane_id`` pins the action to one pane (tmux's ``%N``, which stays the
+    same pane whatever the human does to windows and layouts); without it the
+    action is about the session's active pane.  ``lost`` is set when the pane
+    the agent's command ran in was closed: a sentence saying so, since no
+    other pane may stand in for it.
+    """
 
     name: str
     shared: bool
     tmux: Tmux
+    pane_id: str = ""
+    lost: str = ""
 
     @property
     def pane(self) -> str:
-        """tmux target of the session's active pane (exact session match)."""
-        return f"={self.name}:"
+        """tmux target of the pane: the pinned one, else the session's active pane (exact session match)."""
+        return self.pane_id or f"={self.name}:"

@@ -1,0 +1,67 @@
+"""Ending the private server for good: what uninstalling the tool does.
+
+The plugin's ``uninstall`` hook (``hooks.py``, which Agent Zero runs before it
+deletes the plugin) and the installer's ``--uninstall`` both end the agent's
+tmux server - and with it every program still running in its sessions - and
+remove its state, so nothing of the tool outlives it.  This is the one place
+that does it, so the two cannot drift apart.  The human's shared server is
+theirs and is never touched.
+
+Both callers run where the tool cannot be imported as usual: the hook before
+the packages it installs exist, the installer as a script with ``-S -I``.
+They load the library as a package by its path, so this module and what it
+imports use the standard library only.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+
+from ..core import config
+from ..transport import kernel
+
+SERVER_EXIT_TIMEOUT = 5.0
+TMUX_TIMEOUT = 10.0
+
+
+def end_private(*, dry_run: bool = False) -> str:
+    """End the private tmux server and remove its state folder; return a sentence saying what was done.
+
+    Never raises for tmux: an uninstall goes on anyway, and the sentence says
+    what stayed and how to end it by hand.
+    """
+    cfg = config.load()
+    server = f"the private tmux server {cfg.private_socket!r}"
+    if dry_run:
+        return f"would end {server} with everything running in it, and remove {cfg.private_dir}"
+    tmux = shutil.which("tmux")
+    try:
+        ended = tmux is not None and _end_server([tmux, "-L", cfg.private_socket])
+        done = f"ended {server} with everything running in it" if ended else f"{server} was not running"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        done = (f"could not end {server} ({exc}): end it with `tmux -L {cfg.private_socket} kill-server`")
+    shutil.rmtree(cfg.private_dir, ignore_errors=True)
+    return f"{done}; removed {cfg.private_dir}"
+
+
+def _end_server(tmux: list[str]) -> bool:
+    """``kill-server``, then wait (bounded) until the server process is gone; False if none ran.
+
+    tmux answers ``kill-server`` at once but exits only once its clients have
+    left (the tool's own control-mode clients among them), a moment later.
+    Ending it closes every pane's terminal, so the shells in them hang up and
+    take their jobs with them.
+    """
+    pid = subprocess.run([*tmux, "display-message", "-p", "#{pid}"], capture_output=True, text=True,
+                         timeout=TMUX_TIMEOUT, check=False).stdout.strip()
+    if not pid.isdigit():
+        return False
+    subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=TMUX_TIMEOUT, check=False)
+    deadline = time.monotonic() + SERVER_EXIT_TIMEOUT
+    while (process := kernel.proc(int(pid))) is not None and process.state != "Z":
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)
+        time.sleep(0.02)
+    return True

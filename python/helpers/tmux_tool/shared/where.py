@@ -1,0 +1,127 @@
+"""Which pane of the human's session a call is about.
+
+The human's session is a tmux session with windows and panes that the human
+opens, closes and rearranges at will; the page is one client among several.
+So a call is bound to one pane by tmux's pane id (``%N``, which never moves
+to another pane), resolved once at the start of the call:
+
+* a pane the agent names: ``shared:WINDOW.PANE`` or ``shared:WINDOW`` as
+  tmux writes them, or a pane id (``%3``, ``shared:%3``);
+* else the pane of the agent's command that has not given its prompt back
+  (:data:`BOUND`, written in the same tmux command that presses Enter and
+  cleared when the prompt is seen again there): ``wait``, ``status``,
+  ``read``, ``interrupt`` and the answer to its question follow it, whatever
+  window the human is looking at;
+* else the pane the human is looking at: the active pane of the session's
+  current window.
+
+A bound pane that was closed is reported once (:attr:`Target.lost`), never
+replaced by another pane.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..core.errors import BadName, NoServer, NoTarget, TmuxError
+from ..transport.panes import PaneFacts
+from ..transport.target import Target
+from ..transport.tmux import Tmux
+
+BOUND = "@tmux_tool_pane"
+_SPEC = re.compile(r"(?:(?P<window>\d{1,6})(?:\.(?P<pane>\d{1,6}))?|(?P<id>%\d{1,9}))")
+
+
+def split(name: str) -> tuple[str, str]:
+    """A session name and the pane it names (tmux's words), e.g. ``shared:1.0`` -> ``("shared", "1.0")``.
+
+    A bare pane id (``%3``) names no session: the caller's shared session is meant.
+    """
+    if name.startswith("%"):
+        return "", name
+    session, sep, pane = name.partition(":")
+    if sep and not _SPEC.fullmatch(pane):
+        raise BadName(f"{name!r} names no pane: write shared:WINDOW.PANE (e.g. shared:1.0), shared:WINDOW, "
+                      "or a pane id such as %3")
+    return session, pane
+
+
+def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
+    """The pane a result concerns, as the human sees it: its id, its window's index and name, its index."""
+    if facts is None or not facts.pane_id:
+        return None
+    return {"id": facts.pane_id, "window": facts.window, "window_name": facts.window_name, "index": facts.index}
+
+
+def bind(pane: str, facts: PaneFacts, text: str) -> str:
+    """The value of :data:`BOUND` for a command submitted in ``pane``."""
+    return json.dumps({"pane": pane, "window": facts.window, "name": facts.window_name,
+                       "text": text[:80]}).replace("'", "\\u0027")
+
+
+def _bound(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) and isinstance(value.get("pane"), str) else {}
+
+
+def resolve(tmux: Tmux, session: str, spec: str) -> Target:
+    """The target of a call in the shared session, pinned to one pane (see the module's docstring).
+
+    A session or server that is not there is left for the action to report
+    (the target then names the session's active pane).
+    """
+    base = Target(session, True, tmux)
+    if spec:
+        return _named(tmux, base, spec)
+    try:
+        out = tmux.chain(["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}\x1f#{{{BOUND}}}"],
+                         ["list-panes", "-s", "-t", f"={session}", "-F", "#{pane_id}"])
+    except (NoServer, NoTarget):
+        return base
+    head, _, rest = out.partition("\n")
+    active, _, raw = head.partition("\x1f")
+    panes = rest.split()
+    bound = _bound(raw)
+    if not bound:
+        return Target(session, True, tmux, active)
+    if bound["pane"] in panes:
+        return Target(session, True, tmux, bound["pane"])
+    unbind(tmux, session)
+    lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) where the agent's "
+            f"command {bound.get('text', '')!r} ran was closed; its output and end cannot be known")
+    return Target(session, True, tmux, active, lost)
+
+
+def _named(tmux: Tmux, base: Target, spec: str) -> Target:
+    """The pane ``spec`` names, from the session's own list (``display-message`` would fall back to the
+    current window for a window that does not exist)."""
+    try:
+        rows = tmux.cmd("list-panes", "-s", "-t", f"={base.name}", "-F",
+                        "#{pane_id} #{window_index} #{pane_index} #{pane_active}").split("\n")
+    except (NoServer, NoTarget):
+        return base  # the action reports the missing session
+    window, _, index = spec.partition(".")
+    for row in rows:
+        pane, w, i, active = (row.split() + ["", "", "", ""])[:4]
+        if pane == spec or (w == window and (i == index if index else active == "1")):
+            return Target(base.name, True, tmux, pane)
+    raise BadName(f"there is no pane {spec} in the session {base.name!r} (panes: "
+                  f"{', '.join(r.split()[1] + '.' + r.split()[2] for r in rows if r.count(' ') >= 3)}); "
+                  f"without a pane, {base.name!r} means the pane the human is looking at")
+
+
+def unbind(tmux: Tmux, session: str, pane: str | None = None) -> None:
+    """Forget the bound pane (only if it is ``pane``, when given): its command is over or its pane gone."""
+    try:
+        if pane is not None:
+            raw = tmux.display(f"={session}:", f"#{{{BOUND}}}")
+            if _bound(raw).get("pane") != pane:
+                return
+        tmux.cmd("set-option", "-u", "-t", f"={session}:", BOUND)
+    except TmuxError:
+        pass
