@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -30,8 +32,10 @@ from .conftest import (
     no_ready_before_end,
     pane_stamp,
     poll,
+    probe,
     ran_in,
     ready_after_end,
+    refused,
     right_pane,
     settle,
     watch_until_end,
@@ -150,8 +154,8 @@ def test_status_is_never_ready_before_the_commands_end(scene: Scene, move: str) 
     samples = watch_until_end(scene, limit=10, during=lambda: during(scene, pane))
     no_ready_before_end(scene, samples)
     for _, sample in samples:
-        if sample.get("pane") is not None:
-            assert sample["pane"].get("id") == pane, f"status named pane {sample['pane']!r}, the command is in {pane}"
+        named = (sample.get("pane") or {}).get("id")
+        assert named == pane, explain(f"status named pane {named!r}, the command is in {pane}", sample, scene)
     ends_right(scene)
 
 
@@ -263,5 +267,113 @@ def test_the_commands_pane_closed_by_the_human(scene: Scene, close: Move, asks: 
         explain(f"{asks} answered ready for a command whose pane is gone", res, scene)
     assert res["ok"] is False or res["status"] == "error", explain(f"{asks} is not an error", res, scene)
     assert "closed" in (res.get("error") or ""), explain(f"{asks}'s error does not say closed", res, scene)
+    assert ended(scene) is None
+    ends_right(scene)
+
+
+def break_pane(scene: Scene, pane: str) -> None:
+    window = scene.pane_facts(pane)["window"]
+    scene.prefix("!")  # break-pane: the pane goes to a window of its own
+    assert poll(lambda: scene.pane_facts(pane)["window"] != window, 3), scene.panes()
+
+
+def swap_pane(scene: Scene, pane: str) -> None:
+    index = scene.pane_facts(pane)["index"]
+    scene.prefix("}")  # swap-pane -D: the pane takes the next one's place (and number)
+    assert poll(lambda: scene.pane_facts(pane)["index"] != index, 3), scene.panes()
+
+
+def move_window(scene: Scene, pane: str) -> None:
+    scene.prefix(".")  # move-window asks for the new index
+    scene.human.line("5")
+    assert poll(lambda: scene.pane_facts(pane)["window"] == 5, 3), scene.panes()
+
+
+@pytest.mark.parametrize("during", [break_pane, swap_pane, move_window], ids=["break-pane", "swap-pane",
+                                                                               "move-window"])
+def test_the_pane_is_named_where_tmux_has_it_now(scene: Scene, during: Move) -> None:
+    """The human moves the command's pane to another window or place: its id stays, its numbers change."""
+    settle(scene)
+    pane = scene.active_pane()
+    split_and_come_back(scene, pane)
+    scene.human_quiet()
+    command, answer = slow(scene)
+    res = call("send", text=command, timeout=0.5)
+    assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
+    was = scene.pane_facts(pane)
+    during(scene, pane)
+    now = scene.pane_facts(pane)
+    assert (now["window"], now["index"]) != (was["window"], was["index"])
+    res = call("wait", timeout=8)
+    assert res["ok"] and res["status"] == "ready", explain("wait did not see the command's end", res, scene)
+    ready_after_end(scene, res)
+    assert ran_in(scene) == pane and res["output"] == answer, explain("wait's output is not the command's", res,
+                                                                      scene)
+    right_pane(scene, res, pane, names(scene))
+    ends_right(scene)
+
+
+def test_a_named_pane_that_does_not_exist(scene: Scene) -> None:
+    settle(scene)
+    a = scene.active_pane()
+    b = scene.split("%")
+    shown = {p: scene.history(p) for p in (a, b)}
+    command, answer = probe(scene)
+    for target in ("shared:0.7", "shared:4.0", "%99", "shared:%99"):
+        res = call("send", text=command, session=target, timeout=3)
+        refused(res)
+    assert not poll(lambda: any(answer in scene.history(p) for p in shown), 0.5), "the command ran somewhere"
+    assert {p: scene.history(p) for p in shown} == shown, "a pane was typed into"
+    ends_right(scene)
+
+
+def kill_window(scene: Scene, pane: str) -> None:
+    scene.prefix("&")  # kill-window asks "kill-window N? (y/n)"
+    scene.human.press("y")
+
+
+def test_the_commands_pane_closed_while_wait_waits(scene: Scene) -> None:
+    """The human kills the pane while ``wait`` waits on it (with C-c and ``exit`` the prompt comes back
+    in the pane first: that is the command's end, rightly ready)."""
+    settle(scene)
+    pane = scene.active_pane()
+    split_and_come_back(scene, pane)
+    scene.human_quiet()
+    command, _ = slow(scene, 4)
+    res = call("send", text=command, timeout=0.3)
+    assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
+    answer: dict = {}
+    waiting = threading.Thread(target=lambda: answer.update(call("wait", timeout=8)), daemon=True)
+    waiting.start()
+    close_by_kill_pane(scene, pane)
+    assert poll(lambda: pane not in scene.pane_ids(), 5), f"the human could not close {pane}: {scene.panes()!r}"
+    closed_at = time.monotonic()
+    waiting.join(12)
+    res = answer
+    assert res, "wait never returned"
+    assert not (res["ok"] and res["status"] == "ready"), \
+        explain("wait answered ready for a command whose pane is gone", res, scene)
+    assert res["ok"] is False or res["status"] == "error", explain("wait is not an error", res, scene)
+    assert "closed" in (res.get("error") or ""), explain("wait's error does not say closed", res, scene)
+    assert time.monotonic() - closed_at < 6, explain("wait went on to its timeout after the pane closed", res, scene)
+    assert ended(scene) is None
+    ends_right(scene)
+
+
+def test_the_commands_window_killed_by_the_human(scene: Scene) -> None:
+    settle(scene)
+    pane = scene.active_pane()
+    window_and_come_back(scene, pane)  # another window, with its prompt, survives
+    scene.human_quiet()
+    command, _ = slow(scene)
+    res = call("send", text=command, timeout=0.5)
+    assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
+    kill_window(scene, pane)
+    assert poll(lambda: pane not in scene.pane_ids(), 5), f"the human could not close {pane}: {scene.panes()!r}"
+    res = call("wait", timeout=4)
+    assert not (res["ok"] and res["status"] == "ready"), \
+        explain("wait answered ready for a command whose window is gone", res, scene)
+    assert res["ok"] is False or res["status"] == "error", explain("wait is not an error", res, scene)
+    assert "closed" in (res.get("error") or ""), explain("wait's error does not say closed", res, scene)
     assert ended(scene) is None
     ends_right(scene)

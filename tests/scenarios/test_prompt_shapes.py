@@ -18,7 +18,19 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import PLAIN_BASH, Scene, Shell, bash, ends_right, explain, poll, ready_after_end, settle, stamp, zsh
+from .conftest import (
+    PLAIN_BASH,
+    Scene,
+    Shell,
+    bash,
+    ends_right,
+    explain,
+    poll,
+    ready_after_end,
+    settle,
+    stamp,
+    zsh,
+)
 
 PL, USER, FOLDER, BRANCH = "\ue0b0", "\uf007", "\uf07c", "\ue0a0"
 

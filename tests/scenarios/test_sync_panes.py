@@ -31,7 +31,7 @@ def synchronize(scene: Scene, on: bool) -> None:
 
 def says_synchronized(res: dict) -> None:
     refused(res)
-    assert re.search(r"synchroni[sz]e", res["error"], re.I), f"the refusal does not name synchronize-panes: {res!r}"
+    assert re.search(r"synchroni[sz]e", res["error"], re.IGNORECASE), f"the refusal does not name synchronize-panes: {res!r}"
 
 
 def test_nothing_is_typed_with_a_half_typed_line_in_the_other_pane(scene: Scene) -> None:
@@ -51,7 +51,7 @@ def test_nothing_is_typed_with_a_half_typed_line_in_the_other_pane(scene: Scene)
     for pane, screen in shown.items():
         assert scene.screen(pane) == screen, explain(f"pane {pane} changed:\n{scene.screen(pane)}", res, scene)
     assert scene.before_cursor(other).endswith("echo half-typed"), scene.screen(other)
-    assert not re.search(r"^half-typed", scene.history(other), re.M), "the human's half-typed line was submitted"
+    assert not re.search(r"^half-typed", scene.history(other), re.MULTILINE), "the human's half-typed line was submitted"
     synchronize(scene, False)
     ends_right(scene)
 
@@ -99,5 +99,28 @@ def test_a_pane_of_an_unsynchronized_window_can_be_named(scene: Scene) -> None:
     assert answer in scene.history(elsewhere)
     for pane, screen in shown.items():
         assert scene.screen(pane) == screen, explain(f"pane {pane} changed:\n{scene.screen(pane)}", res, scene)
+    synchronize(scene, False)
+    ends_right(scene)
+
+
+def test_a_named_pane_of_a_synchronized_window_gets_nothing(scene: Scene) -> None:
+    """Naming the pane (``shared:0.1``, ``%N``) does not get round synchronize-panes: tmux would still copy."""
+    other, looked_at = two_panes(scene)
+    scene.select("o", pane=other)
+    scene.human.type("echo half-typed")
+    assert poll(lambda: scene.before_cursor(other).endswith("echo half-typed"), 4), scene.screen(other)
+    scene.select("o", pane=looked_at)
+    synchronize(scene, True)
+    scene.human_quiet()
+    shown = {p: scene.screen(p) for p in (other, looked_at)}
+    index = scene.pane_facts(looked_at)["index"]
+    for target in (f"shared:0.{index}", looked_at, f"shared:{other}"):
+        command, answer = probe(scene)
+        res = call("send", text=command, session=target, timeout=3)
+        says_synchronized(res)
+        assert not poll(lambda answer=answer: any(answer in scene.history(p) for p in shown), 0.5), \
+            explain(f"the agent's command to {target} ran", res, scene)
+    for pane, screen in shown.items():
+        assert scene.screen(pane) == screen, f"pane {pane} changed:\n{scene.screen(pane)}"
     synchronize(scene, False)
     ends_right(scene)

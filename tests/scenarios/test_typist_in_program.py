@@ -71,7 +71,7 @@ def test_the_agents_line_never_mixes_into_the_humans_at_a_repl(scene: Scene, pau
         res = call("send", text=AGENT, timeout=6)
         typist.join(10)
         if res["ok"]:
-            assert poll(lambda: re.search(r"^42$", scene.history(), re.M), 3), \
+            assert poll(lambda: re.search(r"^42$", scene.history(), re.MULTILINE), 3), \
                 explain("the agent's line was accepted but never ran", res, scene)
     finally:
         stop.set()
@@ -86,8 +86,8 @@ def test_the_agents_line_never_mixes_into_the_humans_at_a_repl(scene: Scene, pau
     else:
         assert re.search(r"typ", res["error"] or ""), explain("the refusal does not say the human is typing", res,
                                                               scene)
-        assert not re.search(r"^42$", scene.history(), re.M), explain("a refused line ran", res, scene)
-    assert re.search(r"^>>> x = 1$", scene.history(), re.M), "the human's line is not whole"
+        assert not re.search(r"^42$", scene.history(), re.MULTILINE), explain("a refused line ran", res, scene)
+    assert re.search(r"^>>> x = 1$", scene.history(), re.MULTILINE), "the human's line is not whole"
     scene.human_quiet()
     scene.human.line("exit()")
     assert scene.at_prompt(), scene.screen()

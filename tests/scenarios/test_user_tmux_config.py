@@ -82,7 +82,7 @@ def test_another_prefix_key(make_scene: Callable[..., Scene]) -> None:
     scene = make_scene(setup=PREFIX_C_A)
     scene.prefix_key = "C-a"
     assert scene.tmux("show", "-gv", "prefix").strip() == "C-a"
-    pane, new = follows_through_a_split(scene)
+    _, new = follows_through_a_split(scene)
     assert scene.active_pane() == new
     # a new command goes to the pane the human looks at
     scene.human_quiet()
@@ -97,7 +97,7 @@ def test_another_prefix_key(make_scene: Callable[..., Scene]) -> None:
 
 def test_panes_kept_after_exit(make_scene: Callable[..., Scene]) -> None:
     scene = make_scene(setup=REMAIN)
-    pane, new = follows_through_a_split(scene)
+    pane, _ = follows_through_a_split(scene)
     ends_right(scene)
     assert ran_in(scene, "done") == pane
 

@@ -177,13 +177,20 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
     st = observe.state_of(ctx, target, settle=True)
     if st.snap is None or st.facts is None:
         return failure("read", st.evidence, session=target.name)
-    text = "\n".join(panes.scrollback(target.tmux, target.pane, lines)) if lines else st.snap.text
+    rows = panes.scrollback(target.tmux, target.pane, lines) if lines else st.snap.lines
     facts = st.facts
     extra: dict[str, Any] = {"program": st.program, "evidence": st.evidence, "cursor": list(facts.cursor),
-             "size": [facts.width, facts.height], "alternate": facts.alternate, "lines": lines}
+                             "size": [facts.width, facts.height], "alternate": facts.alternate, "lines": lines}
     if target.shared:
         extra["pane"] = where.pane_info(facts)
-    return Result(action="read", session=target.name, status=st.status, screen=text, extra=extra)
+    hint = None
+    if lines and len(rows) < lines and facts.history_limit and facts.history_size >= facts.history_limit * 9 // 10:
+        # tmux drops the oldest tenth of its history each time it reaches the limit: what is asked for is gone.
+        extra["output_truncated"] = True
+        hint = (f"only {len(rows)} of the {lines} lines asked for are left: the pane's history-limit is "
+                f"{facts.history_limit} lines and older ones were dropped")
+    text = "\n".join(rows) if lines else st.snap.text
+    return Result(action="read", session=target.name, status=st.status, screen=text, hint=hint, extra=extra)
 
 
 def do_status(ctx: Context, session: str | None) -> Result:
@@ -237,7 +244,10 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         if ours_pending and w.last.status in (Status.READY, Status.BLOCKED):
             res.output, res.hint, notes = output.deliver(ctx.cfg, output.output_of(w.target, w.last), w.last.facts)
             res.extra.update(notes)
-        if not ok:
+        if w.target.shared and w.last.status == Status.ERROR and (w.last.facts is None or w.last.facts.dead):
+            res.error = w.last.evidence  # the pane was closed, or its shell exited: what ran there is over
+            res.hint = "ask the human what became of it; the next call uses the pane the human is looking at"
+        elif not ok:
             res.error = f"{w.target.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
             res.hint = message("wait_timeout_hint")
         else:

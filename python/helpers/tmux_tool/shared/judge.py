@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, replace
 
 from .. import programs
-from ..core.errors import NoServer, NoTarget
+from ..core.errors import NoServer, NoTarget, TmuxError
 from ..core.messages import message
 from ..core.status import Status
 from ..judgement.state import State
@@ -136,6 +136,10 @@ def judge(lk: Look, now: float | None = None) -> State:
     if front.state in ("R", "D"):
         return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
                       front.comm, owner=owner, **copy)
+    if term.working:
+        # Whatever its screen shows (a row like a menu, a prompt, a percentage), it is not waiting for keys.
+        return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it waiting for a child, a pipe or a "
+                      "timer, not for keys)", front.comm, owner=owner, **copy)
     # tmux names the group's leader; the kernel found the process at work in it (git's editor or pager).
     snap = lk.snap if term.leader is None or front.pid == term.leader.pid else replace(lk.snap, program=front.comm)
     verdict = programs.detect(snap, program=front.comm)
@@ -314,6 +318,10 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
             st = judge(lk, now)
     except NoTarget:
         if pane.startswith("%") and tmux.has_session(name):
+            try:
+                tmux.chain(where.unbind_if(pane, f"={name}:"))  # reported now: the next call is not bound to it
+            except TmuxError:
+                pass
             return State(Status.ERROR, closed(pane)), None
         return State(Status.ERROR, missing(name, tmux.socket)), None
     except NoServer:
@@ -321,22 +329,24 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"
     back = remember(tmux, pane, lk, st)
-    if back:
-        where.unbind(tmux, name, lk.facts.pane_id)
     st.extra["pending"] = lk.sent.pending and not back
     st.extra["was_pending"] = lk.sent.pending  # before this look: a wait that starts now owes its output
     return st, lk
 
 
 def remember(tmux: Tmux, pane: str, lk: Look, st: State) -> bool:
-    """Write what a judgement learned into the session's records; True when our command is over (the
-    caller then lets go of its pane, :func:`.where.unbind`)."""
+    """Write what a judgement learned into the session's records; True when our command is over (and the
+    session no longer binds calls to its pane)."""
     learn = st.extra.pop("learn", None)
     if learn and lk.book.get(str(learn[0])) != learn[1]:
         records.learn(tmux, pane, lk.book, learn[0], learn[1])
     if st.extra.get("owner") == "agent" and lk.term.owner not in lk.owned:
         records.claim(tmux, pane, lk.owned, lk.term.owner)
     if st.extra.pop("back", False):
-        records.save(tmux, pane, records.SENT, replace(lk.sent, back=True))
+        try:
+            tmux.chain(["set-option", "-p", "-t", pane, records.SENT, records.dump(replace(lk.sent, back=True))],
+                       where.unbind_if(lk.facts.pane_id or pane))
+        except TmuxError:
+            pass  # a vanished pane: nothing left to record
         return True
     return False

@@ -105,18 +105,19 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     typed, head = _solid(sent.text), _solid(sent.head)
     start = sent.row - facts.history_size  # the row we typed on, from the top of the screen
     holds = _row_holds(sent, facts)
-    if holds:
-        ours = _rows(tmux, pane, str(start), start, joined=False)
-        if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
-            below = _rows(tmux, pane, str(start + 1), cursor_y)[:-1]
-            return Cut(_body(below, _upper(sent, [], below, head), before))
-    for first in ([str(max(start - CONTEXT_ROWS, -facts.history_size))] if holds else []) + ["-"]:
-        rows = _rows(tmux, pane, first, cursor_y)[:-1]
+    windows = [max(start - CONTEXT_ROWS, -facts.history_size)] if holds else []
+    for first in dict.fromkeys([*windows, -facts.history_size]):
+        rows = _rows(tmux, pane, str(first), cursor_y)[:-1]
         for i in range(len(rows) - 1, -1, -1):
             if (end := _echo_end(rows, i, typed, head)) is not None:
-                return Cut(_body(rows[end:], _upper(sent, rows[:i + 1], rows[end:], head), before))
+                upper = _upper(sent, rows[:i + 1], rows[end:], head, top=first <= -facts.history_size)
+                return Cut(_body(rows[end:], upper, before))
+        if windows and first == windows[0]:
+            ours = _rows(tmux, pane, str(start), start, joined=False)
+            if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
+                return Cut(_body(_rows(tmux, pane, str(start + 1), cursor_y)[:-1], 0, before))
     # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the output.
-    rest = _body(rows, _upper(sent, [], rows, head), before).lstrip("\n")
+    rest = _body(rows, 0, before).lstrip("\n")
     return Cut(rest, truncated=True)
 
 
@@ -161,28 +162,38 @@ def _echo_end(rows: list[str], i: int, typed: str, head: str) -> int | None:
     return None
 
 
-def _upper(sent: Sent, earlier: list[str], body: list[str], head: str) -> int:
+def _upper(sent: Sent, earlier: list[str], body: list[str], head: str, *, top: bool = False) -> int:
     """How many of the last rows of ``body`` are the upper rows of the prompt now at the cursor (a
     two-line prompt, ``PROMPT_COMMAND`` output).
 
-    They repeat, bottom up, the rows that stood right above the prompt we
-    typed at (recorded then).  Two outputs can end alike (``git status`` run
-    twice), so the prompts of earlier commands (``earlier``: rows up to our
-    echo) must have the same rows above them too.
+    Candidates repeat, bottom up, the rows that stood right above the prompt
+    we typed at (recorded then).  Outputs can end alike (the same command run
+    twice), so they count only with proof from the rows up to our echo
+    (``earlier``): they stand at the very top of the pane (``top``: nothing
+    was there before the first prompt), or they stand above earlier prompts
+    too, and at least one of those saw something else above them (another
+    command's output), which a repeated output would not.
     """
     above = list(sent.above)
     n = 0
     while n < min(HEAD_ROWS, len(above), len(body)) and prompt.same_row(above[-1 - n], body[-1 - n]):
         n += 1
-    if not n or not head:
-        return n
-    older = [j for j in range(len(earlier) - 2, -1, -1) if _solid(earlier[j]).startswith(head)][:CONFIRM_PROMPTS]
-    for j in older:
-        k = 0
-        while k < min(n, j) and prompt.same_row(above[-1 - k], earlier[j - 1 - k]):
-            k += 1
-        n = k
-    return n
+    if not n or not earlier:
+        return 0
+    ours = len(earlier) - 1  # our echo's row
+    older = [j for j in range(ours - 1, -1, -1) if head and _solid(earlier[j]).startswith(head)][:CONFIRM_PROMPTS]
+    for k in range(n, 0, -1):
+        if not all(prompt.same_row(above[-1 - m], earlier[ours - 1 - m]) for m in range(k) if ours - 1 - m >= 0):
+            continue
+        if top and not any(row.strip() for row in earlier[:ours - k]):
+            return k
+        context = earlier[ours - 1 - k] if ours - 1 - k >= 0 else ""
+        alike = [j for j in older if j - k >= 0 and all(prompt.same_row(above[-1 - m], earlier[j - 1 - m])
+                                                         for m in range(k))]
+        if len(alike) == len(older) and any(
+                not prompt.same_row(context, earlier[j - 1 - k] if j - 1 - k >= 0 else "") for j in alike):
+            return k
+    return 0
 
 
 def _body(rows: list[str], upper: int, before: str) -> str:

@@ -115,13 +115,17 @@ def _named(tmux: Tmux, base: Target, spec: str) -> Target:
                   f"without a pane, {base.name!r} means the pane the human is looking at")
 
 
-def unbind(tmux: Tmux, session: str, pane: str | None = None) -> None:
-    """Forget the bound pane (only if it is ``pane``, when given): its command is over or its pane gone."""
+def unbind(tmux: Tmux, session: str) -> None:
+    """Forget the bound pane: it is gone."""
     try:
-        if pane is not None:
-            raw = tmux.display(f"={session}:", f"#{{{BOUND}}}")
-            if _bound(raw).get("pane") != pane:
-                return
         tmux.cmd("set-option", "-u", "-t", f"={session}:", BOUND)
     except TmuxError:
         pass
+
+
+def unbind_if(pane: str, target: str = "") -> list[str]:
+    """A tmux command that forgets the bound pane if it is ``pane`` (its command is over, or it was closed),
+    decided inside tmux; ``target`` names the session when the pane is gone."""
+    where = target or pane
+    return ["if-shell", "-F", "-t", where, f'#{{m:{{"pane": "{pane}"*,#{{{BOUND}}}}}',
+            f"set-option -u -t {where} {BOUND}"]

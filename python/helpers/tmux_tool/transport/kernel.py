@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
+# Waits that end by themselves or by another process, never by a key: a child, a pipe, a timer (sleep).
+_NOT_FOR_KEYS = frozenset({"do_wait", "pipe_read", "pipe_wait", "hrtimer_nanosleep", "do_nanosleep"})
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
 
 
@@ -83,11 +85,11 @@ class Terminal:
 
     @property
     def working(self) -> bool:
-        """The process in front runs, or waits for a child or a pipe: it is not asking for keys."""
+        """The process in front runs, or waits for a child, a pipe or a timer: it is not asking for keys."""
         f = self.front
         if f is None:
             return False
-        return f.state in ("R", "D") or self.wchan in ("do_wait", "pipe_read", "pipe_wait")
+        return f.state in ("R", "D") or self.wchan in _NOT_FOR_KEYS
 
     @property
     def reading(self) -> bool:
