@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from pathlib import Path
 
@@ -184,3 +185,33 @@ def test_masking_common_secret_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
     for secret in ("sk-ant", "ghp_", "AKIA", "hunter2", "tok-1234"):
         assert secret not in out
     assert "plain words stay" in out and out.count(masking.MASK) == 5
+
+
+def test_a_failure_never_nests_its_fields_under_extra() -> None:
+    """Fields given to ``failure`` are fields of the result, and no caller passes a dict named ``extra``."""
+    from python.helpers.tmux_tool.core.result import failure
+
+    data = failure("send", "nothing was typed", evidence="the human is typing", program="bash").to_dict()
+    assert data["evidence"] == "the human is typing" and data["program"] == "bash" and "extra" not in data
+    library = Path(__file__).resolve().parents[2] / "python"
+    callers = [f"{p}:{i}" for p in library.rglob("*.py") for i, line in enumerate(p.read_text().splitlines(), 1)
+               if re.search(r"failure\(.*\bextra=", line)]
+    assert not callers, callers
+
+
+@pytest.mark.parametrize(("name", "parts"), [
+    ("shared", ("shared", "")), ("shared:1.0", ("shared", "1.0")), ("shared:2", ("shared", "2")),
+    ("%3", ("", "%3")), ("shared:%12", ("shared", "%12")), ("build", ("build", "")),
+])
+def test_a_session_name_may_name_a_pane_as_tmux_writes_it(name: str, parts: tuple[str, str]) -> None:
+    from python.helpers.tmux_tool.shared import where
+
+    assert where.split(name) == parts
+
+
+@pytest.mark.parametrize("name", ["shared:", "shared:a.b", "shared:1.", "shared:1.0.0", "shared:;kill", "shared:-1"])
+def test_a_pane_that_tmux_would_not_read_is_refused_with_a_sentence(name: str) -> None:
+    from python.helpers.tmux_tool.shared import where
+
+    with pytest.raises(BadName, match="names no pane"):
+        where.split(name)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .core.args import brief
 from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
@@ -229,7 +230,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         try:
             regex = re.compile(pattern, re.MULTILINE)
         except re.error as exc:
-            raise BadArgs(f"pattern {pattern!r} is not a valid regular expression: {exc}") from None
+            raise BadArgs(f"pattern {brief(pattern)} is not a valid regular expression: {exc}") from None
     if len(targets) == 1 and until == "ready" and regex is None and not targets[0].shared:
         exact = _wait_run(ctx, targets[0], timeout)
         if exact is not None:
