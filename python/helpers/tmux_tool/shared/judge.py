@@ -329,6 +329,11 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"
     back = remember(tmux, pane, lk, st)
+    if lk.facts.dead:
+        try:
+            tmux.chain(where.unbind_if(lk.facts.pane_id or pane))  # its shell is gone: reported now, once
+        except TmuxError:
+            pass
     st.extra["pending"] = lk.sent.pending and not back
     st.extra["was_pending"] = lk.sent.pending  # before this look: a wait that starts now owes its output
     return st, lk

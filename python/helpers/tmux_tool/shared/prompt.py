@@ -251,13 +251,13 @@ def same_row(a: str, b: str) -> bool:
     True
     >>> same_row("╭─  root  share", "total 12")
     False
-    >>> same_row("1997", "20"), same_row("", "")
-    (False, True)
+    >>> same_row("1997", "20"), same_row("", ""), same_row("~", "~")
+    (False, True, True)
     """
     if not isinstance(a, str) or not isinstance(b, str):
         return False
-    if a.strip() and not any(c.isalpha() or ord(c) > 0x7f for c in a):
-        return False  # a row of digits and signs is output (a count, a table's rule), not a prompt's
+    if any(c.isdigit() for c in a) and not any(c.isalpha() or ord(c) > 0x7f for c in a):
+        return False  # a row of digits and signs is output (a count, a sum), not a prompt's
     if same_shape(a, b):
         return True
     lead_a, lead_b = a[: len(a) - len(a.lstrip())], b[: len(b) - len(b.lstrip())]
