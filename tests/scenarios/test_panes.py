@@ -159,6 +159,28 @@ def test_status_is_never_ready_before_the_commands_end(scene: Scene, move: str) 
     ends_right(scene)
 
 
+def test_the_output_waits_for_the_agent_after_status_saw_the_end(scene: Scene) -> None:
+    """The agent polls ``status`` until its command is over, while the human works in a new window:
+    the next ``wait`` still follows the command's pane and gives its output, once."""
+    settle(scene)
+    pane = scene.active_pane()
+    scene.human_quiet()
+    command, answer = slow(scene, 1)
+    res = call("send", text=command, timeout=0.3)
+    assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
+    new_window(scene, pane)
+    samples = watch_until_end(scene, limit=10)
+    assert all((r.get("pane") or {}).get("id") == pane for _, r in samples), samples[-1][1]
+    assert poll(lambda: call("status")["status"] == "ready", 5), scene.screen(pane)
+    res = call("wait", timeout=5)
+    assert res["ok"] and res["status"] == "ready", explain("wait did not answer ready", res, scene)
+    assert res["output"] == answer, explain("the output was lost after status saw the end", res, scene)
+    right_pane(scene, res, pane, names(scene))
+    again = call("wait", timeout=5)
+    assert again["output"] == "", explain("the output was given twice", again, scene)
+    ends_right(scene)
+
+
 @pytest.mark.parametrize("move", ["split-left-right", "split-top-bottom", "new-window", "other-pane"])
 def test_a_new_send_goes_to_the_pane_the_human_looks_at(scene: Scene, move: str) -> None:
     before, during = MOVES[move]

@@ -101,7 +101,7 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
     from .sessions import observe
     from .shared import send
 
-    target = ctx.target(session, default=ctx.cfg.shared_session)
+    target = ctx.target(session, default=ctx.cfg.shared_session, fresh=bool(text.strip()))
     keyboard.check_text(text)
     if not text and not enter:
         return failure("send", "nothing to send: the text is empty and enter is false",
@@ -235,15 +235,14 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         exact = _wait_run(ctx, targets[0], timeout)
         if exact is not None:
             return exact
-    # In the shared session, a command of ours still running when send returned gets its output here.
-    ours_pending = len(targets) == 1 and targets[0].shared and send.state(targets[0]).extra.get("was_pending")
     watches = [observe.Watch(t, until, regex, observe.DEFAULT_STABLE) for t in targets]
     ok = observe.wait_all(ctx, watches, mode, timeout)
     if len(watches) == 1:
         w = watches[0]
         res = _state_result("wait", w.target, w.last, ok=ok)
-        if ours_pending and w.last.status in (Status.READY, Status.BLOCKED):
-            res.output, res.hint, notes = output.deliver(ctx.cfg, output.output_of(w.target, w.last), w.last.facts)
+        if w.target.shared and w.last.status in (Status.READY, Status.BLOCKED):
+            # A command of ours that outlived its send: its output is given here, once, when its prompt is back.
+            res.output, res.hint, notes = output.deliver(ctx.cfg, send.owed_output(w.target, w.last), w.last.facts)
             res.extra.update(notes)
         if w.target.shared and w.last.status == Status.ERROR and (w.last.facts is None or w.last.facts.dead):
             res.error = w.last.evidence  # the pane was closed, or its shell exited: what ran there is over

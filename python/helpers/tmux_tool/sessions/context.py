@@ -33,16 +33,17 @@ class Context:
     def shared_tmux(self) -> Tmux:
         return Tmux(self.cfg.shared_socket)
 
-    def target(self, name: str | None, *, default: str) -> Target:
+    def target(self, name: str | None, *, default: str, fresh: bool = False) -> Target:
         """Resolve a session name (validated) to its server, and in the shared session to one pane.
 
         The shared session's name may carry a pane as tmux writes it
         (``shared:1.0``, ``shared:%3``, or ``%3`` alone); see :mod:`..shared.where`.
+        ``fresh``: the call types a new command.
         """
         session, spec = where.split(name if name is not None else default)
         session = names.check(session or self.cfg.shared_session)
         if session == self.cfg.shared_session:
-            return where.resolve(self.shared_tmux, session, spec)
+            return where.resolve(self.shared_tmux, session, spec, fresh=fresh)
         if spec:
             raise BadName(f"panes are named only in the shared session ({self.cfg.shared_session}:WINDOW.PANE); "
                           f"a private session such as {session!r} has one pane")

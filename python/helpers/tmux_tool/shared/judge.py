@@ -335,13 +335,12 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
         except TmuxError:
             pass
     st.extra["pending"] = lk.sent.pending and not back
-    st.extra["was_pending"] = lk.sent.pending  # before this look: a wait that starts now owes its output
     return st, lk
 
 
 def remember(tmux: Tmux, pane: str, lk: Look, st: State) -> bool:
-    """Write what a judgement learned into the session's records; True when our command is over (and the
-    session no longer binds calls to its pane)."""
+    """Write what a judgement learned into the session's records; True when our command is over (its
+    pane stays bound, marked back, until its output is given)."""
     learn = st.extra.pop("learn", None)
     if learn and lk.book.get(str(learn[0])) != learn[1]:
         records.learn(tmux, pane, lk.book, learn[0], learn[1])
@@ -349,8 +348,9 @@ def remember(tmux: Tmux, pane: str, lk: Look, st: State) -> bool:
         records.claim(tmux, pane, lk.owned, lk.term.owner)
     if st.extra.pop("back", False):
         try:
+            here = lk.facts.pane_id or pane
             tmux.chain(["set-option", "-p", "-t", pane, records.SENT, records.dump(replace(lk.sent, back=True))],
-                       where.unbind_if(lk.facts.pane_id or pane))
+                       where.rebind_if(here, where.bind(here, lk.facts, lk.sent.text, back=True)))
         except TmuxError:
             pass  # a vanished pane: nothing left to record
         return True

@@ -54,6 +54,7 @@ class Sent:
     width: int = 0  # the pane's width then (a resize rewraps the rows)
     history: int = 0  # the history's size then (it shrinks only when cleared)
     above: tuple[str, ...] = ()  # the rows right above the cursor's row then: a multi-line prompt's upper rows
+    delivered: bool = False  # the command's output, prompt back, was given to the agent (send or wait)
 
     @classmethod
     def parse(cls, text: str) -> Sent:
@@ -70,6 +71,11 @@ class Sent:
     def pending(self) -> bool:
         """Our submitted command has not given the prompt back yet (as far as we have seen)."""
         return self.submitted and not self.back
+
+    @property
+    def owed(self) -> bool:
+        """A command we submitted whose output, once its prompt is back, has not been given to the agent."""
+        return self.submitted and bool(self.text) and not self.delivered
 
     @property
     def leftover(self) -> str:

@@ -22,15 +22,18 @@ import os
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from .. import programs
 from ..core.config import Config, private_path, write_private
+from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import State
 from ..judgement.stillness import Stillness
 from ..transport import keyboard
+from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from . import control, guard, judge, output, prompt, records, where
@@ -38,6 +41,7 @@ from .records import Sent
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
+SEEN_PANES = 16  # panes whose last screen is remembered
 MIN_GAP = 0.02  # between two injections: at most 50 a second
 TRANSIENT = 0.2  # seconds a send looks for its moment, whatever its timeout
 MAX_TEXT = 64 * 1024
@@ -69,26 +73,32 @@ def _seen_file(cfg: Config) -> Path:
     return private_path(cfg.shared_dir) / "seen.json"
 
 
-def note_screen(cfg: Config, digest: str, *, ours: bool = False) -> float:
-    """Remember when this screen first appeared; return how long it has been up.
+def note_screen(cfg: Config, pane: str, digest: str, *, ours: bool = False) -> float:
+    """Remember when this screen of ``pane`` first appeared; return how long it has been up.
 
     A screen our own action produced counts as old at once: only changes we
-    did not cause make us wait for quiet.
+    did not cause make us wait for quiet.  Each pane has its own memory, so
+    turning to another pane is no change.
     """
     path = _seen_file(cfg)
     now = time.time()
     try:
-        seen = json.loads(path.read_text())
+        book = json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
-        seen = {}
+        book = {}
+    book = book if isinstance(book, dict) else {}
+    mine = book.get(pane)
+    seen: dict[str, Any] = mine if isinstance(mine, dict) else {}
     if ours:
         seen = {"digest": digest, "since": 0.0}
     elif seen.get("digest") != digest:
         seen = {"digest": digest, "since": now}
     else:
         return now - float(seen.get("since", now))
+    book = {k: v for k, v in book.items() if k != pane and isinstance(v, dict)}
+    book = {**dict(list(book.items())[-(SEEN_PANES - 1):]), pane: seen}
     tmp = path.with_suffix(".tmp")
-    write_private(tmp, json.dumps(seen))
+    write_private(tmp, json.dumps(book))
     tmp.replace(path)
     return now - float(seen["since"])
 
@@ -194,6 +204,28 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
     return result
 
 
+def owed_output(target: Target, st: State) -> output.Cut:
+    """The output of our command that outlived its send: once its prompt is back (``ready``) it is given,
+    once, and its pane is let go; while it asks a question (``blocked``), what it printed so far."""
+    facts = output.screen_with_output(st)
+    if facts is None or not Sent.parse(facts.sent).owed:
+        return output.Cut()
+    cut = output.output_of(target, st)
+    if st.status == Status.READY:
+        _delivered(target, facts)
+    return cut
+
+
+def _delivered(target: Target, facts: PaneFacts) -> None:
+    """Record that the agent has the output of the command last submitted in this pane."""
+    pane = facts.pane_id or target.pane
+    try:
+        target.tmux.chain(["set-option", "-p", "-t", pane, records.SENT,
+                           records.dump(replace(Sent.parse(facts.sent), delivered=True))], where.unbind_if(pane))
+    except TmuxError:
+        pass  # the pane is gone: nothing is owed there any more
+
+
 def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> Result:
     human_text = st.extra.get("human_text")
     if human_text and not verdict.final:
@@ -208,7 +240,7 @@ def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> 
 
 def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Verdict:
     """Hold back while the human is active: a key in the last moments, a screen change we did not cause."""
-    still_for = note_screen(cfg, lk.snap.digest)
+    still_for = note_screen(cfg, lk.facts.pane_id, lk.snap.digest)
     if force:
         return guard.GO
     key = judge.key_time(lk.facts)
@@ -304,11 +336,13 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
             break
         time.sleep(poll_step(now - started))
     if st.snap is not None:
-        note_screen(cfg, st.snap.digest, ours=True)
+        note_screen(cfg, st.facts.pane_id if st.facts else "", st.snap.digest, ours=True)
     cut = output.Cut()
     facts = output.screen_with_output(st)
     if sent.submitted and text and facts is not None and st.status != Status.ERROR:
         cut = output.command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
+        if st.status == Status.READY:
+            _delivered(target, facts)
     shown, hint, notes = output.deliver(cfg, cut, facts)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     if text and not sent.submitted:

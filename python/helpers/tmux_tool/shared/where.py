@@ -7,11 +7,13 @@ to another pane), resolved once at the start of the call:
 
 * a pane the agent names: ``shared:WINDOW.PANE`` or ``shared:WINDOW`` as
   tmux writes them, or a pane id (``%3``, ``shared:%3``);
-* else the pane of the agent's command that has not given its prompt back
-  (:data:`BOUND`, written in the same tmux command that presses Enter and
-  cleared when the prompt is seen again there): ``wait``, ``status``,
+* else the pane of the agent's command, from its Enter until its output was
+  given to the agent (:data:`BOUND`, written in the same tmux command that
+  presses Enter, marked ``back`` when the prompt is seen again there, cleared
+  when ``send`` or ``wait`` returned the output): ``wait``, ``status``,
   ``read``, ``interrupt`` and the answer to its question follow it, whatever
-  window the human is looking at;
+  window the human is looking at; a new command goes there only until the
+  prompt is back;
 * else the pane the human is looking at: the active pane of the session's
   current window.
 
@@ -55,10 +57,11 @@ def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
     return {"id": facts.pane_id, "window": facts.window, "window_name": facts.window_name, "index": facts.index}
 
 
-def bind(pane: str, facts: PaneFacts, text: str) -> str:
-    """The value of :data:`BOUND` for a command submitted in ``pane``."""
+def bind(pane: str, facts: PaneFacts, text: str, *, back: bool = False) -> str:
+    """The value of :data:`BOUND` for a command submitted in ``pane`` (``back``: its prompt is back, its
+    output not yet given to the agent)."""
     return json.dumps({"pane": pane, "window": facts.window, "name": facts.window_name,
-                       "text": text[:80]}).replace("'", "\\u0027")
+                       "text": text[:80], "back": back}).replace("'", "\\u0027")
 
 
 def _bound(raw: str) -> dict[str, Any]:
@@ -69,8 +72,11 @@ def _bound(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) and isinstance(value.get("pane"), str) else {}
 
 
-def resolve(tmux: Tmux, session: str, spec: str) -> Target:
+def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Target:
     """The target of a call in the shared session, pinned to one pane (see the module's docstring).
+
+    ``fresh``: the call types a new command, which goes to the pane the human
+    looks at once the bound command's prompt is back (its output unread or not).
 
     A session or server that is not there is left for the action to report
     (the target then names the session's active pane).
@@ -89,8 +95,10 @@ def resolve(tmux: Tmux, session: str, spec: str) -> Target:
     bound = _bound(raw)
     if not bound:
         return Target(session, True, tmux, active)
-    if bound["pane"] in panes:
+    if bound["pane"] in panes and not (fresh and bound.get("back")):
         return Target(session, True, tmux, bound["pane"])
+    if bound["pane"] in panes:
+        return Target(session, True, tmux, active)
     unbind(tmux, session)
     lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) where the agent's "
             f"command {bound.get('text', '')!r} ran was closed; its output and end cannot be known")
@@ -124,8 +132,15 @@ def unbind(tmux: Tmux, session: str) -> None:
 
 
 def unbind_if(pane: str, target: str = "") -> list[str]:
-    """A tmux command that forgets the bound pane if it is ``pane`` (its command is over, or it was closed),
+    """A tmux command that forgets the bound pane if it is ``pane`` (its output was given, or it is gone),
     decided inside tmux; ``target`` names the session when the pane is gone."""
-    where = target or pane
-    return ["if-shell", "-F", "-t", where, f'#{{m:{{"pane": "{pane}"*,#{{{BOUND}}}}}',
-            f"set-option -u -t {where} {BOUND}"]
+    return _if_bound(pane, target or pane, f"set-option -u -t {target or pane} {BOUND}")
+
+
+def rebind_if(pane: str, value: str) -> list[str]:
+    """A tmux command that replaces the bound pane's record (``value``, from :func:`bind`) if it is ``pane``."""
+    return _if_bound(pane, pane, f"set-option -t {pane} {BOUND} '{value}'")
+
+
+def _if_bound(pane: str, where: str, then: str) -> list[str]:
+    return ["if-shell", "-F", "-t", where, f'#{{m:{{"pane": "{pane}"*,#{{{BOUND}}}}}', then]
