@@ -399,3 +399,17 @@ def test_the_commands_window_killed_by_the_human(scene: Scene) -> None:
     assert "closed" in (res.get("error") or ""), explain("wait's error does not say closed", res, scene)
     assert ended(scene) is None
     ends_right(scene)
+
+
+def test_list_names_every_pane_of_the_shared_session(scene: Scene) -> None:
+    """``list`` gives each pane as the agent may name it, and which one the human looks at (tmux's own list)."""
+    settle(scene)
+    first = scene.active_pane()
+    split_lr(scene, first)
+    row = next(r for r in call("list")["sessions"] if r["session"] == "shared")
+    truth = {p["id"]: p for p in scene.panes()}
+    assert {p["id"] for p in row["panes"]} == set(truth), row["panes"]
+    looked = [p["id"] for p in row["panes"] if p["looked_at"]]
+    assert looked == [scene.active_pane()] and looked != [first], row["panes"]
+    for p in row["panes"]:
+        assert call("status", session=p["name"])["pane"]["id"] == p["id"], p

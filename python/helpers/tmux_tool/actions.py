@@ -21,7 +21,8 @@ from .core.result import Result, failure
 from .core.status import Status
 from .sessions.context import Context
 
-_SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session)")
+_SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session); "
+               "a pane of the shared session as shared:WINDOW.PANE or %N")
 _TIMEOUT = "seconds to wait"
 
 

@@ -313,7 +313,8 @@ def do_list(ctx: Context) -> Result:
     if shared_t.tmux.has_session(shared_t.name):
         st = observe.state_of(ctx, shared_t)
         rows.append({"session": shared_t.name, "server": f"shared ({ctx.cfg.shared_socket})",
-                     "program": st.program, "status": st.status, "evidence": st.evidence})
+                     "program": st.program, "status": st.status, "evidence": st.evidence,
+                     "pane": where.pane_info(st.facts), "panes": where.panes(shared_t.tmux, shared_t.name)})
     for name in ctx.private.names():
         try:
             t = ctx.target(name, default=name)

@@ -84,6 +84,10 @@ class Result:
 
 def _session_row(s: dict[str, Any]) -> str:
     bits = [s.get("session", "?"), s.get("server", ""), s.get("program") or "-", s.get("status", "?")]
+    panes = s.get("panes") or []
+    if len(panes) > 1:
+        bits.append("panes: " + ", ".join(f"{p.get('name')} {p.get('id')} {p.get('command')}"
+                                          + (" (the human's)" if p.get("looked_at") else "") for p in panes))
     return "  ".join(str(b) for b in bits)
 
 

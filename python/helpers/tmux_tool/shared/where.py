@@ -105,6 +105,22 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     return Target(session, True, tmux, active, lost)
 
 
+def panes(tmux: Tmux, session: str) -> list[dict[str, Any]]:
+    """Every pane of the session as the agent may name it: ``session:WINDOW.PANE``, id, window name,
+    the program in front, and whether the human is looking at it."""
+    try:
+        out = tmux.cmd("list-panes", "-s", "-t", f"={session}", "-F", "#{pane_id}\x1f#{window_index}\x1f"
+                       "#{pane_index}\x1f#{window_name}\x1f#{pane_current_command}\x1f#{window_active}#{pane_active}")
+    except TmuxError:
+        return []
+    rows = []
+    for line in out.splitlines():
+        pane, window, index, name, command, active = (line.split("\x1f") + [""] * 6)[:6]
+        rows.append({"name": f"{session}:{window}.{index}", "id": pane, "window_name": name, "command": command,
+                     "looked_at": active == "11"})
+    return rows
+
+
 def _named(tmux: Tmux, base: Target, spec: str) -> Target:
     """The pane ``spec`` names, from the session's own list (``display-message`` would fall back to the
     current window for a window that does not exist)."""
