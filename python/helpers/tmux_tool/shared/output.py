@@ -39,7 +39,8 @@ from .records import Sent
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
 TRANSIENT_PROMPT = 40  # at most this many characters of a prompt redrawn short before the echo
 CONTEXT_ROWS = 60  # rows above our echo read with it: earlier prompts, to confirm a prompt's upper rows
-CONFIRM_PROMPTS = 3  # earlier prompts that must show the same upper rows
+CONFIRM_PROMPTS = 3
+SEARCH_REACHES = (2_000, 20_000)  # rows above the cursor searched for the echo before the whole history  # earlier prompts that must show the same upper rows
 ECHO_ROWS = 400  # an echo longer than this many rows is not looked for past it
 # zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
 _EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
@@ -105,20 +106,25 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     typed, head = _solid(sent.text), _solid(sent.head)
     start = sent.row - facts.history_size  # the row we typed on, from the top of the screen
     holds = _row_holds(sent, facts)
-    windows = [max(start - CONTEXT_ROWS, -facts.history_size)] if holds else []
-    for first in dict.fromkeys([*windows, -facts.history_size]):
+    top = -facts.history_size
+    # From the row we typed on when it holds; else from the bottom up, in growing reaches, so a long
+    # history (tens of thousands of rows) is read whole only when the echo is not near its end.
+    windows = [max(start - CONTEXT_ROWS, top)] if holds else []
+    reaches = [max(cursor_y - reach, top) for reach in SEARCH_REACHES]
+    for first in dict.fromkeys([*windows, *(r for r in reaches if not windows or r < windows[0]), top]):
         rows = _rows(tmux, pane, str(first), cursor_y)[:-1]
-        for i in range(len(rows) - 1, -1, -1):
+        for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
             if (end := _echo_end(rows, i, typed, head)) is not None:
-                upper = _upper(sent, rows[:i + 1], rows[end:], head, top=first <= -facts.history_size)
+                upper = _upper(sent, rows[:i + 1], rows[end:], head, top=first <= top)
                 return Cut(_body(rows[end:], upper, before))
         if windows and first == windows[0]:
             ours = _rows(tmux, pane, str(start), start, joined=False)
             if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
                 return Cut(_body(_rows(tmux, pane, str(start + 1), cursor_y)[:-1], 0, before))
     # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the output.
-    rest = _body(rows, 0, before).lstrip("\n")
-    return Cut(rest, truncated=True)
+    while rows and not rows[0].strip():
+        rows = rows[1:]
+    return Cut(_body(rows, 0, before), truncated=True)
 
 
 def _row_holds(sent: Sent, facts: PaneFacts) -> bool:
