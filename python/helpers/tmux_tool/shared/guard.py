@@ -34,15 +34,15 @@ _CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "dash": ["dash", "-n"
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
-    """Whether to type now: go, hold (retry until the timeout), or refuse (waiting will not help)."""
+class Leave:
+    """Leave to type now, or not: go, hold (retry until the timeout), or refuse (waiting will not help)."""
 
     go: bool
     reason: str = ""
     final: bool = False
 
 
-GO = Verdict(True)
+GO = Leave(True)
 
 
 def ours(st: State) -> bool:
@@ -52,44 +52,44 @@ def ours(st: State) -> bool:
     return bool(st.extra.get("pending"))
 
 
-def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Verdict:
+def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Leave:
     """Decide from the session's state whether ``text``/``keys`` may be typed now."""
     if st.extra.get("copy_mode"):
-        return Verdict(False, "the human is scrolling in copy mode")
+        return Leave(False, "the human is scrolling in copy mode")
     human_text = st.extra.get("human_text")
     if human_text and (st.extra.get("in_program") or not (keys and not text and ours(st))):
         # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards it.
         where = f"in {st.program}" if st.extra.get("in_program") else "at the prompt"
-        return Verdict(False, f"the human has typed {human_text!r} {where}")
+        return Leave(False, f"the human has typed {human_text!r} {where}")
     if force:
         return GO
     owner = st.extra.get("owner")
     if owner == "human":
         what = st.program or "a program"
-        return Verdict(False, f"the human is using {what}", final=True)
+        return Leave(False, f"the human is using {what}", final=True)
     destructive = sorted(set(keys) & DESTRUCTIVE_KEYS)
     if destructive and not ours(st):
-        return Verdict(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
+        return Leave(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
                        "what this tool typed, and nothing of ours is running or pending there", final=True)
     if owner == "agent":
         if keys or st.status in (Status.READY, Status.BLOCKED) or st.extra.get("reading"):
             return GO
-        return Verdict(False, f"our {st.program or 'program'} is {st.status}: {st.evidence}")
+        return Leave(False, f"our {st.program or 'program'} is {st.status}: {st.evidence}")
     if st.extra.get("leftover"):
         return GO
     if st.extra.get("continuation"):
-        return Verdict(False, "the shell waits for the rest of a command the human started; typing now would "
+        return Leave(False, "the shell waits for the rest of a command the human started; typing now would "
                        "become part of it", final=True)
     if st.status == Status.BLOCKED:
         if ours(st):
             return GO
-        return Verdict(False, f"a command the human ran asks a question ({st.question!r}); it is theirs to "
+        return Leave(False, f"a command the human ran asks a question ({st.question!r}); it is theirs to "
                        "answer", final=True)
     if st.status == Status.READY:
         return GO
     if keys and ours(st):
         return GO
-    return Verdict(False, f"the session is {st.status}: {st.evidence}")
+    return Leave(False, f"the session is {st.status}: {st.evidence}")
 
 
 def ends_shell(text: str) -> str | None:

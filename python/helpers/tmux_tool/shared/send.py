@@ -191,7 +191,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
             if control.paused(tmux, target.pane):
                 return failure(action, control.PAUSED, session=target.name, status=st.status,
                                hint=control.PAUSED_HINT)
-            verdict = guard.Verdict(False, "the human pressed a key at the last moment")
+            verdict = guard.Leave(False, "the human pressed a key at the last moment")
         if verdict.final or time.monotonic() >= quiet_by:
             return _refusal(action, target, st, verdict)
         time.sleep(0.05)
@@ -226,7 +226,7 @@ def _delivered(target: Target, facts: PaneFacts) -> None:
         pass  # the pane is gone: nothing is owed there any more
 
 
-def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> Result:
+def _refusal(action: str, target: Target, st: State, verdict: guard.Leave) -> Result:
     human_text = st.extra.get("human_text")
     if human_text and not verdict.final:
         return failure(action, message("human_typing", text=f"{human_text!r} " + (
@@ -238,17 +238,17 @@ def _refusal(action: str, target: Target, st: State, verdict: guard.Verdict) -> 
                    hint=hint, evidence=st.evidence, program=st.program, pane=where.pane_info(st.facts))
 
 
-def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Verdict:
+def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Leave:
     """Hold back while the human is active: a key in the last moments, a screen change we did not cause."""
     still_for = note_screen(cfg, lk.facts.pane_id, lk.snap.digest)
     if force:
         return guard.GO
     key = judge.key_time(lk.facts)
     if time.time() - key < KEY_GAP:
-        return guard.Verdict(False, "the human pressed a key in the last moments")
+        return guard.Leave(False, "the human pressed a key in the last moments")
     no_key_since_ours = lk.sent.at > 0 and key < int(lk.sent.at)
     if still_for < QUIET and not no_key_since_ours:
-        return guard.Verdict(False, "the screen changed a moment ago and we did not cause it")
+        return guard.Leave(False, "the screen changed a moment ago and we did not cause it")
     return guard.GO
 
 
