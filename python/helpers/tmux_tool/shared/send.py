@@ -282,7 +282,7 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
         actions.append(f"send-keys -t {pane} Enter")
     actions.append(f"set-option -p -t {pane} {records.SENT} {_word(records.dump(sent))}")
     if sent.submitted and not sent.back:
-        actions.append(f"set-option -t {pane} {where.BOUND} {_word(where.bind(pane, facts, sent.text or ' '.join(keys)))}")
+        actions.append(f"set-option -t {pane} {where.BOUND} {_word(where.bind(facts.pane_id or pane, facts, sent.text or ' '.join(keys)))}")
     steps: list[list[str]] = []
     if text:
         steps.append(["load-buffer", "-b", buf, "-"])
