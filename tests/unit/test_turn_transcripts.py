@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.drive import transcript
+from python.helpers.tmux_tool.drive import turn_pages as transcript
 from python.helpers.tmux_tool.programs import profile_for
 from python.helpers.tmux_tool.programs.ai import AiProfile
 from python.helpers.tmux_tool.programs.answer import plain_snapshot

@@ -30,7 +30,7 @@ from ..sessions import observe
 from ..sessions.context import Context, Target
 from ..sessions.observe import POLL
 from ..transport import keyboard, panes
-from .transcript import next_screen
+from .turn_pages import next_screen
 
 SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
                       "LINES"})

@@ -1,7 +1,7 @@
 """``ask``: one prompt, one turn, and that turn's own answer.
 
 A turn is proven, never assumed.  Before the prompt is sent, the rows the
-transcript ends with are kept (:class:`~.transcript.Anchor`).  After Enter
+transcript ends with are kept (:class:`~.turn_pages.Anchor`).  After Enter
 the turn has started only when the prompt has left the input box and its
 echo stands *below* those rows: OpenCode clears its input box tens of
 milliseconds before it draws the echo, and in between its screen is idle,
@@ -40,9 +40,9 @@ from ..sessions import observe
 from ..sessions.context import Context, Target
 from ..sessions.observe import POLL
 from ..transport import keyboard, panes
-from . import repl, transcript
+from . import repl_turn, turn_pages
 from .launch import PASTE_SHOWN, TURN_START, press_submit, program_session, result, settle_for
-from .transcript import Anchor
+from .turn_pages import Anchor
 
 SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
@@ -81,7 +81,7 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
         return refused
     if isinstance(profile, AiProfile):
         return _ask_ai(ctx, target, shell, profile, prompt, timeout, unwrap)
-    return repl.ask(ctx, target, shell, profile, prompt, timeout)
+    return repl_turn.ask(ctx, target, shell, profile, prompt, timeout)
 
 
 def _refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result | None:
@@ -128,7 +128,7 @@ def _shows_end(snap: Snapshot, profile: AiProfile, asked: str) -> bool:
     running has not ended, so the last echo on the screen is that turn's
     (when none shows, the whole screen lies below it).
     """
-    turn = transcript.last_turn(snap, profile) or snap
+    turn = turn_pages.last_turn(snap, profile) or snap
     return profile.finished(turn) or bool(profile.answer_from(turn, asked))
 
 
@@ -149,7 +149,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     screen, facts = panes.look(target.tmux, target.pane)
     before = screen.digest
     paged = facts.alternate and bool(profile.page_keys)
-    mark = transcript.anchor(transcript.rows(transcript.capture(target, transcript.HISTORY_LINES), profile),
+    mark = turn_pages.anchor(turn_pages.rows(turn_pages.capture(target, turn_pages.HISTORY_LINES), profile),
                              profile, whole=paged)
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     _await_pasted(target, profile, before)
@@ -189,8 +189,8 @@ def _transcript_rows(target: Target, profile: AiProfile) -> tuple[list[str], boo
     """The recent transcript (the last history lines and the screen, above the input box),
     and whether the input box was drawn at all: without it, every row counts as transcript,
     and a half-drawn box (OpenCode's agent row ``┃  Build · <model>``) passes for an echo."""
-    snap = transcript.capture(target, transcript.RECENT_LINES)
-    return transcript.rows(snap, profile), profile.frame(snap) is not None
+    snap = turn_pages.capture(target, turn_pages.RECENT_LINES)
+    return turn_pages.rows(snap, profile), profile.frame(snap) is not None
 
 
 def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
@@ -232,9 +232,9 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
         busy = busy or (st.status == Status.BUSY and not holds)
         if not holds:
             rows, framed = _transcript_rows(target, profile)
-            y = transcript.find_turn(rows, mark, profile)
+            y = turn_pages.find_turn(rows, mark, profile)
             shown = (profile.echo(rows[y]) or "") if y is not None else ""
-            if y is not None and transcript.matches(shown, prompt):
+            if y is not None and turn_pages.matches(shown, prompt):
                 return Started(True, busy)
             if y is not None and framed:
                 return result("ask", target, st, ok=False,
@@ -376,11 +376,11 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
 def _answer_in(turn: Snapshot | None, target: Target, profile: AiProfile, prompt: str, unwrap: bool) -> str | None:
     """The answer in a turn cut out of the transcript; None when there is no turn or its
     echo is not this prompt's."""
-    if turn is None or not transcript.matches(profile.echo(turn.lines[0]) or "", prompt):
+    if turn is None or not turn_pages.matches(profile.echo(turn.lines[0]) or "", prompt):
         return None
     answer = profile.answer_from(turn, prompt)
     if answer is not None and unwrap:
-        answer = transcript.unwrap_answer(answer, turn, profile.transcript_width(_screen(target)))
+        answer = turn_pages.unwrap_answer(answer, turn, profile.transcript_width(_screen(target)))
     return answer
 
 
@@ -395,19 +395,19 @@ def _turn(target: Target, profile: AiProfile, mark: Anchor, prompt: str, echoed:
     prompt (pages above the screen, all of a long history).
     """
     def find(snap: Snapshot, beyond: bool) -> Snapshot | None:
-        last = transcript.last_turn(snap, profile) if echoed else None
-        if last is not None and transcript.matches(profile.echo(last.lines[0]) or "", prompt):
+        last = turn_pages.last_turn(snap, profile) if echoed else None
+        if last is not None and turn_pages.matches(profile.echo(last.lines[0]) or "", prompt):
             return last
-        return transcript.turn_of(snap, mark, profile, whole=beyond)
+        return turn_pages.turn_of(snap, mark, profile, whole=beyond)
 
     screen, facts = panes.look(target.tmux, target.pane)
     if facts.alternate and profile.page_keys:
         turn = find(screen, False)
         if turn is None:
-            pages = transcript.page_back(target, profile, screen, lambda joined: find(joined, True) is not None)
+            pages = turn_pages.page_back(target, profile, screen, lambda joined: find(joined, True) is not None)
             turn = find(pages, True) if pages is not None else None
         return turn
-    turn = find(transcript.capture(target, transcript.HISTORY_LINES, styled=True), False)
-    if turn is None and facts.history_size > transcript.HISTORY_LINES:
-        turn = find(transcript.capture(target, None, styled=True), True)
+    turn = find(turn_pages.capture(target, turn_pages.HISTORY_LINES, styled=True), False)
+    if turn is None and facts.history_size > turn_pages.HISTORY_LINES:
+        turn = find(turn_pages.capture(target, None, styled=True), True)
     return turn
