@@ -49,7 +49,7 @@ EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken a
 
 
 @dataclass(frozen=True, slots=True)
-class Record:
+class AskLog:
     """What ``ask`` last did in a session, kept in tmux so every call sees it."""
 
     turns: int
@@ -57,10 +57,10 @@ class Record:
     open: bool
 
 
-def _record(target: Target) -> Record:
+def _ask_log(target: Target) -> AskLog:
     out = target.tmux.display(target.pane, "#{@tt_turns}\x1f#{@tt_turn_open}\x1f#{@tt_asked}")
     turns, is_open, asked = (out.split("\x1f") + ["", "", ""])[:3]
-    return Record(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
+    return AskLog(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
 
 
 def _remember(target: Target, **options: str) -> None:
@@ -98,7 +98,7 @@ def _refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result
     if isinstance(profile, AiProfile) and st.snap is not None and not st.exact:
         pending = profile.pending_input(st.snap)
     if isinstance(profile, AiProfile):
-        rec = _record(target)
+        rec = _ask_log(target)
         running = st.status == Status.BUSY or (rec.open and st.status == Status.READY and st.snap is not None
                                            and not _shows_end(st.snap, profile, rec.asked))
         if running:
@@ -153,7 +153,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
                              profile, whole=paged)
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     _await_pasted(target, profile, before)
-    turn = _record(target).turns + 1
+    turn = _ask_log(target).turns + 1
     _remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
     press_submit(target, profile)
     started = _await_turn(ctx, target, profile, mark, prompt, deadline)
