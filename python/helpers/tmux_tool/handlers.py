@@ -12,35 +12,24 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .core.args import brief
 from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .core.status import Status
+from .judgement.state import State, pane_info, reported
 from .private import markers, runs
 from .sessions.context import Context, Target
 from .shared import where
 from .transport import keyboard
 
-if TYPE_CHECKING:
-    from .judgement.state import State
-
 
 def _state_result(action: str, target: Target, st: State, *, ok: bool = True, **extra: Any) -> Result:
-    """A result that reports a session's state with its evidence and screen."""
-    data: dict[str, Any] = {"evidence": st.evidence, "program": st.program}
-    if st.question:
-        data["question"], data["options"] = st.question, list(st.options)
-    if st.cwd:
-        data["cwd"] = st.cwd
-    if target.shared and (pane := where.pane_info(st.facts)):
-        data["pane"] = pane
-    data.update(extra)
-    return Result(action=action, ok=ok, session=target.name, status=st.status,
-                  exit_code=st.exit_code if action == "status" else None,
-                  screen=st.snap.text if st.snap else None, extra=data)
+    """A result that reports a session's state (``status`` also gives the last exit code)."""
+    return reported(st, action, target.name, ok=ok, exit_code=st.exit_code if action == "status" else None,
+                    pane=target.shared, **extra)
 
 
 def _unavailable(ctx: Context, target: Target, action: str) -> Result | None:
@@ -79,7 +68,8 @@ def _blocked_early(ctx: Context, target: Target, action: str) -> Callable[[], Re
 def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> Result:
     target = ctx.target(session, default=ctx.cfg.scratch_session)
     if target.shared:
-        return failure("run", message("shared_run_refused"), session=target.name, status=Status.UNKNOWN,
+        named = f"the session name {session!r} names the shared terminal: " if session != target.name else ""
+        return failure("run", named + message("shared_run_refused"), session=target.name, status=Status.UNKNOWN,
                        hint=message("shared_run_refused_hint"))
     if not command.strip():
         return failure("run", "the command is empty", session=target.name, status=Status.UNKNOWN,
@@ -183,7 +173,7 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
     extra: dict[str, Any] = {"program": st.program, "evidence": st.evidence, "cursor": list(facts.cursor),
                              "size": [facts.width, facts.height], "alternate": facts.alternate, "lines": lines}
     if target.shared:
-        extra["pane"] = where.pane_info(facts)
+        extra["pane"] = pane_info(facts)
     hint = None
     if lines and len(rows) < lines and facts.history_limit and facts.history_size >= facts.history_limit * 9 // 10:
         # tmux drops the oldest tenth of its history each time it reaches the limit: what is asked for is gone.
@@ -255,7 +245,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         return res
     rows = [{"session": w.target.name, "status": w.last.status, "done": w.done,
              "evidence": w.last.evidence, "program": w.last.program,
-             **({"pane": where.pane_info(w.last.facts)} if w.target.shared else {})} for w in watches]
+             **({"pane": pane_info(w.last.facts)} if w.target.shared else {})} for w in watches]
     done = [w.target.name for w in watches if w.done]
     status = watches[0].last.status if len(done) == len(watches) else (Status.READY if done else Status.BUSY)
     return Result(action="wait", ok=ok, session=",".join(wanted), status=status,
@@ -314,7 +304,7 @@ def do_list(ctx: Context) -> Result:
         st = observe.state_of(ctx, shared_t)
         rows.append({"session": shared_t.name, "server": f"shared ({ctx.cfg.shared_socket})",
                      "program": st.program, "status": st.status, "evidence": st.evidence,
-                     "pane": where.pane_info(st.facts), "panes": where.panes(shared_t.tmux, shared_t.name)})
+                     "pane": pane_info(st.facts), "panes": where.panes(shared_t.tmux, shared_t.name)})
     for name in ctx.private.names():
         try:
             t = ctx.target(name, default=name)

@@ -14,6 +14,7 @@ import os
 import shlex
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from .. import programs
 from ..core import names
@@ -21,7 +22,7 @@ from ..core.args import brief
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..judgement.state import State
+from ..judgement.state import State, reported
 from ..private import markers, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile
@@ -187,13 +188,9 @@ def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:
 
 
 def result(action: str, target: Target, st: State, *, ok: bool = True, error: str | None = None,
-            hint: str | None = None, output: str = "", **extra: object) -> Result:
+           hint: str | None = None, output: str = "", **extra: Any) -> Result:
     """The result of a driving action from the state it ended in (evidence, program, question)."""
-    data: dict[str, object] = {"evidence": st.evidence, "program": st.program, **extra}
-    if st.question:
-        data["question"], data["options"] = st.question, list(st.options)
-    return Result(action=action, ok=ok, session=target.name, status=st.status, output=output,
-                  screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)
+    return reported(st, action, target.name, ok=ok, error=error, hint=hint, output=output, **extra)
 
 
 def press_submit(target: Target, profile: Profile) -> None:

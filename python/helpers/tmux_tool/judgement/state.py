@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.result import Result
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from ..transport.panes import PaneFacts
@@ -32,3 +33,26 @@ class State:
     cwd: str | None = None
     exact: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
+    """The pane a result concerns, as the human sees it: its id, its window's index and name, its index."""
+    if facts is None or not facts.pane_id:
+        return None
+    return {"id": facts.pane_id, "window": facts.window, "window_name": facts.window_name, "index": facts.index}
+
+
+def reported(st: State, action: str, session: str, *, ok: bool = True, output: str = "", error: str | None = None,
+             hint: str | None = None, exit_code: int | None = None, pane: bool = False, **extra: Any) -> Result:
+    """The one result that reports a session's state: its status with the evidence, the program, the
+    question and its options, the cwd, the screen, and (``pane``, in the shared session) which pane."""
+    data: dict[str, Any] = {"evidence": st.evidence, "program": st.program}
+    if st.question:
+        data["question"], data["options"] = st.question, list(st.options)
+    if st.cwd:
+        data["cwd"] = st.cwd
+    if pane and (where := pane_info(st.facts)):
+        data["pane"] = where
+    data.update(extra)
+    return Result(action=action, ok=ok, session=session, status=st.status, exit_code=exit_code, output=output,
+                  screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)

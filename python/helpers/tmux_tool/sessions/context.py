@@ -40,11 +40,12 @@ class Context:
         (``shared:1.0``, ``shared:%3``, or ``%3`` alone); see :mod:`..shared.where`.
         ``fresh``: the call types a new command.
         """
-        session, spec = where.split(name if name is not None else default)
-        session = names.check(session or self.cfg.shared_session)
+        given = name if name is not None else default
+        session, spec = where.split(given) if isinstance(given, str) else (given, "")
+        session = names.check(self.cfg.shared_session if spec.startswith("%") and not session else session)
         if session == self.cfg.shared_session:
             return where.resolve(self.shared_tmux, session, spec, fresh=fresh)
         if spec:
-            raise BadName(f"panes are named only in the shared session ({self.cfg.shared_session}:WINDOW.PANE); "
-                          f"a private session such as {session!r} has one pane")
+            raise BadName(f"session name {given!r} names a pane, but panes are named only in the shared session "
+                          f"({self.cfg.shared_session}:WINDOW.PANE); a private session such as {session!r} has one")
         return Target(session, False, self.private.tmux)

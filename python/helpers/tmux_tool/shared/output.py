@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from .. import screen
 from ..core import masking
@@ -55,7 +56,7 @@ class Cut:
     truncated: bool = False
 
 
-def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, bool]]:
+def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, Any]]:
     """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint, and
     the fields that go with it: ``output_truncated`` with a hint when its start is gone."""
     text = cut.text

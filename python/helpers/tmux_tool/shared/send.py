@@ -30,7 +30,7 @@ from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..judgement.state import State
+from ..judgement.state import State, pane_info, reported
 from ..judgement.stillness import Stillness
 from ..transport import keyboard
 from ..transport.panes import PaneFacts
@@ -157,7 +157,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
                            hint=control.PAUSED_HINT)
         if lk.facts.synchronized:
             return failure(action, f"nothing was typed: {SYNCHRONIZED}", session=target.name, status=st.status,
-                           hint=SYNCHRONIZED_HINT, pane=where.pane_info(lk.facts))
+                           hint=SYNCHRONIZED_HINT, pane=pane_info(lk.facts))
         if not checked and (why := _shell_checks(st, lk, text, enter, force)):
             return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
                            hint="change the command; to leave a shell the agent started, exit only that one")
@@ -231,11 +231,11 @@ def _refusal(action: str, target: Target, st: State, verdict: guard.Leave) -> Re
     if human_text and not verdict.final:
         return failure(action, message("human_typing", text=f"{human_text!r} " + (
             f"in {st.program}" if st.extra.get("in_program") else "at the prompt")), session=target.name,
-                       status=st.status, hint=message("human_typing_hint"), pane=where.pane_info(st.facts))
+                       status=st.status, hint=message("human_typing_hint"), pane=pane_info(st.facts))
     hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
             else "wait a moment and try again, or check with status")
     return failure(action, f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
-                   hint=hint, evidence=st.evidence, program=st.program, pane=where.pane_info(st.facts))
+                   hint=hint, evidence=st.evidence, program=st.program, pane=pane_info(st.facts))
 
 
 def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Leave:
@@ -349,9 +349,4 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         hint = message("not_submitted")
     elif not done:
         hint = message("still_running")
-    extra: dict[str, object] = {"evidence": st.evidence, "program": st.program, "pane": where.pane_info(st.facts),
-                                **notes}
-    if st.question:
-        extra["question"], extra["options"] = st.question, list(st.options)
-    return Result(action=action, session=target.name, status=st.status, output=shown,
-                  screen=st.snap.text if st.snap else None, hint=hint, extra=extra)
+    return reported(st, action, target.name, output=shown, hint=hint, pane=True, **notes)

@@ -45,16 +45,9 @@ def split(name: str) -> tuple[str, str]:
         return "", name
     session, sep, pane = name.partition(":")
     if sep and not _SPEC.fullmatch(pane):
-        raise BadName(f"{name!r} names no pane: write shared:WINDOW.PANE (e.g. shared:1.0), shared:WINDOW, "
-                      "or a pane id such as %3")
+        raise BadName(f"session name {name!r} names no pane: write shared:WINDOW.PANE (e.g. shared:1.0), "
+                      "shared:WINDOW, or a pane id such as %3")
     return session, pane
-
-
-def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
-    """The pane a result concerns, as the human sees it: its id, its window's index and name, its index."""
-    if facts is None or not facts.pane_id:
-        return None
-    return {"id": facts.pane_id, "window": facts.window, "window_name": facts.window_name, "index": facts.index}
 
 
 def bind(pane: str, facts: PaneFacts, text: str, *, back: bool = False) -> str:
