@@ -44,6 +44,11 @@ from .conftest import (
 )
 
 
+TWO_LINE = bash(r"'\w\n\$ '", r"^# $", name="bash-cwd-over-prompt")
+BLANK_LINE = bash(r"'\n\u@box \w\n\$ '", r"^# $", name="bash-blank-line-two-line")
+SHELLS = [PLAIN_BASH, TWO_LINE, BLANK_LINE]
+
+
 def token() -> int:
     return secrets.randbelow(9000) + 1000
 
@@ -178,15 +183,17 @@ def test_the_human_works_in_the_other_pane_while_the_agents_command_runs(scene: 
 
 
 # --- the human clears the agent's pane ------------------------------------------------
+@pytest.mark.parametrize("shell", [PLAIN_BASH, TWO_LINE], ids=str)
 @pytest.mark.parametrize("delivered", [True, False], ids=["output-taken", "output-pending"])
 @pytest.mark.parametrize("way", ["clear", "C-l"])
-def test_the_human_clears_the_agents_pane_then_the_agent_sends_again(scene: Scene, way: str,
+def test_the_human_clears_the_agents_pane_then_the_agent_sends_again(make_scene, shell: Shell, way: str,
                                                                      delivered: bool) -> None:
     """The agent works in pane a by name while the human sits in b; the human steps into a, clears it, goes back."""
+    scene: Scene = make_scene(shell)
     settle(scene)
     a = scene.active_pane()
     b = scene.split("%")
-    exact(scene, "seq 1 60", "\n".join(str(i) for i in range(1, 61)), session=a)
+    exact(scene, "seq 1 20", "\n".join(str(i) for i in range(1, 21)), session=a)
     n = token()
     answer = f"pending-{n}\nline two"
     res = call("send", text=f"sleep 0.5; printf 'pending-%s\\nline two\\n' {n}; {pane_stamp(scene)}", session=a,
@@ -506,9 +513,6 @@ def test_two_commands_of_the_agent_in_two_panes_at_once(scene: Scene) -> None:
 
 
 # --- repeated commands, empty outputs, two-line prompts ------------------------------------
-TWO_LINE = bash(r"'\w\n\$ '", r"^# $", name="bash-cwd-over-prompt")
-BLANK_LINE = bash(r"'\n\u@box \w\n\$ '", r"^# $", name="bash-blank-line-two-line")
-SHELLS = [PLAIN_BASH, TWO_LINE, BLANK_LINE]
 
 GIT_STATUS = ("On branch main\nYour branch is up to date with 'origin/main'.\n\n"
               "nothing to commit, working tree clean")
@@ -557,6 +561,19 @@ def test_commands_printing_nothing_then_lines(make_scene, shell: Shell) -> None:
     ends_right(scene)
 
 
+@pytest.mark.parametrize("shell", SHELLS, ids=str)
+@pytest.mark.parametrize("before", [20, 70, 300])
+def test_a_command_after_a_long_output(make_scene, shell: Shell, before: int) -> None:
+    """``seq 1 N`` (a long listing, a log), then a command of three lines: exactly those three lines."""
+    scene: Scene = make_scene(shell)
+    settle(scene)
+    exact(scene, f"seq 1 {before}", "\n".join(str(i) for i in range(1, before + 1)))
+    for name in ("one", "two"):
+        command, answer = lines_command(scene, name)
+        exact(scene, command, answer)
+    ends_right(scene)
+
+
 def test_repeated_commands_in_two_panes_by_turns(scene: Scene) -> None:
     """The same git-status-like lines, asked again and again in two panes by name: every answer whole."""
     settle(scene)
@@ -571,15 +588,21 @@ def test_repeated_commands_in_two_panes_by_turns(scene: Scene) -> None:
     ends_right(scene)
 
 
-def test_the_agent_sends_into_a_pane_where_the_human_just_ran_the_same_command(scene: Scene) -> None:
-    """The human runs ``echo same`` in a; the agent then runs it there too: the agent's own output, once."""
+@pytest.mark.parametrize("shell", [PLAIN_BASH, TWO_LINE], ids=str)
+def test_the_agent_runs_what_the_human_just_ran_three_times(make_scene, shell: Shell) -> None:
+    """The human runs a git-status-like command three times in a; the agent then runs it there too:
+    the agent's answer is that output, whole, once."""
+    scene: Scene = make_scene(shell)
     settle(scene)
     a = scene.active_pane()
-    for _ in range(2):
-        scene.human.line("echo same")
+    command, output, _ = REPEATED["git-status-like"]
+    for _ in range(3):
+        scene.human.line(command)
+        assert poll(lambda: re.search(scene.shell.prompt, scene.before_cursor(a))
+                    and scene.screen(a).count("nothing to commit") >= 1, 5)
         assert scene.at_prompt(target=a)
     scene.human_quiet()
-    exact(scene, "echo same", "same", session=a)
+    exact(scene, command, output, session=a)
     command, answer = probe(scene)
     exact(scene, command, answer)
     ends_right(scene)
@@ -618,13 +641,7 @@ def test_the_human_keeps_typing_in_vim_in_one_pane_while_the_agent_works_in_the_
     try:
         assert poll(lambda: "word3" in scene.screen(b), 5), scene.screen(b)
         command, answer = lines_command(scene)
-        import time as _t
-        for _ in range(5):
-            print("ACT", _t.time(), scene.fmt("#{session_activity} #{client_activity}"), scene.screen(b).split(chr(10))[0][-30:])
-            _t.sleep(0.2)
-        t0 = _t.time()
         res = call("send", text=command, session=a, timeout=3)
-        print("SENT", _t.time() - t0, res.get("error"))
         typing = typist.is_alive()
         assert res["ok"] and res["status"] == "ready", \
             explain(f"the agent was held back in {a} while the human typed in {b}", res, scene)

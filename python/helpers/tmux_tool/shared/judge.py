@@ -305,8 +305,10 @@ def _by_screen(lk: Look, **notes: object) -> State:
                   question=verdict.question, options=verdict.options, owner="human", **notes)
 
 
-def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple[State, Look | None]:
-    """Look, judge, and remember what the look taught (a prompt, our program, our command's end)."""
+def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *,
+            deliver: bool = False) -> tuple[State, Look | None]:
+    """Look, judge, and remember what the look taught (a prompt, our program, our command's end);
+    ``deliver``: the caller gives our command's output if this look finds it over."""
     try:
         lk = take(tmux, pane)
         st = judge(lk, now)
@@ -328,7 +330,7 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
         return State(Status.ERROR, missing(name, tmux.socket)), None
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"
-    back = remember(tmux, pane, lk, st)
+    back = remember(tmux, pane, lk, st, deliver)
     if lk.facts.dead:
         try:
             tmux.chain(where.unbind_if(lk.facts.pane_id or pane))  # its shell is gone: reported now, once
@@ -338,20 +340,17 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None) -> tuple
     return st, lk
 
 
-def remember(tmux: Tmux, pane: str, lk: Look, st: State) -> bool:
-    """Write what a judgement learned into the session's records; True when our command is over (its
-    pane stays bound, marked back, until its output is given)."""
+def remember(tmux: Tmux, pane: str, lk: Look, st: State, deliver: bool = False) -> bool:
+    """Write what a judgement learned into the session's records; True when our command is over."""
     learn = st.extra.pop("learn", None)
     if learn and lk.book.get(str(learn[0])) != learn[1]:
         records.learn(tmux, pane, lk.book, learn[0], learn[1])
     if st.extra.get("owner") == "agent" and lk.term.owner not in lk.owned:
         records.claim(tmux, pane, lk.owned, lk.term.owner)
     if st.extra.pop("back", False):
-        try:
-            here = lk.facts.pane_id or pane
-            tmux.chain(["set-option", "-p", "-t", pane, records.SENT, records.dump(replace(lk.sent, back=True))],
-                       where.rebind_if(here, where.bind(here, lk.facts, lk.sent.text, back=True)))
-        except TmuxError:
-            pass  # a vanished pane: nothing left to record
+        # A caller that gives the output now (send, wait) records it as given in the same write.
+        given = deliver and st.status == Status.READY
+        records.save(tmux, pane, records.SENT, replace(lk.sent, back=True, delivered=lk.sent.delivered or given))
+        st.extra["delivered"] = given
         return True
     return False

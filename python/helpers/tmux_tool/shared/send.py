@@ -26,7 +26,6 @@ from typing import Any
 
 from .. import programs
 from ..core.config import Config, private_path, write_private
-from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
@@ -59,13 +58,13 @@ SYNCHRONIZED_HINT = ("ask the human to turn it off (prefix key, then `:setw sync
 
 
 def poll_step(elapsed: float) -> float:
-    """Look often right after typing (most commands end fast), then back off."""
-    return 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
+    """Look often right after typing (most commands end within milliseconds), then back off."""
+    return 0.002 if elapsed < 0.05 else 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
 
 
-def state(target: Target) -> State:
-    """The shared session's state (what ``status`` and ``wait`` report)."""
-    return judge.observe(target.tmux, target.pane, target.name)[0]
+def state(target: Target, *, deliver: bool = False) -> State:
+    """The shared session's state (what ``status`` and ``wait`` report); ``deliver``: see :func:`judge.observe`."""
+    return judge.observe(target.tmux, target.pane, target.name, deliver=deliver)[0]
 
 
 # --- what we last saw --------------------------------------------------------
@@ -217,13 +216,10 @@ def owed_output(target: Target, st: State) -> output.Cut:
 
 
 def _delivered(target: Target, facts: PaneFacts) -> None:
-    """Record that the agent has the output of the command last submitted in this pane."""
-    pane = facts.pane_id or target.pane
-    try:
-        target.tmux.chain(["set-option", "-p", "-t", pane, records.SENT,
-                           records.dump(replace(Sent.parse(facts.sent), delivered=True))], where.unbind_if(pane))
-    except TmuxError:
-        pass  # the pane is gone: nothing is owed there any more
+    """Record that the agent has the output of the command last submitted in this pane: calls no longer
+    follow the pane for it."""
+    records.save(target.tmux, facts.pane_id or target.pane, records.SENT,
+                 replace(Sent.parse(facts.sent), back=True, delivered=True))
 
 
 def _refusal(action: str, target: Target, st: State, verdict: guard.Leave) -> Result:
@@ -327,7 +323,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     deadline = started + timeout
     still = Stillness()
     while True:
-        st = state(target)
+        st = state(target, deliver=bool(text and sent.submitted))
         now = time.monotonic()
         still.see(st.snap.digest if st.snap else "", now)
         settled = still.settled(st, now)
@@ -341,7 +337,7 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     facts = output.screen_with_output(st)
     if sent.submitted and text and facts is not None and st.status != Status.ERROR:
         cut = output.command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
-        if st.status == Status.READY:
+        if st.status == Status.READY and not st.extra.get("delivered"):
             _delivered(target, facts)
     shown, hint, notes = output.deliver(cfg, cut, facts)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)

@@ -7,13 +7,12 @@ to another pane), resolved once at the start of the call:
 
 * a pane the agent names: ``shared:WINDOW.PANE`` or ``shared:WINDOW`` as
   tmux writes them, or a pane id (``%3``, ``shared:%3``);
-* else the pane of the agent's command, from its Enter until its output was
-  given to the agent (:data:`BOUND`, written in the same tmux command that
-  presses Enter, marked ``back`` when the prompt is seen again there, cleared
-  when ``send`` or ``wait`` returned the output): ``wait``, ``status``,
-  ``read``, ``interrupt`` and the answer to its question follow it, whatever
-  window the human is looking at; a new command goes there only until the
-  prompt is back;
+* else the pane of the agent's command (:data:`BOUND`, written in the same
+  tmux command that presses Enter), while that pane's own record
+  (:class:`.records.Sent`) says the command runs, or that its output has not
+  been given to the agent yet: ``wait``, ``status``, ``read``, ``interrupt``
+  and the answer to its question follow it, whatever window the human is
+  looking at; a new command goes there only until the prompt is back;
 * else the pane the human is looking at: the active pane of the session's
   current window.
 
@@ -31,6 +30,7 @@ from ..core.errors import BadName, NoServer, NoTarget, TmuxError
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
+from .records import SENT, Sent
 
 BOUND = "@tmux_tool_pane"
 _SPEC = re.compile(r"(?:(?P<window>\d{1,6})(?:\.(?P<pane>\d{1,6}))?|(?P<id>%\d{1,9}))")
@@ -50,11 +50,10 @@ def split(name: str) -> tuple[str, str]:
     return session, pane
 
 
-def bind(pane: str, facts: PaneFacts, text: str, *, back: bool = False) -> str:
-    """The value of :data:`BOUND` for a command submitted in ``pane`` (``back``: its prompt is back, its
-    output not yet given to the agent)."""
+def bind(pane: str, facts: PaneFacts, text: str) -> str:
+    """The value of :data:`BOUND` for a command submitted in ``pane``."""
     return json.dumps({"pane": pane, "window": facts.window, "name": facts.window_name,
-                       "text": text[:80], "back": back}).replace("'", "\\u0027")
+                       "text": text[:80]}).replace("'", "\\u0027")
 
 
 def _bound(raw: str) -> dict[str, Any]:
@@ -79,19 +78,20 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
         return _named(tmux, base, spec)
     try:
         out = tmux.chain(["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}\x1f#{{{BOUND}}}"],
-                         ["list-panes", "-s", "-t", f"={session}", "-F", "#{pane_id}"])
+                         ["list-panes", "-s", "-t", f"={session}", "-F", f"#{{pane_id}}\x1f#{{{SENT}}}"])
     except (NoServer, NoTarget):
         return base
     head, _, rest = out.partition("\n")
     active, _, raw = head.partition("\x1f")
-    panes = rest.split()
+    sent = dict(line.partition("\x1f")[::2] for line in rest.splitlines())
     bound = _bound(raw)
     if not bound:
         return Target(session, True, tmux, active)
-    if bound["pane"] in panes and not (fresh and bound.get("back")):
-        return Target(session, True, tmux, bound["pane"])
-    if bound["pane"] in panes:
-        return Target(session, True, tmux, active)
+    if bound["pane"] in sent:
+        ours = Sent.parse(sent[bound["pane"]])
+        # Bound while the command runs, and for any call but a new command until its output was given.
+        follow = ours.pending or (ours.owed and not fresh)
+        return Target(session, True, tmux, bound["pane"] if follow else active)
     unbind(tmux, session)
     lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) where the agent's "
             f"command {bound.get('text', '')!r} ran was closed; its output and end cannot be known")
@@ -144,11 +144,6 @@ def unbind_if(pane: str, target: str = "") -> list[str]:
     """A tmux command that forgets the bound pane if it is ``pane`` (its output was given, or it is gone),
     decided inside tmux; ``target`` names the session when the pane is gone."""
     return _if_bound(pane, target or pane, f"set-option -u -t {target or pane} {BOUND}")
-
-
-def rebind_if(pane: str, value: str) -> list[str]:
-    """A tmux command that replaces the bound pane's record (``value``, from :func:`bind`) if it is ``pane``."""
-    return _if_bound(pane, pane, f"set-option -t {pane} {BOUND} '{value}'")
 
 
 def _if_bound(pane: str, where: str, then: str) -> list[str]:
