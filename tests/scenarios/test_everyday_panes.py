@@ -16,8 +16,8 @@ kernel's foreground process group, and ``tmux list-panes``.
 from __future__ import annotations
 
 import re
-import threading
 import secrets
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -42,7 +42,6 @@ from .conftest import (
     settle,
     stamp,
 )
-
 
 TWO_LINE = bash(r"'\w\n\$ '", r"^# $", name="bash-cwd-over-prompt")
 BLANK_LINE = bash(r"'\n\u@box \w\n\$ '", r"^# $", name="bash-blank-line-two-line")
@@ -355,9 +354,9 @@ def close_the_other(scene: Scene, pane: str) -> None:
 
 
 def break_it(scene: Scene, pane: str) -> None:
-    window = scene.pane_facts(pane)["window"]
+    window = (scene.pane_facts(pane) or {})["window"]
     scene.prefix("!")
-    assert poll(lambda: scene.pane_facts(pane)["window"] != window, 3), scene.panes()
+    assert poll(lambda: (scene.pane_facts(pane) or {}).get("window") != window, 3), scene.panes()
 
 
 # name -> (before the command, while it prints)
@@ -518,8 +517,8 @@ GIT_STATUS = ("On branch main\nYour branch is up to date with 'origin/main'.\n\n
               "nothing to commit, working tree clean")
 REPEATED = {
     "echo-same": ("echo same", "same", 5),
-    "git-status-like": ("printf '%s\\n' 'On branch main' \"Your branch is up to date with 'origin/main'.\" '' "
-                        "'nothing to commit, working tree clean'", GIT_STATUS, 5),
+    "git-status-like": (("printf '%s\\n' 'On branch main' \"Your branch is up to date with 'origin/main'.\" '' "
+                         "'nothing to commit, working tree clean'"), GIT_STATUS, 5),
     "pwd-in-tmp": ("pwd", "/tmp", 3),
     "seq-3": ("seq 1 3", "1\n2\n3", 4),
 }

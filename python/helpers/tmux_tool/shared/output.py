@@ -34,7 +34,7 @@ from ..judgement.state import State
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
-from . import prompt
+from . import prompt, records
 from .records import Sent
 
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
@@ -108,6 +108,8 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     start = sent.row - facts.history_size  # the row we typed on, from the top of the screen
     holds = _row_holds(sent, facts)
     top = -facts.history_size
+    book = records.uppers(facts.upper)
+    learned = book.get(str(sent.shell))
     # From the row we typed on when it holds; else from the bottom up, in growing reaches, so a long
     # history (tens of thousands of rows) is read whole only when the echo is not near its end.
     windows = [max(start - CONTEXT_ROWS, top)] if holds else []
@@ -115,9 +117,15 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     for first in dict.fromkeys([*windows, *(r for r in reaches if not windows or r < windows[0]), top]):
         rows = _rows(tmux, pane, str(first), cursor_y)[:-1]
         for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
-            if (end := _echo_end(rows, i, typed, head)) is not None:
-                upper = _upper(sent, rows[:i + 1], rows[end:], head, top=first <= top)
-                return Cut(_body(rows[end:], upper, before))
+            if (end := _echo_end(rows, i, typed, head)) is None:
+                continue
+            body = _to_first_prompt(rows[end:], head)
+            if learned is not None:
+                return Cut(_body(body, _repeats(learned, body), before))
+            upper, proven = _upper(sent, rows[:i + 1], body, head, top=first <= top)
+            if proven:
+                _learn(tmux, pane, book, sent.shell, list(sent.above[len(sent.above) - upper:]) if upper else [])
+            return Cut(_body(body, upper, before))
         if windows and first == windows[0]:
             ours = _rows(tmux, pane, str(start), start, joined=False)
             if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
@@ -125,7 +133,31 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the output.
     while rows and not rows[0].strip():
         rows = rows[1:]
-    return Cut(_body(rows, 0, before), truncated=True)
+    return Cut(_body(rows, _repeats(learned or [], rows), before), truncated=True)
+
+
+def _to_first_prompt(body: list[str], head: str) -> list[str]:
+    """The rows up to the first bare prompt below the echo: the shell's own prompt after our command,
+    pushed up by the human's clear-screen key (C-l) with the screen it cleared."""
+    for j, row in enumerate(body):
+        if head and _solid(row) == head:
+            return body[:j]
+    return body
+
+
+def _repeats(rows: list[str], body: list[str]) -> int:
+    """``len(rows)`` if the last rows of ``body`` are the proven upper rows ``rows`` of the prompt, else 0."""
+    k = len(rows)
+    if not k or k > len(body) or not all(prompt.same_row(rows[-1 - m], body[-1 - m]) for m in range(k)):
+        return 0
+    return k
+
+
+def _learn(tmux: Tmux, pane: str, book: dict[str, list[str]], shell: int, rows: list[str]) -> None:
+    """Keep the proven upper rows of ``shell``'s prompt: later commands need no new proof."""
+    if shell and book.get(str(shell)) != rows:
+        book = {k: v for k, v in book.items() if k != str(shell)}
+        records.save(tmux, pane, records.UPPER, dict(list({**book, str(shell): rows}.items())[-prompt.MAX_PROMPTS:]))
 
 
 def _row_holds(sent: Sent, facts: PaneFacts) -> bool:
@@ -169,38 +201,42 @@ def _echo_end(rows: list[str], i: int, typed: str, head: str) -> int | None:
     return None
 
 
-def _upper(sent: Sent, earlier: list[str], body: list[str], head: str, *, top: bool = False) -> int:
+def _upper(sent: Sent, earlier: list[str], body: list[str], head: str, *, top: bool = False) -> tuple[int, bool]:
     """How many of the last rows of ``body`` are the upper rows of the prompt now at the cursor (a
-    two-line prompt, ``PROMPT_COMMAND`` output).
+    two-line prompt, ``PROMPT_COMMAND`` output), and whether that is proven.
 
     Candidates repeat, bottom up, the rows that stood right above the prompt
     we typed at (recorded then).  Outputs can end alike (the same command run
     twice), so they count only with proof from the rows up to our echo
-    (``earlier``): they stand at the very top of the pane (``top``: nothing
-    was there before the first prompt), or they stand above earlier prompts
-    too, and at least one of those saw something else above them (another
-    command's output), which a repeated output would not.
+    (``earlier``): they stand at the top of the pane (``top``: nothing but
+    blank rows was there before the first prompt), or they stand above earlier
+    prompts too, and at least one of those saw something else above them
+    (another command's output), which a repeated output would not.  A prompt
+    at the very top of the pane with nothing above it proves it has no upper
+    rows.
     """
     above = list(sent.above)
+    ours = len(earlier) - 1  # our echo's row
+    if top and ours >= 0 and not any(row.strip() for row in earlier[:ours]):
+        return 0, True
     n = 0
     while n < min(HEAD_ROWS, len(above), len(body)) and prompt.same_row(above[-1 - n], body[-1 - n]):
         n += 1
-    if not n or not earlier:
-        return 0
-    ours = len(earlier) - 1  # our echo's row
+    if not n or ours < 0:
+        return 0, False
     older = [j for j in range(ours - 1, -1, -1) if head and _solid(earlier[j]).startswith(head)][:CONFIRM_PROMPTS]
     for k in range(n, 0, -1):
         if not all(prompt.same_row(above[-1 - m], earlier[ours - 1 - m]) for m in range(k) if ours - 1 - m >= 0):
             continue
         if top and not any(row.strip() for row in earlier[:ours - k]):
-            return k
+            return k, True
         context = earlier[ours - 1 - k] if ours - 1 - k >= 0 else ""
         alike = [j for j in older if j - k >= 0 and all(prompt.same_row(above[-1 - m], earlier[j - 1 - m])
                                                          for m in range(k))]
         if len(alike) == len(older) and any(
                 not prompt.same_row(context, earlier[j - 1 - k] if j - 1 - k >= 0 else "") for j in alike):
-            return k
-    return 0
+            return k, True
+    return 0, False
 
 
 def _body(rows: list[str], upper: int, before: str) -> str:

@@ -8,7 +8,9 @@ new process every time, so memory lives in the tmux session itself:
 * ``@tmux_tool_sent``: what the tool last typed into a pane (:class:`Sent`), an
   option of that pane, so another pane of the session never inherits it;
 * ``@tmux_tool_owned``: the foreground process groups the tool's commands
-  started (``"<pgrp>:<start tick>"``), the only programs it may type into.
+  started (``"<pgrp>:<start tick>"``), the only programs it may type into;
+* ``@tmux_tool_upper``: the upper rows of each shell's prompt (``{"<pid>":
+  [rows]}``, ``[]`` for a prompt of one row), once proven (:mod:`.output`).
 
 A record never outlives what it describes: :class:`Sent` is "pending" only
 until the shell is seen back at its prompt, and an owned group is matched by
@@ -26,6 +28,7 @@ from ..transport.tmux import Tmux
 from .prompt import MAX_PROMPTS
 
 PROMPTS, SENT, OWNED = "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_owned"
+UPPER = "@tmux_tool_upper"
 KEEP_OWNED = 8
 GRACE = 2.0  # seconds the shell may take to read what we typed before we stop counting on it
 
@@ -91,6 +94,11 @@ class Sent:
 def prompts(text: str) -> dict[str, str]:
     """The learned prompt patterns, by shell pid."""
     return {str(k): str(v) for k, v in _json(text, dict).items()}
+
+
+def uppers(text: str) -> dict[str, list[str]]:
+    """The proven upper rows of each shell's prompt, by shell pid."""
+    return {str(k): [str(r) for r in v] for k, v in _json(text, dict).items() if isinstance(v, list)}
 
 
 def owned(text: str) -> list[str]:

@@ -240,7 +240,8 @@ def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.L
     if force:
         return guard.GO
     key = judge.key_time(lk.facts)
-    if time.time() - key < KEY_GAP:
+    # The human's keys go to the active pane of the window they look at; another pane gets none of them.
+    if lk.facts.focused and time.time() - key < KEY_GAP:
         return guard.Leave(False, "the human pressed a key in the last moments")
     no_key_since_ours = lk.sent.at > 0 and key < int(lk.sent.at)
     if still_for < QUIET and not no_key_since_ours:
@@ -264,8 +265,11 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     pane = target.pane
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
-    seen = f"{facts.session_activity}/{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
-    cond = ("#{&&:#{&&:#{==:#{session_activity}/#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
+    # No key of the human's since the look (where their keys can go), no cursor move, no scroll.
+    keys_seen = f"{facts.session_activity}/" if facts.focused else "not-focused/"
+    keys_now = "#{session_activity}/" if facts.focused else "#{?#{&&:#{pane_active},#{window_active}},,not-focused/}"
+    seen = f"{keys_seen}{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
+    cond = ("#{&&:#{&&:#{==:" + keys_now + "#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
             + control.ALLOWED + "}," + UNSYNCHRONIZED + "}")
     actions = []
     if lead:

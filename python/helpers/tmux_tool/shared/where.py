@@ -68,30 +68,40 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     """The target of a call in the shared session, pinned to one pane (see the module's docstring).
 
     ``fresh``: the call types a new command, which goes to the pane the human
-    looks at once the bound command's prompt is back (its output unread or not).
-
-    A session or server that is not there is left for the action to report
-    (the target then names the session's active pane).
+    looks at once the bound command's prompt is back (its output unread or
+    not).  Naming a window (``shared:1``) means the pane of the agent's
+    command there, else that window's active pane.  A session or server that
+    is not there is left for the action to report (the target then names the
+    session's active pane).
     """
     base = Target(session, True, tmux)
-    if spec:
-        return _named(tmux, base, spec)
     try:
         out = tmux.chain(["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}\x1f#{{{BOUND}}}"],
-                         ["list-panes", "-s", "-t", f"={session}", "-F", f"#{{pane_id}}\x1f#{{{SENT}}}"])
+                         ["list-panes", "-s", "-t", f"={session}", "-F",
+                          f"#{{pane_id}}\x1f#{{window_index}}\x1f#{{pane_index}}\x1f#{{pane_active}}\x1f#{{{SENT}}}"])
     except (NoServer, NoTarget):
         return base
     head, _, rest = out.partition("\n")
     active, _, raw = head.partition("\x1f")
-    sent = dict(line.partition("\x1f")[::2] for line in rest.splitlines())
+    rows = [(line.split("\x1f", 4) + [""] * 5)[:5] for line in rest.splitlines()]
     bound = _bound(raw)
+    ours = next((r for r in rows if r[0] == bound.get("pane")), None)
+    follow = ours is not None and (Sent.parse(ours[4]).pending or (Sent.parse(ours[4]).owed and not fresh))
+    if spec:
+        window, _, index = spec.partition(".")
+        if follow and ours is not None and window == ours[1] and not index:
+            return Target(session, True, tmux, ours[0])
+        for pane, w, i, is_active, _sent in rows:
+            if pane == spec or (w == window and (i == index if index else is_active == "1")):
+                return Target(session, True, tmux, pane)
+        raise BadName(f"there is no pane {spec} in the session {session!r} (panes: "
+                      f"{', '.join(f'{r[1]}.{r[2]}' for r in rows)}); without a pane, {session!r} means the pane "
+                      "the human is looking at")
     if not bound:
         return Target(session, True, tmux, active)
-    if bound["pane"] in sent:
-        ours = Sent.parse(sent[bound["pane"]])
+    if ours is not None:
         # Bound while the command runs, and for any call but a new command until its output was given.
-        follow = ours.pending or (ours.owed and not fresh)
-        return Target(session, True, tmux, bound["pane"] if follow else active)
+        return Target(session, True, tmux, ours[0] if follow else active)
     unbind(tmux, session)
     lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) where the agent's "
             f"command {bound.get('text', '')!r} ran was closed; its output and end cannot be known")
@@ -112,24 +122,6 @@ def panes(tmux: Tmux, session: str) -> list[dict[str, Any]]:
         rows.append({"name": f"{session}:{window}.{index}", "id": pane, "window_name": name, "command": command,
                      "looked_at": active == "11"})
     return rows
-
-
-def _named(tmux: Tmux, base: Target, spec: str) -> Target:
-    """The pane ``spec`` names, from the session's own list (``display-message`` would fall back to the
-    current window for a window that does not exist)."""
-    try:
-        rows = tmux.cmd("list-panes", "-s", "-t", f"={base.name}", "-F",
-                        "#{pane_id} #{window_index} #{pane_index} #{pane_active}").split("\n")
-    except (NoServer, NoTarget):
-        return base  # the action reports the missing session
-    window, _, index = spec.partition(".")
-    for row in rows:
-        pane, w, i, active = (row.split() + ["", "", "", ""])[:4]
-        if pane == spec or (w == window and (i == index if index else active == "1")):
-            return Target(base.name, True, tmux, pane)
-    raise BadName(f"there is no pane {spec} in the session {base.name!r} (panes: "
-                  f"{', '.join(r.split()[1] + '.' + r.split()[2] for r in rows if r.count(' ') >= 3)}); "
-                  f"without a pane, {base.name!r} means the pane the human is looking at")
 
 
 def unbind(tmux: Tmux, session: str) -> None:

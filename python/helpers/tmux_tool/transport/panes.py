@@ -31,6 +31,7 @@ _FIELDS = (
     "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", ATTACH_OPTION,
     "pane_tty", "@tmux_tool_owned", "@tmux_tool_paused", "@tmux_tool_approve",
     "pane_id", "window_index", "window_name", "pane_index", "synchronize-panes", "history_limit",
+    "@tmux_tool_upper", "pane_active", "window_active",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
 
@@ -66,6 +67,8 @@ class PaneFacts:
     index: int = 0  # its index in the window
     synchronized: bool = False  # synchronize-panes: keys sent to it go to every pane of its window
     history_limit: int = 0  # lines tmux keeps above the screen before it drops the oldest
+    upper: str = ""  # the learned upper rows of each shell's prompt (shared session)
+    focused: bool = True  # the active pane of the session's current window: where the human's keys go
 
     @property
     def abs_cursor_line(self) -> int:
@@ -138,6 +141,8 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         index=_int(v[25]),
         synchronized=v[26] == "1",
         history_limit=_int(v[27]),
+        upper=v[28],
+        focused=v[29] != "0" and v[30] != "0",
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(
