@@ -172,14 +172,26 @@ def announce(tmux: Tmux, target: str, state: str, text: str = "", reason: str = 
 def _tell(tmux: Tmux, target: str, state: str, text: str, reason: str,
           *also: list[str]) -> None:
     """Set the activity options (and the ``also`` commands) in one tmux call; remember what was said."""
-    shown = masking.mask(text) or ""
-    value = {"state": state, "text": shown[:TEXT_LIMIT], "since": time.time(), "reason": reason}
     try:
-        tmux.chain(["set-option", "-t", target, ACTIVITY_OPTION, json.dumps(value)],
-                   ["set-option", "-t", target, LINE_OPTION, headline(value).replace("#", "##")], *also)
+        tmux.chain(*telling(target, state, text, reason, *also))
     except TmuxError:
         return
+    said(tmux, target, state, text, reason)
+
+
+def said(tmux: Tmux, target: str, state: str, text: str = "", reason: str = "") -> None:
+    """Remember an announcement made (by :func:`telling`'s commands, run by the caller): saying it again is
+    skipped."""
     _announced[(tmux.socket, target)] = (state, text, reason)
+
+
+def telling(target: str, state: str, text: str = "", reason: str = "", *also: list[str]) -> list[list[str]]:
+    """The tmux commands that set the activity options, for a caller that runs them with its own (every
+    option a command sets redraws every attached client, so one call for all of them costs one redraw)."""
+    shown = masking.mask(text) or ""
+    value = {"state": state, "text": shown[:TEXT_LIMIT], "since": time.time(), "reason": reason}
+    return [["set-option", "-t", target, ACTIVITY_OPTION, json.dumps(value)],
+            ["set-option", "-t", target, LINE_OPTION, headline(value).replace("#", "##")], *also]
 
 
 _SAID_TO_THE_HUMAN = (
@@ -334,20 +346,29 @@ def _append(log: Path, entry: dict[str, Any]) -> None:
     write_private(private_path(log.parent) / log.name, json.dumps(entry) + "\n", append=True)
 
 
-def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any], *, submitted: bool) -> str:
-    """Write down an injection that just happened and tell the page; return its id.
+def injection_telling(target: str, log: Path, what: str, *, submitted: bool) -> list[list[str]]:
+    """The tmux commands that name the audit trail in the session (so the page finds it even after the
+    session was recreated) and announce the agent as typing, or, once it pressed Enter, as waiting for
+    the prompt: the injecting command runs them with its keystrokes."""
+    state, reason = ("waiting", "for the prompt") if submitted else ("typing", "")
+    return telling(target, state, what, reason, ["set-option", "-t", target, AUDIT_OPTION, str(log.resolve())])
 
-    The entry goes to the audit trail (masked, this user only).  One tmux call
-    then names the trail in the session (so the page finds it even after the
-    session was recreated) and announces the agent as typing, or, once it
-    pressed Enter, as waiting for the prompt.
+
+def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any], *, submitted: bool,
+                     told: bool = False) -> str:
+    """Write down an injection that just happened and tell the page (unless the injecting command already
+    did: ``told``, see :func:`injection_telling`); return its id.
+
+    The entry goes to the audit trail (masked, this user only).
     """
     entry_id = secrets.token_hex(8)
     _append(log, {"id": entry_id, **entry})
     keys = entry.get("keys") or []
     what = str(entry.get("text") or "") or " ".join(str(k) for k in keys)
     state, reason = ("waiting", "for the prompt") if submitted else ("typing", "")
-    _tell(tmux, target, state, what, reason, ["set-option", "-t", target, AUDIT_OPTION, str(log.resolve())])
+    if not told:
+        tmux.chain(*injection_telling(target, log, what, submitted=submitted))
+    said(tmux, target, state, what, reason)
     return entry_id
 
 

@@ -28,6 +28,10 @@ from ..judgement.state import State
 from ..transport.tmux import run_process
 
 DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
+_PLAIN = re.compile(r"[A-Za-z0-9_./=:,+@%~ -]+")
+# Words that open a construct the shell then waits to see closed (bash, zsh, fish, dash).
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+                       "select", "function", "begin", "end", "switch", "repeat", "foreach", "coproc", "time"})
 _SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")
 _CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "dash": ["dash", "-n"], "sh": ["sh", "-n"],
              "fish": ["fish", "--no-execute"], "ksh": ["ksh", "-n"], "mksh": ["mksh", "-n"]}
@@ -114,7 +118,13 @@ def ends_shell(text: str) -> str | None:
 
 
 def syntax_error(text: str, shell: str) -> str | None:
-    """The shell's own parser on ``text``: its complaint, or None (also when it cannot be asked)."""
+    """The shell's own parser on ``text``: its complaint, or None (also when it cannot be asked).
+
+    A line of plain words (no quote, escape, operator, bracket or reserved word) is complete in every
+    shell: it needs no parser process.
+    """
+    if _PLAIN.fullmatch(text) and not (set(text.split()) & _RESERVED):
+        return None
     argv = _CHECKERS.get(shell.lstrip("-"))
     program = shutil.which(argv[0]) if argv else None
     if not argv or not program:

@@ -23,6 +23,7 @@ our command started, our command being over) is returned in the state's
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .. import programs
@@ -305,10 +306,11 @@ def _by_screen(lk: Look, **notes: object) -> State:
                   question=verdict.question, options=verdict.options, owner="human", **notes)
 
 
-def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *,
-            deliver: bool = False) -> tuple[State, Look | None]:
+def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *, deliver: bool = False,
+            also: Sequence[Sequence[str]] = ()) -> tuple[State, Look | None]:
     """Look, judge, and remember what the look taught (a prompt, our program, our command's end);
-    ``deliver``: the caller gives our command's output if this look finds it over."""
+    ``deliver``: the caller gives our command's output if this look finds it over, and ``also`` are tmux
+    commands to run with that record (``delivered`` is then noted in the state)."""
     try:
         lk = take(tmux, pane)
         st = judge(lk, now)
@@ -330,7 +332,7 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *,
         return State(Status.ERROR, missing(name, tmux.socket)), None
     if st.extra.get("copy_mode"):
         st.evidence += " (the human is scrolling in copy mode)"
-    back = remember(tmux, pane, lk, st, deliver)
+    back = remember(tmux, pane, lk, st, deliver, also)
     if lk.facts.dead:
         try:
             tmux.chain(where.unbind_if(lk.facts.pane_id or pane))  # its shell is gone: reported now, once
@@ -340,7 +342,8 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *,
     return st, lk
 
 
-def remember(tmux: Tmux, pane: str, lk: Look, st: State, deliver: bool = False) -> bool:
+def remember(tmux: Tmux, pane: str, lk: Look, st: State, deliver: bool = False,
+             also: Sequence[Sequence[str]] = ()) -> bool:
     """Write what a judgement learned into the session's records; True when our command is over."""
     learn = st.extra.pop("learn", None)
     if learn and lk.book.get(str(learn[0])) != learn[1]:
@@ -350,7 +353,12 @@ def remember(tmux: Tmux, pane: str, lk: Look, st: State, deliver: bool = False) 
     if st.extra.pop("back", False):
         # A caller that gives the output now (send, wait) records it as given in the same write.
         given = deliver and st.status == Status.READY
-        records.save(tmux, pane, records.SENT, replace(lk.sent, back=True, delivered=lk.sent.delivered or given))
-        st.extra["delivered"] = given
+        record = ["set-option", "-p", "-t", pane, records.SENT,
+                  records.dump(replace(lk.sent, back=True, delivered=lk.sent.delivered or given))]
+        try:
+            tmux.chain(record, *(also if given else ()))
+            st.extra["delivered"] = given
+        except TmuxError:
+            pass  # a vanished pane: nothing left to record
         return True
     return False

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -62,9 +63,10 @@ def poll_step(elapsed: float) -> float:
     return 0.002 if elapsed < 0.05 else 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
 
 
-def state(target: Target, *, deliver: bool = False) -> State:
-    """The shared session's state (what ``status`` and ``wait`` report); ``deliver``: see :func:`judge.observe`."""
-    return judge.observe(target.tmux, target.pane, target.name, deliver=deliver)[0]
+def state(target: Target, *, deliver: bool = False, also: Sequence[Sequence[str]] = ()) -> State:
+    """The shared session's state (what ``status`` and ``wait`` report); ``deliver``, ``also``: see
+    :func:`judge.observe`."""
+    return judge.observe(target.tmux, target.pane, target.name, deliver=deliver, also=also)[0]
 
 
 # --- what we last saw --------------------------------------------------------
@@ -185,7 +187,8 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
             editor = not (lk.term.front and lk.term.front.comm.lstrip("-") in judge.NO_EDITOR)
             lead = INSERT_MODE if text and st.extra.get("prompt") and editor else ()
             sent = _record(st, lk, text, enter, keys, lead)
-            if _inject(tmux, target, lk, text, enter, keys, sent, lead, bracketed=_pastes(st.program)):
+            told = control.injection_telling(target.pane, cfg.shared_dir / "audit.log", what, submitted=sent.submitted)
+            if _inject(tmux, target, lk, text, enter, keys, sent, lead, bracketed=_pastes(st.program), also=told):
                 break
             if control.paused(tmux, target.pane):
                 return failure(action, control.PAUSED, session=target.name, status=st.status,
@@ -197,7 +200,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
     log = cfg.shared_dir / "audit.log"
     entry = control.record_injection(tmux, target.pane, log, {
         "time": time.time(), "action": action, "session": target.name, "text": text, "keys": list(keys),
-        "enter": enter}, submitted=sent.submitted)
+        "enter": enter}, submitted=sent.submitted, told=True)
     result = _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
     control.record_result(log, entry, result.status, result.screen)
     return result
@@ -256,11 +259,13 @@ def _pastes(program: str | None) -> bool:
 
 
 def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
-            sent: Sent, lead: tuple[str, ...] = (), *, bracketed: bool = True) -> bool:
+            sent: Sent, lead: tuple[str, ...] = (), *, bracketed: bool = True,
+            also: Sequence[Sequence[str]] = ()) -> bool:
     """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it.
 
     ``lead`` keys go first (:data:`INSERT_MODE` before text typed at a shell's prompt); ``bracketed``
-    says whether the text is a bracketed paste (when the program asked for those) or plain keys.
+    says whether the text is a bracketed paste (when the program asked for those) or plain keys;
+    ``also`` are tmux commands that run with the keystrokes (telling the page), only if they do.
     """
     pane = target.pane
     facts = lk.facts
@@ -283,6 +288,7 @@ def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, 
     actions.append(f"set-option -p -t {pane} {records.SENT} {_word(records.dump(sent))}")
     if sent.submitted and not sent.back:
         actions.append(f"set-option -t {pane} {where.BOUND} {_word(where.bind(facts.pane_id or pane, facts, sent.text or ' '.join(keys)))}")
+    actions.extend(" ".join(_word(arg) for arg in command) for command in also)
     steps: list[list[str]] = []
     if text:
         steps.append(["load-buffer", "-b", buf, "-"])
@@ -326,8 +332,11 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
     started = time.monotonic()
     deadline = started + timeout
     still = Stillness()
+    idle = control.telling(target.pane, "idle")  # told with the record of the command's end: one redraw
     while True:
-        st = state(target, deliver=bool(text and sent.submitted))
+        st = state(target, deliver=bool(text and sent.submitted), also=idle)
+        if st.extra.get("delivered"):
+            control.said(target.tmux, target.pane, "idle")
         now = time.monotonic()
         still.see(st.snap.digest if st.snap else "", now)
         settled = still.settled(st, now)
