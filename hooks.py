@@ -4,11 +4,11 @@ Agent Zero (v0.9.9 and later) imports this file in its own runtime - the
 Python that runs the framework, ``/opt/venv-a0`` in its Docker image, not the
 agent's ``/opt/venv`` - and calls :func:`install` after it has put the plugin
 into ``usr/plugins/tmux_tool/`` (from the Plugin Hub, a Git URL or a ZIP) and
-again after every update.  The tool runs in that same Python, so the package
-it cannot run without, pyte (the terminal emulator that renders screens), is
-installed here into ``sys.executable``'s environment.  If that fails the
-error says so and Agent Zero stops the install: a tool that cannot import is
-otherwise only "not found" for the agent.
+again after every update.  The tool runs in that same Python, so the packages
+it cannot run without (:data:`REQUIREMENTS`) are installed here, into
+``sys.executable``'s environment.  If that fails the error says so and Agent
+Zero stops the install: a tool that cannot import is otherwise only "not
+found" for the agent.
 
 tmux itself is a system package; a plugin does not install those, so a
 missing tmux is reported here and by every call of the tool, with the command
@@ -36,10 +36,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-REQUIREMENTS = ("pyte==0.8.2", "wcwidth")
-"""What the tool imports beyond the standard library: pyte, and wcwidth, which it uses directly too."""
+REQUIREMENTS = ("pyte==0.8.2", "wcwidth", "regex")
+"""What the tool imports beyond the standard library: pyte, and wcwidth, which it uses directly too; regex,
+whose searches take a time limit (a `wait` pattern that backtracks without end cannot hold a call)."""
 
-MODULES = ("pyte", "wcwidth")
+MODULES = ("pyte", "wcwidth", "regex")
 PIP_TIMEOUT = 600.0
 
 

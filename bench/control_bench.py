@@ -37,7 +37,7 @@ def median_ms(step: Callable[[], object], n: int) -> float:
 
 
 def main() -> None:
-    from python.helpers.tmux_tool.shared import control
+    from python.helpers.tmux_tool.shared import audit, control
     from python.helpers.tmux_tool.transport.tmux import Tmux
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
@@ -57,7 +57,7 @@ def main() -> None:
             "announce (a new state each time)": lambda: control.announce(tmux, target, "waiting", "make",
                                                                          f"for the prompt {next(flip)}"),
             "announce (same state again: skipped)": lambda: control.announce(tmux, target, "idle"),
-            "audit record and announcement (record_injection)": lambda: control.record_injection(
+            "audit record and announcement (record_injection)": lambda: audit.record_injection(
                 tmux, target, log, {"time": time.time(), "action": "send", "text": "make", "keys": [],
                                     "enter": True}, submitted=True),
         }

@@ -150,7 +150,7 @@ def run_mode(label: str, names: list[str], tmux: Tmux, server_pid: int, fifo: Pa
 
     for stamp in stamps.values():
         stamp.unlink(missing_ok=True)
-    watches = [observe.Watch(ctx.target(n, default=n), "ready", None, observe.DEFAULT_STABLE) for n in names]
+    watches = [observe.Watch(ctx.session(n, default=n), "ready", None, observe.DEFAULT_STABLE) for n in names]
     spin_sample: dict[str, Cpu] = {}
     trigger_all(fifo)
     start = sample(tmux, server_pid)
@@ -159,7 +159,7 @@ def run_mode(label: str, names: list[str], tmux: Tmux, server_pid: int, fifo: Pa
     timer.start()
     # Ready is awaited once every screen has left its old prompt (else a first look could still see it).
     assert call("wait", sessions=names, until="change", mode="all", timeout=10)["ok"]
-    ok = observe.wait_all(ctx, watches, "all", timeout=SPIN_RANGE[1] + 20)
+    ok = observe.wait_all(watches, "all", timeout=SPIN_RANGE[1] + 20)
     timer.join()
     assert ok, [(w.target.name, w.state.status if w.state else None) for w in watches if not w.done]
     spinning = share(start, spin_sample["cpu"])

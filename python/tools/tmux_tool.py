@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Third-party packages the library imports as it works (not when it loads): checked by name at load.
-_NEEDS = ("pyte", "wcwidth")
+_NEEDS = ("pyte", "wcwidth", "regex")
 
 
 def _library() -> Any:
@@ -96,7 +96,7 @@ def _missing_message() -> str:
     """What the tool answers when its library cannot be imported here."""
     return (f"FAILED · status: error\nerror: tmux_tool cannot run in this Python ({sys.executable}): "
             f"{_MISSING}. Install what it needs into exactly this Python: "
-            f"`{sys.executable} -m pip install pyte wcwidth`, then call the tool again (no restart needed).\n"
+            f"`{sys.executable} -m pip install pyte wcwidth regex`, then call the tool again (no restart needed).\n"
             "hint: tell the human; the tool works again once the package is installed")
 
 

@@ -388,7 +388,7 @@ def test_hooks_install_the_packages_into_the_framework_venv_and_shells_get_the_u
     ], python=python, env=env)
     assert missing["class"] == "TmuxTool", missing  # found, and it says what is wrong
     assert missing["message"].startswith("FAILED · status: error") and "pyte" in missing["message"]
-    assert f"{python} -m pip install pyte wcwidth" in missing["message"]
+    assert f"{python} -m pip install pyte wcwidth regex" in missing["message"]
     assert "error" not in hooked, hooked
     assert ran["message"].startswith("ok · status: ready · exit code: 0") and "after-42" in ran["message"]
     site = f"{user}/lib/python{sys.version_info.major}.{sys.version_info.minor}/site-packages"
@@ -396,7 +396,7 @@ def test_hooks_install_the_packages_into_the_framework_venv_and_shells_get_the_u
                                                  f"{site}/pip"]
 
     again = run_installer(root, "--python", python, python=python)  # the installer runs the hook too
-    assert again.returncode == 0 and "pyte, wcwidth importable by" in again.stdout, again.stdout
+    assert again.returncode == 0 and "pyte, wcwidth, regex importable by" in again.stdout, again.stdout
 
 
 def test_a_failing_dependency_install_is_an_error_with_what_to_do(tmp_path: Path) -> None:
@@ -406,8 +406,8 @@ def test_a_failing_dependency_install_is_an_error_with_what_to_do(tmp_path: Path
     assert run_installer(root).returncode == 0
     (hooked,) = agent_zero(root, V1, [{"op": "hook", "hook": "install"}], python=str(framework / "bin/python"))
     assert hooked["error"].startswith("RuntimeError: tmux_tool cannot run without the Python packages pyte, "
-                                      "wcwidth, and installing into")
-    assert "-m pip install --disable-pip-version-check pyte==0.8.2 wcwidth" in hooked["error"]
+                                      "wcwidth, regex, and installing into")
+    assert "-m pip install --disable-pip-version-check pyte==0.8.2 wcwidth regex" in hooked["error"]
     failed = run_installer(root, "--python", str(framework / "bin/python"))
     assert failed.returncode == 1 and "the tool cannot run until that is fixed" in failed.stdout
 

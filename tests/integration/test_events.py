@@ -261,9 +261,9 @@ def test_flooding_pane_does_not_delay_the_others(private_socket: str, tmp_path: 
             tmux.cmd("send-keys", "-t", "=flood:", "yes | tr -d '\\n'", "Enter")
         for name, stamp in zip(("fa", "fb"), stamps, strict=True):
             start_late(name, 1.0, stamp)
-        watches = [observe.Watch(ctx.target(n, default="x"), "ready", None, 1.0) for n in names]
+        watches = [observe.Watch(ctx.session(n, default="x"), "ready", None, 1.0) for n in names]
         cpu = time.process_time()
-        observe.wait_all(ctx, watches, "all", 3.0)
+        observe.wait_all(watches, "all", 3.0)
         cpu = time.process_time() - cpu
         if flood:
             client = source(private_socket).clients["flood"]

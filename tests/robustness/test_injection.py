@@ -281,3 +281,16 @@ def test_canary_would_be_seen(tmp_path: Path) -> None:
     shell = shutil.which("bash") or "/bin/bash"
     os.spawnv(os.P_WAIT, shell, [shell, "-c", f"echo {payloads(canary)[0]}"])
     assert canary.exists()
+
+
+def test_a_pattern_that_backtracks_without_end_cannot_hold_a_wait(private_socket: str) -> None:
+    """``(a|aa)+$`` against a screen row of 60 ``a`` and a ``b`` tries every way to split the row (about
+    10^12 of them) before it fails; the wait refuses it within its own timeout instead of searching on."""
+    assert call("run", command="printf 'a%.0s' $(seq 60); echo b", timeout=10)["ok"]
+    res, took = timed("wait", session="scratch", pattern=r"(a|aa)+$", timeout=2)
+    assert_sentence(res)
+    assert "backtracks" in res["error"], res
+    assert took < 2 + SLACK, took
+    # A sane pattern on the same screen is found at once, and the session works on.
+    found = call("wait", session="scratch", pattern=r"a{60}b", timeout=2)
+    assert found["ok"], found

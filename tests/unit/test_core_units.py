@@ -191,7 +191,7 @@ def test_a_failure_never_nests_its_fields_under_extra() -> None:
     """Fields given to ``failure`` are fields of the result, and no caller passes a dict named ``extra``."""
     from python.helpers.tmux_tool.core.result import failure
 
-    data = failure("send", "nothing was typed", evidence="the human is typing", program="bash").to_dict()
+    data = failure("nothing was typed", evidence="the human is typing", program="bash").to_dict()
     assert data["evidence"] == "the human is typing" and data["program"] == "bash" and "extra" not in data
     library = Path(__file__).resolve().parents[2] / "python"
     callers = [f"{p}:{i}" for p in library.rglob("*.py") for i, line in enumerate(p.read_text().splitlines(), 1)

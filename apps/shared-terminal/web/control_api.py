@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 from tornado.web import HTTPError
 from web_handlers import Guarded, SharedSession
 
-from python.helpers.tmux_tool.shared import control
+from python.helpers.tmux_tool.shared import audit, control
 from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 STATE_TTL = 0.15
@@ -123,7 +123,7 @@ class AuditFeed:
             if path != self.trail.path:
                 self._reset()
                 self.trail = Tail(path)
-                self.results = Tail(str(control.results_path(Path(path)))) if path else Tail()
+                self.results = Tail(str(audit.results_path(Path(path)))) if path else Tail()
             if not path:
                 return
             replaced, lines = self.trail.read()

@@ -48,7 +48,8 @@ def _drive(module: str, name: str) -> Callable[..., Result]:
     which the other actions (and the command line's start) do without."""
 
     def handler(ctx: Context, **args: Any) -> Result:
-        return getattr(importlib.import_module(f"{__package__}.drive.{module}"), name)(ctx, **args)
+        found: Callable[..., Result] = getattr(importlib.import_module(f"{__package__}.drive.{module}"), name)
+        return found(ctx, **args)
 
     handler.__name__ = name
     return handler
@@ -140,29 +141,35 @@ def _mask_all(value: Any, mask: masking.Masker) -> Any:
 
 
 def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
-    """Run one action by name; every failure becomes ``ok: false`` with a sentence."""
-    args = dict(args or {})
+    """Run one action by name; every failure becomes ``ok: false`` with a sentence.  The result is
+    named after the action here, once: what made it (a run, a send, a refusal) does not say."""
     name = str(action or "").strip()
+    result = _dispatch(name, dict(args or {}))
+    result.action = name[:40] or "?"
+    return result
+
+
+def _dispatch(name: str, args: dict[str, Any]) -> Result:
     spec = ACTIONS.get(name)
     if spec is None:
-        return failure(name[:40] or "?", f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
+        return failure(f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
                        status=Status.UNKNOWN)
     session = args.get("session") if isinstance(args.get("session"), str) else None
     try:
         bound = bind(name, spec.args, args)
         return _masked(spec.handler(Context(config.load()), **bound))
     except BadInput as exc:
-        return failure(name, str(exc), session=session, status=Status.UNKNOWN)
+        return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:
-        return failure(name, f"{exc}; a private server starts by itself on the next run or start",
+        return failure(f"{exc}; a private server starts by itself on the next run or start",
                        session=session)
     except NoTarget as exc:
-        return failure(name, f"{exc}", session=session, hint="list shows the sessions that exist")
+        return failure(f"{exc}", session=session, hint="list shows the sessions that exist")
     except TmuxError as exc:
-        return failure(name, str(exc), session=session)
+        return failure(str(exc), session=session)
     except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
         import traceback
 
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        return failure(name, f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
+        return failure(f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
                        f":{where.lineno}); please report it", session=session)

@@ -19,7 +19,7 @@ from .status import Status
 class Result:
     """The outcome of one action."""
 
-    action: str
+    action: str = ""  # set by the dispatcher: whatever made the result, the action is its caller's
     ok: bool = True
     session: str | None = None
     status: Status = Status.UNKNOWN
@@ -91,8 +91,8 @@ def _session_row(s: dict[str, Any]) -> str:
     return "  ".join(str(b) for b in bits)
 
 
-def failure(action: str, error: str, *, session: str | None = None, hint: str | None = None,
+def failure(error: str, *, session: str | None = None, hint: str | None = None,
             status: Status = Status.ERROR, **extra: Any) -> Result:
-    """A failed action: ``ok: false`` with a sentence saying what to do."""
-    return Result(action=action, ok=False, session=session, status=status, error=error,
+    """A failure: ``ok: false`` with a sentence saying what to do (the dispatcher names the action)."""
+    return Result(ok=False, session=session, status=status, error=error,
                   hint=hint, extra=dict(extra))

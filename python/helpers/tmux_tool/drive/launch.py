@@ -14,23 +14,24 @@ import os
 import shlex
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from .. import programs
 from ..core import names
 from ..core.args import brief
+from ..core.clock import Deadline
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..judgement.state import State, reported
-from ..private import markers, runs
+from ..judgement.state import reported
+from ..private import markers, run_record, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile, squash
 from ..sessions import observe
-from ..sessions.context import Context, Target
+from ..sessions.context import Context
 from ..sessions.observe import POLL
 from ..transport import keyboard, panes
+from ..transport.target import Target
 from .turn_pages import next_screen
 
 SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
@@ -78,7 +79,7 @@ def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | N
 def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, args: list[str] | None,
              timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
     if len(program) > 8192:
-        return failure("start", f"the program line is {len(program)} characters; the limit is 8192",
+        return failure(f"the program line is {len(program)} characters; the limit is 8192",
                        status=Status.UNKNOWN, hint="put a long script in a file and start that")
     profile = programs.profile_for(program)
     if profile is not None:
@@ -89,25 +90,25 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         try:
             words = shlex.split(program)
         except ValueError as exc:
-            return failure("start", f"the program line cannot be split into words ({exc})", status=Status.UNKNOWN,
+            return failure(f"the program line cannot be split into words ({exc})", status=Status.UNKNOWN,
                            hint="balance the quotes, or give the arguments in args")
         argv = [*words, *(args or ())]
         if not argv:
-            return failure("start", "the program is empty", status=Status.UNKNOWN,
+            return failure("the program is empty", status=Status.UNKNOWN,
                            hint="name a profile (claude, codex, gemini, opencode, python3, ...) or a command")
         profile = programs.profile_or_generic(argv[0])
     label = profile.name
     label = "".join(c if c.isprintable() else "?" for c in label)[:60]
     name = names.check(session) if session else names.generate(label)
     if name == ctx.cfg.shared_session:
-        return failure("start", "programs start in private sessions, not in the shared terminal",
+        return failure("programs start in private sessions, not in the shared terminal",
                        session=name, status=Status.UNKNOWN, hint="leave out session to get a new private one")
     srv = ctx.private
     if srv.exists(name):
-        return failure("start", f"session {name!r} already exists", session=name, status=Status.UNKNOWN,
+        return failure(f"session {name!r} already exists", session=name, status=Status.UNKNOWN,
                        hint="use another name, leave it out for a generated one, or kill the old session")
     if cwd and not os.path.isdir(cwd):
-        return failure("start", f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
+        return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
     env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
     if profile.kind == "pager":  # private shells page with cat (a run's output comes whole); this one pages
@@ -131,16 +132,16 @@ def _default_accept() -> list[str]:
 def _await_start(ctx: Context, target: Target, profile: Profile, label: str, timeout: float,
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     answered: list[str] = []
     settle = settle_for(profile, starting=True)
-    looks = observe.looks(ctx, target)
+    looks = observe.looks(ctx.open(target))
     while True:
         st, now, still = next(looks)
         steady = still.steady(now)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
-            return result("start", target, st, ok=False, error=f"{label} ended while starting: {st.evidence}",
+            return reported(st, target.name, ok=False, error=f"{label} ended while starting: {st.evidence}",
                            hint="read the session's screen for its message", answered=answered)
         dialog = profile.find_dialog(st.snap.text) if (st.snap and st.status == Status.BLOCKED) else None
         # The keys come from the screen: releases move a dialog's default (see Profile.accept_keys).
@@ -155,21 +156,21 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             continue
         if profile.kind == "monitor" and st.snap is not None and profile.classify(st.snap) is not None:
             # Its own frame is drawn (after it took the terminal for its keys); it never holds still.
-            return result("start", target, st, hint=f"{label} redraws by itself and stays busy: read it, drive it "
+            return reported(st, target.name, hint=f"{label} redraws by itself and stays busy: read it, drive it "
                           "with keys, leave it with exit", answered=answered)
         if st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle:
             if st.status != Status.BLOCKED:
-                return result("start", target, st, answered=answered)
+                return reported(st, target.name, answered=answered)
             hint = message("blocked", program=label)
             if not dialog:
-                return result("start", target, st, hint=hint, answered=answered)
+                return reported(st, target.name, hint=hint, answered=answered)
             how = (f"keys {' '.join(keys)} accept it" if dialog.choose is None else
                    f"the option matching {dialog.choose.pattern!r} accepts it (now: {' '.join(keys)})")
             hint += (f". It is the {dialog.name!r} dialog: {how} (start answers it by itself when given "
                      f"accept=[{dialog.name!r}])" if keys else f". It is the {dialog.name!r} dialog, which needs the human")
-            return result("start", target, st, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
-        if now >= deadline:
-            return result("start", target, st, ok=False,
+            return reported(st, target.name, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
+        if now >= deadline.at:
+            return reported(st, target.name, ok=False,
                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
                            hint="wait for it with wait, or read its screen", answered=answered)
 
@@ -187,12 +188,6 @@ def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:
             next_screen(target, before)
 
 
-def result(action: str, target: Target, st: State, *, ok: bool = True, error: str | None = None,
-           hint: str | None = None, output: str = "", **extra: Any) -> Result:
-    """The result of a driving action from the state it ended in (evidence, program, question)."""
-    return reported(st, action, target.name, ok=ok, error=error, hint=hint, output=output, **extra)
-
-
 def press_submit(target: Target, profile: Profile) -> None:
     """Press the program's submit key."""
     keyboard.press(target.tmux, target.pane, list(profile.submit))
@@ -202,12 +197,12 @@ def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Sh
     """The private session a program runs in, its shell record and the program's profile."""
     name = names.check(session)
     if name == ctx.cfg.shared_session:
-        return failure(action, f"{action} drives programs in private sessions; the shared terminal is the "
+        return failure(f"{action} drives programs in private sessions; the shared terminal is the "
                        "human's", session=name, status=Status.UNKNOWN, hint="use send in the shared terminal")
     srv = ctx.private
     shell = srv.shell(name)
     if shell is None or not srv.exists(name):
-        return failure(action, f"there is no private session {name!r}", session=name, status=Status.UNKNOWN,
+        return failure(f"there is no private session {name!r}", session=name, status=Status.UNKNOWN,
                        hint="start a program with start; list shows the sessions that exist")
     return Target(name, False, srv.tmux), shell, programs.profile_or_generic(shell.program)
 
@@ -216,13 +211,11 @@ def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> N
     """Wait (bounded) until typed ``text`` shows where input goes, so the key that
     follows (Enter) acts on all of it - a palette filters as it is typed."""
     want = squash(text)
-    deadline = time.monotonic() + PASTE_SHOWN
-    while time.monotonic() < deadline:
-        snap, _ = panes.look(target.tmux, target.pane)
+    for _ in Deadline(PASTE_SHOWN).ticks(POLL):
+        snap, _facts = panes.look(target.tmux, target.pane)
         typed = profile.pending_input(snap) if isinstance(profile, AiProfile) else snap.cursor_line
         if typed and want in squash(typed):
             return
-        time.sleep(POLL)
 
 
 def do_exit(ctx: Context, session: str, timeout: float) -> Result:
@@ -233,8 +226,8 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     srv = ctx.private
     mark = markers.last_mark(shell.log_path, shell.nonce)
     if mark is None or mark.kind != "S":
-        st = observe.state_of(ctx, target)
-        return result("exit", target, st, ok=False, error="no program is running in this session",
+        st = observe.state_of(ctx.open(target))
+        return reported(st, target.name, ok=False, error="no program is running in this session",
                        hint="kill the session to end its shell")
     steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
@@ -244,14 +237,14 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         else:
             keyboard.press(target.tmux, target.pane, [keyboard.key_name(k) for k in value.split()])
         time.sleep(POLL)
-    rec = runs.load_record(srv, target.name)
+    rec = run_record.load_record(srv, target.name)
     if rec is not None:
-        res = runs.collect(srv, shell, rec, timeout, action="exit")
+        res = runs.collect(srv, shell, rec, timeout)
         if res.status == Status.READY:
             srv.set_program(target.name, None)
             res.output = ""
             res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"
             return res
-    st = observe.state_of(ctx, target)
-    return result("exit", target, st, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
+    st = observe.state_of(ctx.open(target))
+    return reported(st, target.name, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
                    hint="read the screen; interrupt it, or kill the session")

@@ -9,26 +9,26 @@ back and the screen held still for the profile's settle time.
 
 from __future__ import annotations
 
-import time
-
+from ..core.clock import Deadline
 from ..core.messages import message
 from ..core.result import Result
 from ..core.status import Status
-from ..judgement.state import State
+from ..judgement.state import State, reported
 from ..private.server import Shell
 from ..programs import Profile
 from ..sessions import observe
-from ..sessions.context import Context, Target
+from ..sessions.context import Context
 from ..sessions.observe import POLL
 from ..transport import keyboard, panes
-from .launch import TURN_START, press_submit, result, settle_for
+from ..transport.target import Target
+from .launch import TURN_START, press_submit, settle_for
 
 SCROLLBACK_LINES = 2000
 
 
 def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, timeout: float) -> Result:
     """Type ``prompt`` into the REPL, submit it, and return its output once the prompt is back."""
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     before = panes.look(target.tmux, target.pane)[0].digest
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     press_submit(target, profile)
@@ -37,8 +37,8 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
         press_submit(target, profile)  # one more submit: the first was swallowed
         started = _await_repl_start(ctx, target, before, prompt)
     if not started:
-        st = observe.state_of(ctx, target)
-        return result("ask", target, st, ok=False, error="the prompt was typed but did not start running",
+        st = observe.state_of(ctx.open(target))
+        return reported(st, target.name, ok=False, error="the prompt was typed but did not start running",
                       hint="read the screen; press Enter with keys if the prompt is still on the input line")
     st = _await_repl_done(ctx, target, profile, deadline)
     lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
@@ -51,28 +51,26 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
         hint = message("blocked", program=shell.program or "the program")
     elif answer is None:
         hint = "the answer could not be cut out of the screen; read the session to see it"
-    return result("ask", target, st, ok=done and st.status != Status.ERROR, output=answer or "", hint=hint,
+    return reported(st, target.name, ok=done and st.status != Status.ERROR, output=answer or "", hint=hint,
                   error=None if done and st.status != Status.ERROR else
                   (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
 
 
 def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:
     """The input runs: the program went busy, or its screen moved on without our text on the input line."""
-    deadline = time.monotonic() + TURN_START
     tail = prompt.strip().splitlines()[-1][-24:]
-    while time.monotonic() < deadline:
-        st = observe.state_of(ctx, target)
+    for _ in Deadline(TURN_START).ticks(POLL):
+        st = observe.state_of(ctx.open(target))
         if st.status in (Status.BUSY, Status.BLOCKED, Status.ERROR):
             return True
         if st.snap is not None and st.snap.digest != before and st.status == Status.READY \
                 and tail not in st.snap.cursor_line:
             return True
-        time.sleep(POLL)
     return False
 
 
-def _await_repl_done(ctx: Context, target: Target, profile: Profile, deadline: float) -> State:
+def _await_repl_done(ctx: Context, target: Target, profile: Profile, deadline: Deadline) -> State:
     """Ready (or blocked, or dead) and holding still for the profile's settle time."""
     settle = settle_for(profile)
-    return next(st for st, now, still in observe.looks(ctx, target)
-                if still.settled(st, now, settle) or now >= deadline)
+    return next(st for st, now, still in observe.looks(ctx.open(target))
+                if still.settled(st, now, settle) or now >= deadline.at)

@@ -22,16 +22,16 @@ however the CLI redraws the rows above it later.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import screen
+from ..core.clock import Deadline
 from ..programs.ai import AiProfile, squash
 from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot, Span
-from ..sessions.context import Target
 from ..transport import keyboard, panes
+from ..transport.target import Target
 
 ANCHOR_ROWS = 12  # non-blank rows that mark where the transcript ended before a prompt
 MIN_MATCH = 2  # rows of the anchor that must be found when the CLI redrew or scrolled away the rest
@@ -251,17 +251,14 @@ def _joined(rows_: list[Row], like: Snapshot) -> Snapshot:
 def next_screen(target: Target, shown: str) -> Snapshot | None:
     """The screen once it differs from ``shown`` and has held still for :data:`PAGE_STILL`
     (a page read while it is drawn would be stitched wrong); None if it never moves."""
-    deadline = time.monotonic() + PAGE_SHOWN
     last, since = None, 0.0
-    while time.monotonic() < deadline:
+    for now in Deadline(PAGE_SHOWN).ticks(PAGE_POLL):
         snap, _ = panes.look(target.tmux, target.pane)
-        now = time.monotonic()
         if snap.digest != shown:
             if last is None or snap.digest != last.digest:
                 last, since = snap, now
             elif now - since >= PAGE_STILL:
                 return snap
-        time.sleep(PAGE_POLL)
     return last
 
 

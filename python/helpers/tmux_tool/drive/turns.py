@@ -12,9 +12,7 @@ show even while they work.  The answer is cut from this turn's echo down to
 the next echo (or the input box), so it cannot be the previous answer, even
 when the prompt or the answer repeat.
 
-Each ask leaves a record in the session's tmux options (``@tt_turns``: how
-many prompts ``ask`` sent, ``@tt_asked``: the last one, ``@tt_turn_open``:
-whether that turn was still running when ``ask`` returned), so the next call
+Each ask leaves a record in the session (:mod:`.ask_log`), so the next call
 can say which earlier turn a busy CLI is still working on instead of typing
 a second prompt into its queue.
 
@@ -27,45 +25,26 @@ import time
 from dataclasses import dataclass
 
 from ..core.args import brief
+from ..core.clock import Deadline
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..judgement.state import State
+from ..judgement.state import State, reported
 from ..judgement.stillness import ENDED
 from ..private.server import Shell
-from ..programs import Profile
 from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..sessions import observe
-from ..sessions.context import Context, Target
+from ..sessions.context import Context
 from ..sessions.observe import POLL
 from ..transport import keyboard, panes
-from . import repl_turn, turn_pages
-from .launch import PASTE_SHOWN, TURN_START, press_submit, program_session, result, settle_for
+from ..transport.target import Target
+from . import ask_log, repl_turn, turn_pages
+from .launch import PASTE_SHOWN, TURN_START, press_submit, program_session, settle_for
 from .turn_pages import Anchor
 
 SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
-
-
-@dataclass(frozen=True, slots=True)
-class AskLog:
-    """What ``ask`` last did in a session, kept in tmux so every call sees it."""
-
-    turns: int
-    asked: str
-    open: bool
-
-
-def _ask_log(target: Target) -> AskLog:
-    out = target.tmux.display(target.pane, "#{@tt_turns}\x1f#{@tt_turn_open}\x1f#{@tt_asked}")
-    turns, is_open, asked = (out.split("\x1f") + ["", "", ""])[:3]
-    return AskLog(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
-
-
-def _remember(target: Target, **options: str) -> None:
-    target.tmux.chain(*(["set-option", "-t", f"={target.name}:", f"@tt_{key}", value]
-                        for key, value in options.items()))
 
 
 def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool = False) -> Result:
@@ -75,61 +54,13 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
     target, shell, profile = found
     keyboard.check_text(prompt)
     if not prompt.strip():
-        return failure("ask", "the prompt is empty", session=target.name, status=Status.UNKNOWN)
-    st = observe.state_of(ctx, target)
-    if refused := _refuse(target, shell, profile, st):
+        return failure("the prompt is empty", session=target.name, status=Status.UNKNOWN)
+    st = observe.state_of(ctx.open(target))
+    if refused := ask_log.refuse(target, shell, profile, st):
         return refused
     if isinstance(profile, AiProfile):
         return _ask_ai(ctx, target, shell, profile, prompt, timeout, unwrap)
     return repl_turn.ask(ctx, target, shell, profile, prompt, timeout)
-
-
-def _refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result | None:
-    """Why a prompt cannot be given now, or None.
-
-    An AI CLI back at its input box after a failed turn shows ``error`` but
-    takes the next prompt; text already in its input box is someone's
-    unsent words (maybe the human's) and is never submitted or erased.  A
-    busy CLI would queue the prompt behind its running turn: refused, naming
-    the turn ``ask`` left running if there is one.
-    """
-    program = shell.program or "the program"
-    pending = None
-    if isinstance(profile, AiProfile) and st.snap is not None and not st.exact:
-        pending = profile.pending_input(st.snap)
-    if isinstance(profile, AiProfile):
-        rec = _ask_log(target)
-        running = st.status == Status.BUSY or (rec.open and st.status == Status.READY and st.snap is not None
-                                           and not _shows_end(st.snap, profile, rec.asked))
-        if running:
-            earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when its timeout "
-                       "passed" if rec.open else "an earlier turn")
-            if st.status != Status.BUSY:
-                st.status, st.evidence = Status.BUSY, "that turn shows neither its end nor an answer yet"
-            return result("ask", target, st, ok=False, error=f"{program} is still working on {earlier}: {st.evidence}",
-                          hint="a prompt sent now would only be queued: ask again once that turn has ended (read "
-                          "shows its answer), or interrupt it")
-        if rec.open:
-            _remember(target, turn_open="0")
-    if st.status != Status.READY and not (st.status == Status.ERROR and pending is not None):
-        return result("ask", target, st, ok=False, error=f"{program} is not ready for a prompt: {st.evidence}",
-                      hint="answer its question with keys, wait for it, or interrupt it")
-    if pending:
-        return result("ask", target, st, ok=False,
-                      error=f"the input box already holds text that was not sent: {pending[:80]!r}",
-                      hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
-    return None
-
-
-def _shows_end(snap: Snapshot, profile: AiProfile, asked: str) -> bool:
-    """Whether the last turn on the screen shows the CLI's end-of-turn sign or an answer.
-
-    Only ``ask`` sends prompts here, and it sends none while a turn it left
-    running has not ended, so the last echo on the screen is that turn's
-    (when none shows, the whole screen lies below it).
-    """
-    turn = turn_pages.last_turn(snap, profile) or snap
-    return profile.finished(turn) or bool(profile.answer_from(turn, asked))
 
 
 # --- AI CLIs ----------------------------------------------------------------------------------------
@@ -145,7 +76,7 @@ class Started:
 
 def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prompt: str, timeout: float,
             unwrap: bool) -> Result:
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     screen, facts = panes.look(target.tmux, target.pane)
     before = screen.digest
     paged = facts.alternate and bool(profile.page_keys)
@@ -153,8 +84,8 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
                              profile, whole=paged)
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     _await_pasted(target, profile, before)
-    turn = _ask_log(target).turns + 1
-    _remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
+    turn = ask_log.read(target).turns + 1
+    ask_log.remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
     press_submit(target, profile)
     started = _await_turn(ctx, target, profile, mark, prompt, deadline)
     if isinstance(started, Result):
@@ -164,21 +95,21 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap, glance)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     if done:
-        _remember(target, turn_open="0")
+        ask_log.remember(target, turn_open="0")
     if not done:
-        return result("ask", target, st, ok=False, error=f"no answer within {timeout:g}s",
+        return reported(st, target.name, ok=False, error=f"no answer within {timeout:g}s",
                       hint="still working after the timeout: wait for it, then read; or interrupt it", turn=turn)
     if st.status == Status.BLOCKED:
-        return result("ask", target, st, hint=message("blocked", program=shell.program or "the program"),
+        return reported(st, target.name, hint=message("blocked", program=shell.program or "the program"),
                       turn=turn)
     if st.status == Status.ERROR:
-        return result("ask", target, st, ok=False, error=f"the turn ended with an error: {st.evidence}",
+        return reported(st, target.name, ok=False, error=f"the turn ended with an error: {st.evidence}",
                       hint="read the screen for the CLI's message", turn=turn)
     if answer is None:
-        return result("ask", target, st, ok=False,
+        return reported(st, target.name, ok=False,
                       error="the turn ended, but its answer could not be told apart from the transcript",
                       hint="read the session to see it", turn=turn)
-    return result("ask", target, st, output=answer, turn=turn)
+    return reported(st, target.name, output=answer, turn=turn)
 
 
 def _screen(target: Target) -> Snapshot:
@@ -199,19 +130,17 @@ def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
     Ink TUIs take a paste in pieces; an Enter that arrives before the last
     piece submits half a prompt, or becomes a newline inside it.
     """
-    deadline = time.monotonic() + PASTE_SHOWN
     last = None
-    while time.monotonic() < deadline:
+    for _ in Deadline(PASTE_SHOWN).ticks(POLL):
         snap = _screen(target)
         if snap.digest != before and profile.pending_input(snap):
             if snap.digest == last:
                 return
             last = snap.digest
-        time.sleep(POLL)
 
 
 def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                deadline: float) -> Started | Result:
+                deadline: Deadline) -> Started | Result:
     """Wait until the prompt has left the input box and its echo shows below ``mark``.
 
     Enter is pressed once more if the prompt still sits in the box after
@@ -227,7 +156,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
     retry_at, give_up = begun + TURN_START, begun + 2 * TURN_START
     resubmitted = busy = False
     while True:
-        st = observe.state_of(ctx, target)
+        st = observe.state_of(ctx.open(target))
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == Status.BUSY and not holds)
         if not holds:
@@ -237,7 +166,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
             if y is not None and turn_pages.matches(shown, prompt):
                 return Started(True, busy)
             if y is not None and framed:
-                return result("ask", target, st, ok=False,
+                return reported(st, target.name, ok=False,
                               error=f"another prompt started a turn before this one: {brief(shown)}",
                               hint="read the session: the CLI may have had a queued prompt; this prompt "
                               "may be queued behind it")
@@ -248,7 +177,7 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
         if holds and not resubmitted and now >= retry_at:
             press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)
-        elif now >= (give_up if busy or holds else max(give_up, deadline)):
+        elif now >= (give_up if busy or holds else max(give_up, deadline.at)):
             if busy and not holds:
                 return Started(False, True)
             return _not_started(target, st, holds)
@@ -257,14 +186,14 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
 
 def _not_started(target: Target, st: State, holds: bool) -> Result:
     if holds:
-        _remember(target, turn_open="0")
+        ask_log.remember(target, turn_open="0")
         error = "the prompt is still in the input box after Enter was pressed twice"
         hint = "read the screen; the CLI may not take input now"
     else:
         error = f"the prompt left the input box, but no turn for it shows yet (the screen: {st.evidence})"
         hint = "the program took the prompt: read the session later for its turn and answer"
         st.status = Status.BUSY
-    return result("ask", target, st, ok=False, error=error, hint=hint)
+    return reported(st, target.name, ok=False, error=error, hint=hint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +215,7 @@ class Ended:
     still_until: float = 0.0
 
 
-def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: float, seen_busy: bool,
+def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: Deadline, seen_busy: bool,
                 glance: Glance) -> Ended:
     """Ready (or blocked, or failed) and holding still after the turn started; busy always wins.
 
@@ -299,14 +228,14 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
     reading the pages overlaps with it.
     """
     settle = settle_for(profile)
-    looks = observe.looks(ctx, target)
+    looks = observe.looks(ctx.open(target))
     while True:
         st, now, still = next(looks)
         seen_busy = seen_busy or st.status == Status.BUSY
         # A failed turn is judged from the screen too, which may be caught mid-redraw (OpenCode
         # tells a failed turn only by the duration missing from its end line): it must hold still.
         quiet = max(_quiet_needed(profile, st, settle, seen_busy), glance.least)
-        if (st.status in ENDED and (st.exact or still.steady(now) >= quiet)) or now >= deadline:
+        if (st.status in ENDED and (st.exact or still.steady(now) >= quiet)) or now >= deadline.at:
             return Ended(st, seen_busy)
         if glance.paged and st.status == Status.READY and quiet < settle:
             return Ended(st, seen_busy, now - still.steady(now) + quiet)
@@ -314,23 +243,12 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: floa
 
 def _still_until(target: Target, shown: str, until: float) -> bool:
     """Whether the screen still shows ``shown`` now and at every look up to ``until``."""
-    while True:
-        if _screen(target).digest != shown:
-            return False
-        left = until - time.monotonic()
-        if left <= 0:
-            return True
-        time.sleep(min(POLL, left))
+    return all(_screen(target).digest == shown for _ in Deadline(until - time.monotonic()).ticks(POLL))
 
 
 def _await_change(target: Target, shown: str, seconds: float) -> bool:
     """Whether the screen moves on from ``shown`` within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if _screen(target).digest != shown:
-            return True
-        time.sleep(POLL)
-    return False
+    return any(_screen(target).digest != shown for _ in Deadline(seconds).ticks(POLL))
 
 
 def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool) -> float:
@@ -340,7 +258,7 @@ def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool)
 
 
 def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                  deadline: float, started: Started, unwrap: bool, glance: Glance) -> tuple[State, str | None]:
+                  deadline: Deadline, started: Started, unwrap: bool, glance: Glance) -> tuple[State, str | None]:
     """The state the turn ended in and its answer (None when it could not be cut out).
 
     A CLI may draw its end-of-turn line before the answer's text (OpenCode
@@ -365,7 +283,7 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
         if answer:
             return st, answer
         ended = seen_busy or (turn is not None and profile.finished(turn))
-        left = deadline - time.monotonic()
+        left = deadline.left()
         if left <= 0 or (not _await_change(target, st.snap.digest, min(EMPTY_SETTLE, left)) and ended):
             if not ended:
                 st.status, st.evidence = Status.BUSY, ("the prompt's turn has started (its echo shows), but the CLI "

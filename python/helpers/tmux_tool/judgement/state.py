@@ -14,6 +14,26 @@ READY_STABLE = 0.08
 """Seconds a screen-judged "ready" must hold still to count (markers need none)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Notes:
+    """What a look at the human's terminal saw beside the status: who has the line, what is on it,
+    and what the look teaches (read by the guard before typing, written by the judge after)."""
+
+    owner: str = ""  # the program in front was started by "agent" or "human" ("" when a shell is in front)
+    human_text: str = ""  # what someone else typed on the input line, not submitted
+    in_program: bool = False  # human_text is on a program's input line, not at the shell's prompt
+    copy_mode: bool = False  # the human is scrolling in copy mode
+    leftover: bool = False  # our own unsent text is at the prompt
+    continuation: bool = False  # the shell waits for the rest of a command
+    reading: bool = False  # the program in front sleeps on the terminal: it takes keys now
+    prompt: str = ""  # the prompt at the cursor line, as drawn
+    before: str = ""  # the part of the prompt's row drawn before the learned prompt
+    learn: tuple[int, str] | None = None  # a prompt to learn: (shell pid, its pattern)
+    back: bool = False  # our pending command's prompt is back
+    pending: bool = False  # our command still runs (after the look's records were written)
+    delivered: bool = False  # this look recorded our command's output as given
+
+
 @dataclass(slots=True)
 class State:
     """What ``status`` reports and ``wait`` waits on.
@@ -32,7 +52,7 @@ class State:
     exit_code: int | None = None
     cwd: str | None = None
     exact: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    notes: Notes = field(default_factory=Notes)
 
 
 def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
@@ -42,7 +62,7 @@ def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
     return {"id": facts.pane_id, "window": facts.window, "window_name": facts.window_name, "index": facts.index}
 
 
-def reported(st: State, action: str, session: str, *, ok: bool = True, output: str = "", error: str | None = None,
+def reported(st: State, session: str, *, ok: bool = True, output: str = "", error: str | None = None,
              hint: str | None = None, exit_code: int | None = None, pane: bool = False, **extra: Any) -> Result:
     """The one result that reports a session's state: its status with the evidence, the program, the
     question and its options, the cwd, the screen, and (``pane``, in the shared session) which pane."""
@@ -54,5 +74,5 @@ def reported(st: State, action: str, session: str, *, ok: bool = True, output: s
     if pane and (where := pane_info(st.facts)):
         data["pane"] = where
     data.update(extra)
-    return Result(action=action, ok=ok, session=session, status=st.status, exit_code=exit_code, output=output,
+    return Result(ok=ok, session=session, status=st.status, exit_code=exit_code, output=output,
                   screen=st.snap.text if st.snap else None, error=error, hint=hint, extra=data)

@@ -24,9 +24,10 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
+from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget
 from ..core.masking import Masker
 from ..core.messages import message
@@ -37,6 +38,7 @@ from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
 from .output import RunOutput
+from .run_record import COLLECTED_OPTION, RUN_OPTION, RunRecord, describe, running_record, short
 from .server import PrivateServer, Shell
 
 SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead? asking?)
@@ -48,56 +50,8 @@ KEEP_OUTPUTS = 20
 # next command can arrive in the instant between the end marker and that prompt.
 # Readline reads the codes from its input whenever it gets there.
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
-RUN_OPTION = "@tt_run"  # the run last submitted in a session (JSON)
-RECORDED_COMMAND = 2000  # characters of the command kept there (a tmux command line holds 16 KB in all)
-COLLECTED_OPTION = "@tt_collected"  # the id of the last run whose result was delivered
+RECORDED_COMMAND = 2000  # characters of the command kept in its record (a tmux command line holds 16 KB)
 HELD_LINE = 4096  # bytes of an unfinished last line held back (it may turn out to be the prompt)
-
-
-@dataclass(frozen=True, slots=True)
-class RunRecord:
-    """The command most recently submitted in a session (kept in the session's tmux options)."""
-
-    id: str
-    command: str
-    offset: int
-    started: float
-    collected: bool = False
-
-
-def load_record(srv: PrivateServer, name: str) -> RunRecord | None:
-    """The last run submitted in session ``name``, if any."""
-    try:
-        raw = srv.tmux.display(f"={name}:", f"#{{{RUN_OPTION}}}\x1f#{{{COLLECTED_OPTION}}}")
-    except (NoServer, NoTarget):
-        return None
-    record, _, collected = raw.partition("\x1f")
-    try:
-        data = json.loads(record)
-        return RunRecord(**data, collected=bool(collected) and collected == data.get("id"))
-    except (ValueError, TypeError):
-        return None
-
-
-def running_record(srv: PrivateServer, name: str, mark: Mark) -> RunRecord:
-    """What runs in session ``name`` since its start mark ``mark``.
-
-    The last run's record when that mark is its own (a run not yet
-    delivered, started at or before the mark); otherwise the command was
-    typed another way (``send``): a record without a command, starting at the
-    mark, which nothing owes.
-    """
-    rec = load_record(srv, name)
-    if rec is not None and not rec.collected and rec.offset <= mark.start:
-        return rec
-    return RunRecord("", "", mark.start, 0.0, collected=True)
-
-
-def describe(rec: RunRecord) -> str:
-    """The running command in a sentence: its text and age, or how it came."""
-    if not rec.command:
-        return "a command typed into the session"
-    return f"`{_short(rec.command)}` (started {time.time() - rec.started:.0f}s ago)"
 
 
 def _pane(srv: PrivateServer, name: str) -> str | None:
@@ -147,21 +101,19 @@ def run(
     except (NoServer, NoTarget):
         shell, mark = _ensure_shell(srv, name)  # the server died between two calls: once more
     if shell.program is not None:
-        return failure(
-            "run", f"session {name!r} runs {shell.program}, not a shell prompt",
+        return failure(f"session {name!r} runs {shell.program}, not a shell prompt",
             session=name, status=Status.UNKNOWN,
             hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell",
         )
     if mark is not None and mark.kind == "S" and unmarked(srv, name) is not None:
         # The last command (run, or typed with send) replaced the prompt hooks and ended unseen:
         # finish it, then go on.
-        ended = collect(srv, shell, running_record(srv, name, mark), SLICE * 3, action="run")
+        ended = collect(srv, shell, running_record(srv, name, mark), SLICE * 3)
         if not ended.ok:
             return ended
         mark = markers.last_mark(shell.log_path, shell.nonce)
     if mark is not None and mark.kind == "S":
-        return failure(
-            "run", f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
+        return failure(f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
             session=name, status=Status.BUSY,
             hint=message("session_busy_hint"),
         )
@@ -174,10 +126,10 @@ def run(
         os.truncate(log, 0)  # pipe-pane appends (O_APPEND): the next bytes land at 0
         size = 0
     rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
-    record = {**asdict(rec), "command": _short(command, RECORDED_COMMAND)}
+    record = {**asdict(rec), "command": short(command, RECORDED_COMMAND)}
     del record["collected"]
     _submit(srv, name, command, ["set-option", "-t", f"={name}:", RUN_OPTION, json.dumps(record)])
-    return collect(srv, shell, rec, timeout, action="run", on_slice=on_slice)
+    return collect(srv, shell, rec, timeout, on_slice=on_slice)
 
 
 def _submit(srv: PrivateServer, name: str, command: str, *first: list[str]) -> None:
@@ -257,7 +209,6 @@ def collect(
     rec: RunRecord,
     timeout: float,
     *,
-    action: str,
     on_slice: Callable[[], Result | None] | None = None,
 ) -> Result:
     """Wait up to ``timeout`` for the run to end, then shape its result.
@@ -275,8 +226,8 @@ def collect(
     rearmed = False
     follow = markers.Follow(shell.log_path, shell.nonce, rec.offset)
     start = time.monotonic()
-    deadline = start + max(0.0, timeout)
-    started_by = start + max(timeout, STARTED_WITHIN)
+    deadline = Deadline(timeout)
+    started_by = Deadline(max(timeout, STARTED_WITHIN))
     next_look = grew = start
     try:
         with LogWatch(shell.log_path) as watch:
@@ -286,16 +237,16 @@ def collect(
                 now = time.monotonic()
                 if follow.pos != pos:
                     grew = now
-                if end is not None or (now >= deadline and (follow.started or now >= started_by)):
+                if end is not None or (now >= deadline.at and (follow.started or now >= started_by.at)):
                     break
                 if now >= next_look + SLICE:
                     next_look = now
                     pane = _pane(srv, shell.name)
                     if pane is None:
-                        return failure(action, f"session {shell.name!r} was closed while the command ran",
+                        return failure(f"session {shell.name!r} was closed while the command ran",
                                        session=shell.name, hint="run the command again in a new session")
                     if pane == "1":
-                        return failure(action, f"the shell of session {shell.name!r} died while the command "
+                        return failure(f"the shell of session {shell.name!r} died while the command "
                                        "ran (killed or crashed)", session=shell.name,
                                        hint="run the command again; the session gets a fresh shell")
                     quiet = now - grew >= SLICE
@@ -303,7 +254,7 @@ def collect(
                         if (end := follow.read(feed)) is not None:
                             break  # the mark was on its way after all
                         if sh != "bash":
-                            return failure(action, f"the shell of session {shell.name!r} is now {sh} (the "
+                            return failure(f"the shell of session {shell.name!r} is now {sh} (the "
                                            "command replaced bash with it), where runs cannot be timed",
                                            session=shell.name, status=Status.UNKNOWN,
                                            hint=f"use send, keys and read there, or kill the session for a "
@@ -319,11 +270,11 @@ def collect(
                     early = on_slice() if on_slice and quiet else None
                     if early is not None:
                         return early
-                watch.wait(min(deadline if follow.started else started_by, next_look + SLICE) - now)
+                watch.wait(min(deadline.at if follow.started else started_by.at, next_look + SLICE) - now)
             if follow.trailing and end is not None:
                 _pass_typed_line(shell, end, watch)
     except NoServer:
-        return failure(action, "the private tmux server stopped while the command ran",
+        return failure("the private tmux server stopped while the command ran",
                        session=shell.name,
                        hint="run the command again; a new server and shell start by themselves")
     feed.flush()
@@ -331,8 +282,7 @@ def collect(
     if "output_file" in extra:
         _prune(output.path.parent, shell.name)
     if end is None:
-        return Result(
-            action=action, session=shell.name, status=Status.BUSY, output=text,
+        return Result(session=shell.name, status=Status.BUSY, output=text,
             hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
             extra={"command": rec.command, **extra},
         )
@@ -343,7 +293,7 @@ def collect(
             pass  # the session went away with its record: nothing is pending there any more
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
-    return Result(action=action, session=shell.name, status=Status.READY, exit_code=end.exit_code,
+    return Result(session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
 
 
@@ -351,8 +301,8 @@ def _pass_typed_line(shell: Shell, end: Mark, watch: LogWatch) -> None:
     """Wait, at most ``SLICE``, for the end mark of the line typed after a run that had ended after all,
     so that the next run does not take that line's marks for its own."""
     after = markers.Follow(shell.log_path, shell.nonce, end.end)
-    until = time.monotonic() + SLICE
-    while after.read(lambda _: None) is None and (left := until - time.monotonic()) > 0:
+    deadline = Deadline(SLICE)
+    while after.read(lambda _: None) is None and (left := deadline.left()) > 0:
         watch.wait(left)
 
 
@@ -360,8 +310,3 @@ def _prune(out_dir: Path, name: str) -> None:
     files = sorted(out_dir.glob(f"{name}-*.txt"), key=lambda p: p.stat().st_mtime)
     for old in files[:-KEEP_OUTPUTS]:
         old.unlink(missing_ok=True)
-
-
-def _short(command: str, limit: int = 80) -> str:
-    one = " ".join(command.split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"

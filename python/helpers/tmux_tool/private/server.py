@@ -24,8 +24,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from ..core.clock import Deadline
 from ..core.config import Config, private_path, write_private
 from ..core.errors import NoServer, NoTarget, ShellNotReady
+from ..transport import options
 from ..transport.tmux import Tmux
 from . import markers
 from .logwatch import LogWatch
@@ -115,7 +117,7 @@ class PrivateServer:
             return
         updated = Shell(**{**asdict(shell), "program": program})
         write_private(self.session_dir(name) / "shell.json", json.dumps(asdict(updated)))
-        self.tmux.cmd("set-option", "-t", f"={name}:", "@tt_program", program or "bash")
+        self.tmux.cmd("set-option", "-t", f"={name}:", options.PROGRAM, program or "bash")
 
     # --- lifecycle ---------------------------------------------------------
     def create(
@@ -150,8 +152,8 @@ class PrivateServer:
             # window-size must be set per window: tmux 3.3a crashes when a config file
             # sets it globally before the first detached session exists.
             ["set-option", "-w", "-t", f"={name}:", "window-size", "manual"],
-            ["set-option", "-t", f"={name}:", "@tt_program", program or "bash"],
-            ["set-option", "-t", f"={name}:", "@tt_created", str(int(shell.created))],
+            ["set-option", "-t", f"={name}:", options.PROGRAM, program or "bash"],
+            ["set-option", "-t", f"={name}:", options.CREATED, str(int(shell.created))],
             ["pipe-pane", "-o", "-t", f"={name}:", f"umask 077; exec cat >> {shlex.quote(shell.log)}".replace("#", "##")],
         )
         self._await_prompt(shell)
@@ -203,14 +205,14 @@ class PrivateServer:
         An event (the prompt's marker landing in the log), never a fixed sleep.
         An exit marker on the way (the shell replaced by a respawn) is passed over.
         """
-        deadline = time.monotonic() + READY_TIMEOUT
+        deadline = Deadline(READY_TIMEOUT)
         with LogWatch(shell.log_path) as watch:
             while True:
                 follow = markers.Follow(shell.log_path, shell.nonce, offset)
                 follow.started = True  # a fresh shell's first marker is its prompt: no command before
                 while (end := follow.read(lambda _output: None)) is None:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
+                    left = deadline.left()
+                    if not left:
                         raise ShellNotReady(
                             f"the shell of session {shell.name!r} did not show its prompt within "
                             f"{READY_TIMEOUT:g}s; look at it with read, or kill it and try again"

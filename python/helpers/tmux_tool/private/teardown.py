@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 
 from ..core import config
+from ..core.clock import Deadline
 from ..transport import kernel
 
 SERVER_EXIT_TIMEOUT = 5.0
@@ -59,9 +59,7 @@ def _end_server(tmux: list[str]) -> bool:
     if not pid.isdigit():
         return False
     subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=TMUX_TIMEOUT, check=False)
-    deadline = time.monotonic() + SERVER_EXIT_TIMEOUT
-    while (process := kernel.proc(int(pid))) is not None and process.state != "Z":
-        if time.monotonic() > deadline:
-            raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)
-        time.sleep(0.02)
-    return True
+    for _ in Deadline(SERVER_EXIT_TIMEOUT).ticks(0.02):
+        if (process := kernel.proc(int(pid))) is None or process.state == "Z":
+            return True
+    raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)

@@ -15,7 +15,8 @@
 
 from __future__ import annotations
 
-from .base import Dialog, Kind, Profile, Status, Step, Verdict
+from ..core.status import Status
+from .base import Dialog, Kind, Profile, Step, Verdict
 from .detector import classify, detect
 from .generic import GenericProfile
 from .registry import PROFILES, profile_for, profile_or_generic

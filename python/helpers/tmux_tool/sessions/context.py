@@ -14,9 +14,12 @@ from ..core import names
 from ..core.config import Config
 from ..core.errors import BadName
 from ..private.server import PrivateServer
+from ..private.session import PrivateSession
 from ..shared import where
+from ..shared.session import SharedSession
 from ..transport.target import Target
 from ..transport.tmux import Tmux
+from .session import Session
 
 
 class Context:
@@ -49,3 +52,13 @@ class Context:
             raise BadName(f"session name {given!r} names a pane, but panes are named only in the shared session "
                           f"({self.cfg.shared_session}:WINDOW.PANE); a private session such as {session!r} has one")
         return Target(session, False, self.private.tmux)
+
+    def session(self, name: str | None, *, default: str, fresh: bool = False) -> Session:
+        """The session an action is about, as its own kind of object (see :func:`target` for names)."""
+        return self.open(self.target(name, default=default, fresh=fresh))
+
+    def open(self, target: Target) -> Session:
+        """The session object of a resolved target."""
+        if target.shared:
+            return SharedSession(self.cfg, target)
+        return PrivateSession(self.private, target)

@@ -23,12 +23,8 @@ shared send adds to the ``if-shell -F`` condition that guards every
 injection, so a pause set between the tool's last look and its keystroke
 still stops the keystroke.
 
-The audit trail is a file in the tool's private state directory with one
-JSON line per injection (written as it happens, with an ``id``); how each one
-ended (its result status and the rendered screen after it) goes to a sibling
-file (:func:`results_path`), so the trail itself stays one short line per
-injection.  The tool names the trail in ``@tmux_tool_audit``, so the page's
-activity panel finds it whatever the tool's environment.
+Every injection is also written to the audit trail (:mod:`.audit`), which the
+page's activity panel reads.
 
 An approval names the random id of one pending injection and a digest of that
 id with the exact text, keys and Enter.  The tool takes it only for its own
@@ -48,21 +44,16 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..core import masking
-from ..core.config import private_path, write_private
 from ..core.errors import NoTarget, TmuxError
+from ..transport import options
 from ..transport.tmux import Tmux
 
-PAUSED_OPTION = "@tmux_tool_paused"
-APPROVE_OPTION = "@tmux_tool_approve"
-ACTIVITY_OPTION = "@tmux_tool_activity"
-PENDING_OPTION = "@tmux_tool_pending"
-APPROVAL_OPTION = "@tmux_tool_approval"
-AUDIT_OPTION = "@tmux_tool_audit"
-LINE_OPTION = "@tmux_tool_activity_line"
+PAUSED_OPTION, APPROVE_OPTION = options.PAUSED, options.APPROVE
+ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION = options.ACTIVITY, options.PENDING, options.APPROVAL
+AUDIT_OPTION, LINE_OPTION = options.AUDIT, options.ACTIVITY_LINE
 _OPTIONS = (PAUSED_OPTION, APPROVE_OPTION, ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION, AUDIT_OPTION)
 _FORMAT = "\x1f".join(f"#{{{name}}}" for name in ("session_name", *_OPTIONS))
 
@@ -338,45 +329,3 @@ def answer(tmux: Tmux, target: str, request_id: str, verdict: str, given_digest:
             return "this request has already been answered"
         raise
     return None
-
-
-# --- the audit trail -------------------------------------------------------------------
-def _append(log: Path, entry: dict[str, Any]) -> None:
-    entry = {k: masking.mask(v) if isinstance(v, str) else v for k, v in entry.items()}
-    write_private(private_path(log.parent) / log.name, json.dumps(entry) + "\n", append=True)
-
-
-def injection_telling(target: str, log: Path, what: str, *, submitted: bool) -> list[list[str]]:
-    """The tmux commands that name the audit trail in the session (so the page finds it even after the
-    session was recreated) and announce the agent as typing, or, once it pressed Enter, as waiting for
-    the prompt: the injecting command runs them with its keystrokes."""
-    state, reason = ("waiting", "for the prompt") if submitted else ("typing", "")
-    return telling(target, state, what, reason, ["set-option", "-t", target, AUDIT_OPTION, str(log.resolve())])
-
-
-def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any], *, submitted: bool,
-                     told: bool = False) -> str:
-    """Write down an injection that just happened and tell the page (unless the injecting command already
-    did: ``told``, see :func:`injection_telling`); return its id.
-
-    The entry goes to the audit trail (masked, this user only).
-    """
-    entry_id = secrets.token_hex(8)
-    _append(log, {"id": entry_id, **entry})
-    keys = entry.get("keys") or []
-    what = str(entry.get("text") or "") or " ".join(str(k) for k in keys)
-    state, reason = ("waiting", "for the prompt") if submitted else ("typing", "")
-    if not told:
-        tmux.chain(*injection_telling(target, log, what, submitted=submitted))
-    said(tmux, target, state, what, reason)
-    return entry_id
-
-
-def results_path(log: Path) -> Path:
-    """Where the results of the injections in ``log`` are kept (``audit.log`` → ``audit-results.log``)."""
-    return log.with_name(f"{log.stem}-results{log.suffix}")
-
-
-def record_result(log: Path, entry_id: str, status: str, screen: str | None) -> None:
-    """Append how the injection ``entry_id`` of ``log`` ended: its status and the screen after it."""
-    _append(results_path(log), {"id": entry_id, "result": status, "screen": screen or ""})

@@ -51,23 +51,23 @@ GO = Leave(True)
 
 def ours(st: State) -> bool:
     """Is what runs or waits in front something the tool typed or started?"""
-    if st.extra.get("owner") == "agent" or st.extra.get("leftover"):
+    if st.notes.owner == "agent" or st.notes.leftover:
         return True
-    return bool(st.extra.get("pending"))
+    return bool(st.notes.pending)
 
 
 def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Leave:
     """Decide from the session's state whether ``text``/``keys`` may be typed now."""
-    if st.extra.get("copy_mode"):
+    if st.notes.copy_mode:
         return Leave(False, "the human is scrolling in copy mode")
-    human_text = st.extra.get("human_text")
-    if human_text and (st.extra.get("in_program") or not (keys and not text and ours(st))):
+    human_text = st.notes.human_text
+    if human_text and (st.notes.in_program or not (keys and not text and ours(st))):
         # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards it.
-        where = f"in {st.program}" if st.extra.get("in_program") else "at the prompt"
+        where = f"in {st.program}" if st.notes.in_program else "at the prompt"
         return Leave(False, f"the human has typed {human_text!r} {where}")
     if force:
         return GO
-    owner = st.extra.get("owner")
+    owner = st.notes.owner
     if owner == "human":
         what = st.program or "a program"
         return Leave(False, f"the human is using {what}", final=True)
@@ -76,12 +76,12 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Lea
         return Leave(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
                        "what this tool typed, and nothing of ours is running or pending there", final=True)
     if owner == "agent":
-        if keys or st.status in (Status.READY, Status.BLOCKED) or st.extra.get("reading"):
+        if keys or st.status in (Status.READY, Status.BLOCKED) or st.notes.reading:
             return GO
         return Leave(False, f"our {st.program or 'program'} is {st.status}: {st.evidence}")
-    if st.extra.get("leftover"):
+    if st.notes.leftover:
         return GO
-    if st.extra.get("continuation"):
+    if st.notes.continuation:
         return Leave(False, "the shell waits for the rest of a command the human started; typing now would "
                        "become part of it", final=True)
     if st.status == Status.BLOCKED:

@@ -24,20 +24,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from .. import programs
 from ..core.errors import NoServer, NoTarget, TmuxError
 from ..core.messages import message
 from ..core.status import Status
-from ..judgement.state import State
+from ..judgement.state import Notes, State
 from ..screen.snapshot import Snapshot
-from ..transport import kernel, panes
-from ..transport.kernel import Proc, Terminal
-from ..transport.panes import PaneFacts
+from ..transport import kernel
+from ..transport.kernel import Proc
 from ..transport.tmux import Tmux
 from . import guard, prompt, records, where
-from .records import Sent
+from .look import Look, key_time, take
 
 # Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
 # for them the screen, not the kernel, tells a question from the prompt.
@@ -62,60 +61,10 @@ def closed(pane: str) -> str:
             "longer be read")
 
 
-@dataclass(frozen=True, slots=True)
-class Look:
-    """Everything one look at the shared pane gathered."""
-
-    snap: Snapshot
-    facts: PaneFacts
-    term: Terminal
-    rchar: int  # bytes the shell in front has read (-1: unknown)
-    book: dict[str, str]
-    sent: Sent
-    owned: list[str]
-
-
-_panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
-
-
-def take(tmux: Tmux, pane: str) -> Look:
-    """Look at the pane once: the kernel's facts first, then tmux's picture.
-
-    The order matters: a line editor draws its prompt before it waits for
-    keys, so a screen captured after the kernel said "waits for keys" shows
-    that prompt; captured before, it might not yet.  The pane's shell and tty
-    are known from the previous look (a pane keeps them for life); the first
-    look at a pane asks tmux for them first.
-    """
-    key = (tmux.socket, pane)
-    known = _panes.get(key)
-    if known is None:
-        _snap, facts = panes.look(tmux, pane)
-        known = _panes[key] = (facts.pid, facts.tty)
-    term = kernel.look(*known)
-    rchar = kernel.bytes_read(term.front.pid) if term.front else -1
-    snap, facts = panes.look(tmux, pane)
-    if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
-        _panes[key] = (facts.pid, facts.tty)
-        return take(tmux, pane)
-    return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
-                records.owned(facts.owned))
-
-
-def key_time(facts: PaneFacts) -> int:
-    """When the human last pressed a key (tmux's whole seconds), 0 if unknown.
-
-    Attaching a client also sets ``session_activity``; the tool's own watch
-    client records the value its attach produced, and that one is no key.
-    """
-    return 0 if facts.session_activity == facts.watch_attached else facts.session_activity
-
-
-def _state(lk: Look, status: Status, evidence: str, program: str | None, **notes: object) -> State:
-    question = notes.pop("question", None)
-    options = notes.pop("options", ())
-    return State(status, evidence, program, lk.snap, lk.facts, question=question,  # type: ignore[arg-type]
-                 options=tuple(options), extra=dict(notes))  # type: ignore[arg-type]
+def _state(lk: Look, status: Status, evidence: str, program: str | None, notes: Notes | None = None,
+           *, question: str | None = None, options: Sequence[str] = ()) -> State:
+    return State(status, evidence, program, lk.snap, lk.facts, question=question, options=tuple(options),
+                 notes=notes or Notes())
 
 
 def judge(lk: Look, now: float | None = None) -> State:
@@ -124,36 +73,36 @@ def judge(lk: Look, now: float | None = None) -> State:
     facts, term = lk.facts, lk.term
     if facts.dead:
         return _state(lk, Status.ERROR, "the shared pane's shell has exited", facts.command)
-    copy = {"copy_mode": True} if facts.in_mode else {}
+    base = Notes(copy_mode=facts.in_mode)
     if not term.known:
-        return _by_screen(lk, **copy)
+        return _by_screen(lk, base)
     front = term.front
     assert front is not None and term.shell is not None
     if term.shell_in_front:
-        return _shell(lk, front, top=True, now=now, **copy)
-    owner = _owner(lk, now)
+        return _shell(lk, front, base, top=True, now=now)
+    notes = replace(base, owner=_owner(lk, now))
     if front.shell and not term.working:
-        return _shell(lk, front, top=False, now=now, owner=owner, **copy)
+        return _shell(lk, front, notes, top=False, now=now)
     if front.state in ("R", "D"):
         return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
-                      front.comm, owner=owner, **copy)
+                      front.comm, notes)
     if term.working:
         # Whatever its screen shows (a row like a menu, a prompt, a percentage), it is not waiting for keys.
         return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it waiting for a child, a pipe or a "
-                      "timer, not for keys)", front.comm, owner=owner, **copy)
+                      "timer, not for keys)", front.comm, notes)
     # tmux names the group's leader; the kernel found the process at work in it (git's editor or pager).
     snap = lk.snap if term.leader is None or front.pid == term.leader.pid else replace(lk.snap, program=front.comm)
     verdict = programs.detect(snap, program=front.comm)
     if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
-        return _relayed(lk, front, owner=owner, **copy)
+        return _relayed(lk, front, notes)
     name = verdict.program or front.comm
-    if owner == "agent" and (typed := _typed_in(snap, name)) and typed != lk.sent.leftover.strip():
+    if notes.owner == "agent" and (typed := _typed_in(snap, name)) and typed != lk.sent.leftover.strip():
         # The program is ours, but the line it takes input on is not: a person is typing there.
-        return _state(lk, Status.BUSY, f"the human is typing in {name}: {typed!r}", name, owner=owner,
-                      human_text=typed, in_program=True, **copy)
-    reading = {"reading": True} if term.reading else {}  # asleep on the terminal: it takes keys now
-    return _state(lk, verdict.status, verdict.evidence, name, owner=owner,
-                  question=verdict.question, options=verdict.options, **reading, **copy)
+        return _state(lk, Status.BUSY, f"the human is typing in {name}: {typed!r}", name,
+                      replace(notes, human_text=typed, in_program=True))
+    # Asleep on the terminal: it takes keys now.
+    return _state(lk, verdict.status, verdict.evidence, name, replace(notes, reading=term.reading),
+                  question=verdict.question, options=verdict.options)
 
 
 def _typed_in(snap: Snapshot, program: str) -> str:
@@ -162,7 +111,7 @@ def _typed_in(snap: Snapshot, program: str) -> str:
     return (profile.pending_input(snap) or "") if profile is not None else ""
 
 
-def _relayed(lk: Look, front: Proc, **notes: object) -> State:
+def _relayed(lk: Look, front: Proc, notes: Notes) -> State:
     """A program that runs a shell on a terminal of its own (``sudo -i``, ssh): only its screen can tell.
 
     The kernel sees the relay, not the shell behind it, so the prompt is learned
@@ -175,15 +124,15 @@ def _relayed(lk: Look, front: Proc, **notes: object) -> State:
     inside = f"the shell inside {front.comm}"
     if found.found and found.typed:
         return _state(lk, Status.BUSY, f"the human is typing at the prompt of {inside}: {found.typed!r}", front.comm,
-                      human_text=found.typed, prompt=found.prompt, **notes)
+                      replace(notes, human_text=found.typed, prompt=found.prompt))
     if found.found:
         return _state(lk, Status.READY, f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
-                      front.comm, prompt=found.prompt, before=found.before, **notes)
+                      front.comm, replace(notes, prompt=found.prompt, before=found.before))
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.common_end(text):
-        return _state(lk, Status.READY, f"{inside} waits at its prompt {text.strip()!r}", front.comm, prompt=text,
-                      learn=(front.pid, prompt.template(text, "/")), **notes)
-    return _state(lk, Status.BUSY, f"{front.comm} runs, and no prompt is at the cursor", front.comm, **notes)
+        return _state(lk, Status.READY, f"{inside} waits at its prompt {text.strip()!r}", front.comm,
+                      replace(notes, prompt=text, learn=(front.pid, prompt.template(text, "/"))))
+    return _state(lk, Status.BUSY, f"{front.comm} runs, and no prompt is at the cursor", front.comm, notes)
 
 
 def _owner(lk: Look, now: float) -> str:
@@ -198,20 +147,20 @@ def _owner(lk: Look, now: float) -> str:
     return "human"
 
 
-def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> State:
+def _shell(lk: Look, sh: Proc, notes: Notes, *, top: bool, now: float) -> State:
     """A shell owns the terminal: at its prompt, at a continuation, asked a question, or working."""
     snap, term, sent = lk.snap, lk.term, lk.sent
     name = sh.comm.lstrip("-")
     where = "" if top else f" (a nested {name}, pid {sh.pid})"
     ours = sent.shell == sh.pid
     if (ours and sent.unread(lk.rchar, now)) or term.pending:
-        return _state(lk, Status.BUSY, f"the shell{where} has not read all that was typed yet", name, **notes)
+        return _state(lk, Status.BUSY, f"the shell{where} has not read all that was typed yet", name, notes)
     if term.working:
         return _state(lk, Status.BUSY, f"the shell{where} is running a command (a builtin, a loop or $(…))",
-                      name, **notes)
+                      name, notes)
     if not term.editing and not term.reading:
         return _state(lk, Status.BUSY, f"the shell{where} is starting or ending a command (it does not wait for "
-                      "keys)", name, **notes)
+                      "keys)", name, notes)
     line, x, width = snap.cursor_line, snap.cursor[0], snap.width
     if not term.editing and name not in NO_EDITOR:
         # A shell with a line editor reads its `read` builtin's answer in cooked mode or with echo on: a
@@ -219,27 +168,28 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
         # by itself.
         if term.wchan.startswith("poll_"):
             return _state(lk, Status.BUSY, f"the shell{where} reads with a time limit (read -t): it goes on by "
-                          "itself", name, **notes)
-        return _state(lk, Status.BLOCKED, f"the shell{where} asks a question (the read builtin)", name,
-                      question=line.strip() or "input", **notes)
+                          "itself", name, notes)
+        return _state(lk, Status.BLOCKED, f"the shell{where} asks a question (the read builtin)", name, notes,
+                      question=line.strip() or "input")
     if term.editing and (mode := prompt.editor_mode(snap.lines, snap.cursor[1], name)):
         # Not the prompt: the keys typed now would go into the mode, and Enter would accept what it found.
-        return _state(lk, Status.BUSY, f"the human is {mode} in the shell{where}", name, **notes)
-    back = {"back": True} if ours and sent.pending else {}
+        return _state(lk, Status.BUSY, f"the human is {mode} in the shell{where}", name, notes)
+    back = ours and sent.pending
     learned = lk.book.get(str(sh.pid), "")
     found = prompt.split(line, x, learned, width)
     if found.found:
         if found.typed and found.typed == sent.leftover.strip() and ours:
-            return _state(lk, Status.READY, "our own unsent text is at the prompt", name, leftover=True,
-                          prompt=found.prompt, **back, **notes)
+            return _state(lk, Status.READY, "our own unsent text is at the prompt", name,
+                          replace(notes, leftover=True, prompt=found.prompt, back=back))
         if found.typed and ours and sent.leftover.strip().startswith(found.typed) and now - sent.at < records.GRACE:
-            return _state(lk, Status.BUSY, "our own text is still being drawn at the prompt", name, **notes)
+            return _state(lk, Status.BUSY, "our own text is still being drawn at the prompt", name, notes)
         if found.typed:
             # Busy for the agent: the line is the human's until they submit or clear it.
             return _state(lk, Status.BUSY, f"the human is typing at the prompt{where}: {found.typed!r}", name,
-                          human_text=found.typed, prompt=found.prompt, **back, **notes)
+                          replace(notes, human_text=found.typed, prompt=found.prompt, back=back))
         st = _state(lk, Status.READY, f"the shell's prompt {found.prompt[len(found.before):].strip()!r} is at the "
-                    f"cursor line{where}", name, prompt=found.prompt, before=found.before, **back, **notes)
+                    f"cursor line{where}", name,
+                    replace(notes, prompt=found.prompt, before=found.before, back=back))
         # The editor draws the prompt before it sleeps for keys, and the prompt is drawn: nothing of the
         # shell's is still to come, so no stillness window is needed.
         st.exact = term.editing
@@ -247,23 +197,23 @@ def _shell(lk: Look, sh: Proc, *, top: bool, now: float, **notes: object) -> Sta
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.continuation(text) and _unfinished_above(snap, learned, name):
         return _state(lk, Status.BLOCKED, f"the shell{where} waits for the rest of a command "
-                      f"(continuation prompt {text.strip()!r})", name, question=line.strip(),
-                      options=("finish the command", "C-c"), continuation=True, **notes)
+                      f"(continuation prompt {text.strip()!r})", name, replace(notes, continuation=True),
+                      question=line.strip(), options=("finish the command", "C-c"))
     if text is not None and not text.strip() and term.editing:
         return _state(lk, Status.READY, f"the shell{where} waits at its prompt (output was printed after it)",
-                      name, **back, **notes)
+                      name, replace(notes, back=back))
     question_likely = name in _READ_LIKE_PROMPT and ours and sent.pending and bool(learned)
     if text is not None and prompt.looks_like_prompt(text) and not question_likely:
         pattern = prompt.template(text, lk.facts.path or "/")
         return _state(lk, Status.READY, f"the shell{where} waits at its prompt {text.strip()!r}", name,
-                      prompt=text, learn=(sh.pid, pattern), **back, **notes)
+                      replace(notes, prompt=text, learn=(sh.pid, pattern), back=back))
     if term.editing and not question_likely:
         typed = line.strip()
         return _state(lk, Status.BUSY, f"the shell{where} waits for keys with {typed!r} on its line: the human "
-                      "is typing, or output follows the prompt (not told apart yet)", name, human_text=typed,
-                      **notes)
-    return _state(lk, Status.BLOCKED, f"the shell{where} waits for an answer", name,
-                  question=line.strip() or "input", **notes)
+                      "is typing, or output follows the prompt (not told apart yet)", name,
+                      replace(notes, human_text=typed))
+    return _state(lk, Status.BLOCKED, f"the shell{where} waits for an answer", name, notes,
+                  question=line.strip() or "input")
 
 
 def _unfinished_above(snap: Snapshot, learned: str, shell: str) -> bool:
@@ -292,18 +242,17 @@ def _unfinished_above(snap: Snapshot, learned: str, shell: str) -> bool:
     return bool(command.strip()) and guard.syntax_error(command, shell) is not None
 
 
-def _by_screen(lk: Look, **notes: object) -> State:
+def _by_screen(lk: Look, notes: Notes) -> State:
     """Without the kernel's facts (no /proc): the learned prompt, else the program profiles."""
     facts, snap = lk.facts, lk.snap
     learned = lk.book.get(str(facts.pid), "")
     found = prompt.split(snap.cursor_line, snap.cursor[0], learned, snap.width)
     if facts.command in kernel.SHELLS and found.found:
-        extra = {"human_text": found.typed} if found.typed else {}
         return _state(lk, Status.READY, f"the shell's prompt {found.prompt.strip()!r} is at the cursor line",
-                      facts.command, prompt=found.prompt, **extra, **notes)
+                      facts.command, replace(notes, prompt=found.prompt, human_text=found.typed))
     verdict = programs.detect(snap, program=None if facts.command in kernel.SHELLS else facts.command)
     return _state(lk, verdict.status, verdict.evidence, verdict.program or facts.command,
-                  question=verdict.question, options=verdict.options, owner="human", **notes)
+                  replace(notes, owner="human"), question=verdict.question, options=verdict.options)
 
 
 def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *, deliver: bool = False,
@@ -330,7 +279,7 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *, deliv
         return State(Status.ERROR, missing(name, tmux.socket)), None
     except NoServer:
         return State(Status.ERROR, missing(name, tmux.socket)), None
-    if st.extra.get("copy_mode"):
+    if st.notes.copy_mode:
         st.evidence += " (the human is scrolling in copy mode)"
     back = remember(tmux, pane, lk, st, deliver, also)
     if lk.facts.dead:
@@ -338,26 +287,26 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *, deliv
             tmux.chain(where.unbind_if(lk.facts.pane_id or pane))  # its shell is gone: reported now, once
         except TmuxError:
             pass
-    st.extra["pending"] = lk.sent.pending and not back
+    st.notes = replace(st.notes, pending=lk.sent.pending and not back)
     return st, lk
 
 
 def remember(tmux: Tmux, pane: str, lk: Look, st: State, deliver: bool = False,
              also: Sequence[Sequence[str]] = ()) -> bool:
     """Write what a judgement learned into the session's records; True when our command is over."""
-    learn = st.extra.pop("learn", None)
+    learn = st.notes.learn
     if learn and lk.book.get(str(learn[0])) != learn[1]:
         records.learn(tmux, pane, lk.book, learn[0], learn[1])
-    if st.extra.get("owner") == "agent" and lk.term.owner not in lk.owned:
+    if st.notes.owner == "agent" and lk.term.owner not in lk.owned:
         records.claim(tmux, pane, lk.owned, lk.term.owner)
-    if st.extra.pop("back", False):
+    if st.notes.back:
         # A caller that gives the output now (send, wait) records it as given in the same write.
         given = deliver and st.status == Status.READY
         record = ["set-option", "-p", "-t", pane, records.SENT,
                   records.dump(replace(lk.sent, back=True, delivered=lk.sent.delivered or given))]
         try:
             tmux.chain(record, *(also if given else ()))
-            st.extra["delivered"] = given
+            st.notes = replace(st.notes, delivered=given)
         except TmuxError:
             pass  # a vanished pane: nothing left to record
         return True

@@ -78,7 +78,7 @@ def screen_with_output(st: State) -> PaneFacts | None:
     Not from a full-screen program's screen; but a multiplexer nested in the
     terminal (tmux, screen) draws its shell's prompt and output there.
     """
-    if st.facts is None or (st.facts.alternate and not st.extra.get("prompt")):
+    if st.facts is None or (st.facts.alternate and not st.notes.prompt):
         return None
     return st.facts
 
@@ -91,7 +91,7 @@ def output_of(target: Target, st: State) -> Cut:
     sent = Sent.parse(facts.sent)
     if not (sent.submitted and sent.text):
         return Cut()
-    return command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
+    return command_output(target.tmux, target.pane, sent, facts, st.notes.before)
 
 
 def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: str = "") -> Cut:

@@ -24,11 +24,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..core.errors import TmuxError
+from ..transport import options
 from ..transport.tmux import Tmux
 from .prompt import MAX_PROMPTS
 
-PROMPTS, SENT, OWNED = "@tmux_tool_prompt", "@tmux_tool_sent", "@tmux_tool_owned"
-UPPER = "@tmux_tool_upper"
+PROMPTS, SENT, OWNED, UPPER = options.PROMPTS, options.SENT, options.OWNED, options.UPPER
 KEEP_OWNED = 8
 GRACE = 2.0  # seconds the shell may take to read what we typed before we stop counting on it
 

@@ -17,16 +17,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
-from typing import Any
 
 from .. import programs
-from ..core.config import Config, private_path, write_private
+from ..core.clock import Deadline
+from ..core.config import Config
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
@@ -36,12 +34,10 @@ from ..transport import keyboard
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
-from . import control, guard, judge, output, prompt, records, where
+from . import audit, control, guard, judge, output, prompt, records, seen, where
+from .look import Look
 from .records import Sent
 
-QUIET = 0.5  # a screen change we did not cause must be this old before we type
-KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
-SEEN_PANES = 16  # panes whose last screen is remembered
 MIN_GAP = 0.02  # between two injections: at most 50 a second
 TRANSIENT = 0.2  # seconds a send looks for its moment, whatever its timeout
 MAX_TEXT = 64 * 1024
@@ -69,53 +65,11 @@ def state(target: Target, *, deliver: bool = False, also: Sequence[Sequence[str]
     return judge.observe(target.tmux, target.pane, target.name, deliver=deliver, also=also)[0]
 
 
-# --- what we last saw --------------------------------------------------------
-def _seen_file(cfg: Config) -> Path:
-    return private_path(cfg.shared_dir) / "seen.json"
-
-
-def note_screen(cfg: Config, pane: str, digest: str, *, ours: bool = False) -> float:
-    """Remember when this screen of ``pane`` first appeared; return how long it has been up.
-
-    A screen our own action produced counts as old at once: only changes we
-    did not cause make us wait for quiet.  Each pane has its own memory, so
-    turning to another pane is no change.
-    """
-    path = _seen_file(cfg)
-    now = time.time()
-    try:
-        book = json.loads(path.read_text())
-    except (FileNotFoundError, ValueError):
-        book = {}
-    book = book if isinstance(book, dict) else {}
-    mine = book.get(pane)
-    seen: dict[str, Any] = mine if isinstance(mine, dict) else {}
-    if ours:
-        seen = {"digest": digest, "since": 0.0}
-    elif seen.get("digest") != digest:
-        seen = {"digest": digest, "since": now}
-    else:
-        return now - float(seen.get("since", now))
-    book = {k: v for k, v in book.items() if k != pane and isinstance(v, dict)}
-    book = {**dict(list(book.items())[-(SEEN_PANES - 1):]), pane: seen}
-    tmp = path.with_suffix(".tmp")
-    write_private(tmp, json.dumps(book))
-    tmp.replace(path)
-    return now - float(seen["since"])
-
-
-def _last_injection(dir_: Path) -> float:
-    try:
-        return (dir_ / "audit.log").stat().st_mtime
-    except FileNotFoundError:
-        return 0.0
-
-
 # --- typing ------------------------------------------------------------------
-def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool) -> str | None:
+def _shell_checks(st: State, lk: Look, text: str, enter: bool, force: bool) -> str | None:
     """A command line for a shell at its prompt: would it end the shell, is it complete?"""
     front = lk.term.front
-    if front is None or not (text and front.shell and st.status == Status.READY and st.extra.get("owner") != "human"):
+    if front is None or not (text and front.shell and st.status == Status.READY and st.notes.owner != "human"):
         return None
     top = lk.term.shell_in_front
     if top and (why := guard.ends_shell(text) or ("`kill` of the shell's own process would end the human's "
@@ -127,82 +81,82 @@ def _shell_checks(st: State, lk: judge.Look, text: str, enter: bool, force: bool
     return None
 
 
-def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str = "send",
+def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, audit_as: str = "send",
          keys: tuple[str, ...] = ()) -> Result:
     """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
     try:
-        return _send(cfg, target, text, enter=enter, timeout=timeout, force=force, action=action, keys=keys)
+        return _send(cfg, target, text, enter=enter, timeout=timeout, force=force, audit_as=audit_as, keys=keys)
     finally:
         control.announce(target.tmux, target.pane, "idle")
 
 
-def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, action: str,
+def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, audit_as: str,
           keys: tuple[str, ...]) -> Result:
     tmux: Tmux = target.tmux
     what = text or " ".join(keys)
     if len(text) > MAX_TEXT:
-        return failure(action, f"{len(text)} characters is too much to type into the human's terminal "
+        return failure(f"{len(text)} characters is too much to type into the human's terminal "
                        f"(the limit is {MAX_TEXT})", session=target.name, status=Status.UNKNOWN,
                        hint="write the text to a file and send a short command that uses it")
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     # A moment that passes by itself (the shell has yet to read bytes just typed, or a terminal's
     # reply to the query its prompt made) never refuses a send, even one that may not wait.
-    quiet_by = max(deadline, time.monotonic() + TRANSIENT)
+    quiet_by = Deadline(max(timeout, TRANSIENT))
     checked = approved = False
     while True:
         st, lk = judge.observe(tmux, target.pane, target.name)
         if lk is None:
-            return failure(action, st.evidence, session=target.name)
+            return failure(st.evidence, session=target.name)
         if lk.facts.paused:
-            return failure(action, control.PAUSED, session=target.name, status=st.status,
+            return failure(control.PAUSED, session=target.name, status=st.status,
                            hint=control.PAUSED_HINT)
         if lk.facts.synchronized:
-            return failure(action, f"nothing was typed: {SYNCHRONIZED}", session=target.name, status=st.status,
+            return failure(f"nothing was typed: {SYNCHRONIZED}", session=target.name, status=st.status,
                            hint=SYNCHRONIZED_HINT, pane=pane_info(lk.facts))
         if not checked and (why := _shell_checks(st, lk, text, enter, force)):
-            return failure(action, f"nothing was typed: {why}", session=target.name, status=st.status,
+            return failure(f"nothing was typed: {why}", session=target.name, status=st.status,
                            hint="change the command; to leave a shell the agent started, exit only that one")
         checked = checked or bool(text and st.status == Status.READY)
         verdict = guard.may_type(st, text=text, keys=keys, force=force)
         if verdict.go:
-            verdict = _human_quiet(cfg, st, lk, force)
+            verdict = seen.human_quiet(cfg, lk, force)
         if verdict.go and not approved and lk.facts.approve:
-            refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline - time.monotonic())
+            refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline.left())
             if refusal is not None:
                 hint = control.PAUSED_HINT if refusal == control.PAUSED else "ask the human what to do instead"
-                return failure(action, refusal, session=target.name, status=st.status, hint=hint)
+                return failure(refusal, session=target.name, status=st.status, hint=hint)
             approved = True
             continue  # the screen may have changed while the human decided
         if not verdict.go:
             control.announce(tmux, target.pane, "held", what, control.for_the_human(verdict.reason))
-        if verdict.go and st.extra.get("leftover") and (text or enter):
+        if verdict.go and st.notes.leftover and (text or enter):
             keyboard.press(tmux, target.pane, ["C-u"])  # only our own unsent text
             records.save(tmux, target.pane, records.SENT, replace(lk.sent, text=""))
             continue
         if verdict.go:
-            gap = MIN_GAP - (time.time() - _last_injection(cfg.shared_dir))
+            gap = MIN_GAP - (time.time() - seen.last_injection(cfg.shared_dir))
             if gap > 0:
                 time.sleep(min(gap, MIN_GAP))
                 continue
             editor = not (lk.term.front and lk.term.front.comm.lstrip("-") in judge.NO_EDITOR)
-            lead = INSERT_MODE if text and st.extra.get("prompt") and editor else ()
+            lead = INSERT_MODE if text and st.notes.prompt and editor else ()
             sent = _record(st, lk, text, enter, keys, lead)
-            told = control.injection_telling(target.pane, cfg.shared_dir / "audit.log", what, submitted=sent.submitted)
+            told = audit.injection_telling(target.pane, cfg.shared_dir / "audit.log", what, submitted=sent.submitted)
             if _inject(tmux, target, lk, text, enter, keys, sent, lead, bracketed=_pastes(st.program), also=told):
                 break
             if control.paused(tmux, target.pane):
-                return failure(action, control.PAUSED, session=target.name, status=st.status,
+                return failure(control.PAUSED, session=target.name, status=st.status,
                                hint=control.PAUSED_HINT)
             verdict = guard.Leave(False, "the human pressed a key at the last moment")
-        if verdict.final or time.monotonic() >= quiet_by:
-            return _refusal(action, target, st, verdict)
+        if verdict.final or quiet_by.passed:
+            return _refusal(target, st, verdict)
         time.sleep(0.05)
     log = cfg.shared_dir / "audit.log"
-    entry = control.record_injection(tmux, target.pane, log, {
-        "time": time.time(), "action": action, "session": target.name, "text": text, "keys": list(keys),
+    entry = audit.record_injection(tmux, target.pane, log, {
+        "time": time.time(), "action": audit_as, "session": target.name, "text": text, "keys": list(keys),
         "enter": enter}, submitted=sent.submitted, told=True)
-    result = _finish(cfg, target, sent, text, timeout=max(0.0, deadline - time.monotonic()), action=action)
-    control.record_result(log, entry, result.status, result.screen)
+    result = _finish(cfg, target, sent, text, timeout=deadline.left())
+    audit.record_result(log, entry, result.status, result.screen)
     return result
 
 
@@ -225,31 +179,16 @@ def _delivered(target: Target, facts: PaneFacts) -> None:
                  replace(Sent.parse(facts.sent), back=True, delivered=True))
 
 
-def _refusal(action: str, target: Target, st: State, verdict: guard.Leave) -> Result:
-    human_text = st.extra.get("human_text")
+def _refusal(target: Target, st: State, verdict: guard.Leave) -> Result:
+    human_text = st.notes.human_text
     if human_text and not verdict.final:
-        return failure(action, message("human_typing", text=f"{human_text!r} " + (
-            f"in {st.program}" if st.extra.get("in_program") else "at the prompt")), session=target.name,
+        return failure(message("human_typing", text=f"{human_text!r} " + (
+            f"in {st.program}" if st.notes.in_program else "at the prompt")), session=target.name,
                        status=st.status, hint=message("human_typing_hint"), pane=pane_info(st.facts))
     hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
             else "wait a moment and try again, or check with status")
-    return failure(action, f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
+    return failure(f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
                    hint=hint, evidence=st.evidence, program=st.program, pane=pane_info(st.facts))
-
-
-def _human_quiet(cfg: Config, st: State, lk: judge.Look, force: bool) -> guard.Leave:
-    """Hold back while the human is active: a key in the last moments, a screen change we did not cause."""
-    still_for = note_screen(cfg, lk.facts.pane_id, lk.snap.digest)
-    if force:
-        return guard.GO
-    key = judge.key_time(lk.facts)
-    # The human's keys go to the active pane of the window they look at; another pane gets none of them.
-    if lk.facts.focused and time.time() - key < KEY_GAP:
-        return guard.Leave(False, "the human pressed a key in the last moments")
-    no_key_since_ours = lk.sent.at > 0 and key < int(lk.sent.at)
-    if still_for < QUIET and not no_key_since_ours:
-        return guard.Leave(False, "the screen changed a moment ago and we did not cause it")
-    return guard.GO
 
 
 def _pastes(program: str | None) -> bool:
@@ -258,7 +197,7 @@ def _pastes(program: str | None) -> bool:
     return profile.paste if profile is not None else True
 
 
-def _inject(tmux: Tmux, target: Target, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
+def _inject(tmux: Tmux, target: Target, lk: Look, text: str, enter: bool, keys: tuple[str, ...],
             sent: Sent, lead: tuple[str, ...] = (), *, bracketed: bool = True,
             also: Sequence[Sequence[str]] = ()) -> bool:
     """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it.
@@ -305,7 +244,7 @@ def _word(key: str) -> str:
     return '"' + key.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
 
-def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, ...],
+def _record(st: State, lk: Look, text: str, enter: bool, keys: tuple[str, ...],
             lead: tuple[str, ...] = ()) -> Sent:
     """What we are about to type: a submitted command is pending until its prompt is back."""
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
@@ -318,7 +257,7 @@ def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, 
                        submitted=lk.sent.submitted or ends_line, back=lk.sent.back and not ends_line,
                        rchar=-1, size=0)
     else:
-        head = st.extra.get("prompt") or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
+        head = st.notes.prompt or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
         sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
                     head=head.strip(), row=lk.facts.abs_cursor_line, width=lk.facts.width,
@@ -327,30 +266,30 @@ def _record(st: State, lk: judge.Look, text: str, enter: bool, keys: tuple[str, 
     return sent
 
 
-def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float, action: str) -> Result:
+def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float) -> Result:
     """After typing: wait (if asked) for the prompt to come back; return the output."""
     started = time.monotonic()
-    deadline = started + timeout
+    deadline = Deadline(timeout)
     still = Stillness()
     idle = control.telling(target.pane, "idle")  # told with the record of the command's end: one redraw
     while True:
         st = state(target, deliver=bool(text and sent.submitted), also=idle)
-        if st.extra.get("delivered"):
+        if st.notes.delivered:
             control.said(target.tmux, target.pane, "idle")
         now = time.monotonic()
         still.see(st.snap.digest if st.snap else "", now)
         settled = still.settled(st, now)
-        drawn = not sent.submitted and (st.extra.get("leftover") or not text)  # unsent text: once it is shown
-        if settled or drawn or now >= deadline:
+        drawn = not sent.submitted and (st.notes.leftover or not text)  # unsent text: once it is shown
+        if settled or drawn or now >= deadline.at:
             break
         time.sleep(poll_step(now - started))
     if st.snap is not None:
-        note_screen(cfg, st.facts.pane_id if st.facts else "", st.snap.digest, ours=True)
+        seen.note_screen(cfg, st.facts.pane_id if st.facts else "", st.snap.digest, ours=True)
     cut = output.Cut()
     facts = output.screen_with_output(st)
     if sent.submitted and text and facts is not None and st.status != Status.ERROR:
-        cut = output.command_output(target.tmux, target.pane, sent, facts, st.extra.get("before", ""))
-        if st.status == Status.READY and not st.extra.get("delivered"):
+        cut = output.command_output(target.tmux, target.pane, sent, facts, st.notes.before)
+        if st.status == Status.READY and not st.notes.delivered:
             _delivered(target, facts)
     shown, hint, notes = output.deliver(cfg, cut, facts)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
@@ -358,4 +297,4 @@ def _finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: floa
         hint = message("not_submitted")
     elif not done:
         hint = message("still_running")
-    return reported(st, action, target.name, output=shown, hint=hint, pane=True, **notes)
+    return reported(st, target.name, output=shown, hint=hint, pane=True, **notes)

@@ -27,12 +27,13 @@ import re
 from typing import Any
 
 from ..core.errors import BadName, NoServer, NoTarget, TmuxError
+from ..transport import options
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from .records import SENT, Sent
 
-BOUND = "@tmux_tool_pane"
+BOUND = options.BOUND
 _SPEC = re.compile(r"(?:(?P<window>\d{1,6})(?:\.(?P<pane>\d{1,6}))?|(?P<id>%\d{1,9}))")
 
 

@@ -54,10 +54,10 @@ import os
 import select
 import signal
 import threading
-import time
 from collections import deque
 from collections.abc import Sequence
 
+from ..core.clock import Deadline
 from ..core.errors import Unavailable
 from .gate import gate
 from .protocol import ATTACH_OPTION, Block, Stream, client_env
@@ -117,7 +117,7 @@ class Request:
 class Connection:
     """A ``tmux -C attach-session`` client of one server, shared by the threads of this process."""
 
-    def __init__(self, argv: Sequence[str], session: str, deadline: float) -> None:
+    def __init__(self, argv: Sequence[str], session: str, deadline: Deadline) -> None:
         self.session = session
         self.owner = os.getpid()
         self.alive = True
@@ -156,7 +156,7 @@ class Connection:
                 raise Unavailable(f"the control client could not attach to {session!r}")
             # What the attach did to #{session_activity}, for the shared session's guard.
             self.run([["set-option", "-F", "-t", f"={session}:", ATTACH_OPTION, "#{session_last_attached}"]],
-                     max(0.0, deadline - time.monotonic()))
+                     deadline.left())
         except (Unavailable, TimeoutError):
             self.close()
             raise
@@ -169,7 +169,7 @@ class Connection:
         Raises :class:`Unavailable` when the connection is (or goes) away
         before the answer, and :class:`TimeoutError` when none comes in time.
         """
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         with self._lock:
             if not self.alive:
                 raise Unavailable(self.why or "the control connection has ended")
@@ -183,7 +183,7 @@ class Connection:
             raise Lost(req.error, started=bool(req.replies))
         return req.replies
 
-    def _write(self, line: bytes, deadline: float) -> None:
+    def _write(self, line: bytes, deadline: Deadline) -> None:
         """Write one whole line (lock held, so lines never interleave)."""
         view = memoryview(line)
         while view:
@@ -195,12 +195,12 @@ class Connection:
             except OSError:
                 self._lose("its input closed")
                 return
-            left = deadline - time.monotonic()
+            left = deadline.left()
             if left <= 0 or not select.select([], [self._in], [], left)[1]:
                 self._lose("it stopped reading commands")
                 return
 
-    def _wait(self, req: Request, deadline: float) -> None:
+    def _wait(self, req: Request, deadline: Deadline) -> None:
         """Until ``req`` is answered: read for everyone, or sleep while another thread reads."""
         try:
             while True:
@@ -212,7 +212,7 @@ class Connection:
                         break
                     req.waiting = True
                     req.wake.clear()
-                left = deadline - time.monotonic()
+                left = deadline.left()
                 if left <= 0:
                     raise TimeoutError
                 req.wake.wait(left)
@@ -249,9 +249,9 @@ class Connection:
             finally:
                 self._hand_over()
 
-    def _read_until(self, req: Request, deadline: float) -> None:
+    def _read_until(self, req: Request, deadline: Deadline) -> None:
         while not req.done:
-            left = deadline - time.monotonic()
+            left = deadline.left()
             got = self._read_once(left) if left > 0 else False
             if got is None:
                 return  # the connection ended, and failed the request
@@ -338,9 +338,9 @@ class Connection:
         if fd_in >= 0:
             os.close(fd_in)
         if fd_out >= 0:
-            deadline = time.monotonic() + DETACH_TIMEOUT
+            deadline = Deadline(DETACH_TIMEOUT)
             try:
-                while (left := deadline - time.monotonic()) > 0:
+                while (left := deadline.left()) > 0:
                     if select.select([fd_out], [], [], left)[0] and not os.read(fd_out, 1 << 16):
                         break  # the client and the server both let go of it
             except OSError:
@@ -402,7 +402,7 @@ def for_server(argv: Sequence[str], socket: str, session: str | None, timeout: f
             return None
         try:
             with gate(socket).attaching():
-                conn = Connection(argv, session, time.monotonic() + min(timeout, CONNECT_TIMEOUT))
+                conn = Connection(argv, session, Deadline(min(timeout, CONNECT_TIMEOUT)))
         except (Unavailable, TimeoutError):
             return None
         _connections[socket] = conn

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Iterable
 
+from ..core.clock import Deadline
 from ..core.errors import TmuxError, Unavailable
 from .gate import gate
 from .protocol import ATTACH_OPTION
@@ -96,7 +97,7 @@ class EventSource:
         """
         fresh: list[Client] = []
         got: dict[str, Client] = {}
-        deadline = time.monotonic() + within
+        deadline = Deadline(within)
         for name in dict.fromkeys(sessions):
             with self.lock:
                 client = self.clients.get(name)
@@ -123,7 +124,7 @@ class EventSource:
                     got[name] = client
                     self._start()
                 self._wake()
-                client.answered.wait(max(0.0, deadline - time.monotonic()))
+                client.answered.wait(deadline.left())
             fresh.append(client)
         for client in fresh:
             if not client.attached.is_set() or not client.alive:
@@ -134,12 +135,12 @@ class EventSource:
                 client.submit([["set-option", "-F", "-t", f"={client.session}:", ATTACH_OPTION,
                                 "#{session_last_attached}"],
                                ["refresh-client", "-B", _SUBSCRIPTION]],
-                              timeout=max(0.05, deadline - time.monotonic()))
+                              timeout=max(0.05, deadline.left()))
             except TmuxError:
                 self.lose(client, "it did not answer after attaching")
             client.ready.set()
         for client in got.values():
-            if not client.ready.wait(max(0.0, deadline - time.monotonic())):
+            if not client.ready.wait(deadline.left()):
                 self.lose(client, "it did not attach in time")
         with self.lock:
             for name, client in list(got.items()):

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from .. import screen
 from ..screen.snapshot import Snapshot
+from . import options
 from .protocol import ATTACH_OPTION
 from .tmux import DEFAULT_TIMEOUT, Tmux
 
@@ -28,10 +29,10 @@ _FIELDS = (
     "cursor_x", "cursor_y", "alternate_on", "pane_in_mode", "pane_dead", "pane_width",
     "pane_height", "session_attached", "client_activity", "window_activity",
     "pane_current_command", "pane_pid", "history_size", "session_activity",
-    "pane_current_path", "@tmux_tool_prompt", "@tmux_tool_sent", ATTACH_OPTION,
-    "pane_tty", "@tmux_tool_owned", "@tmux_tool_paused", "@tmux_tool_approve",
+    "pane_current_path", options.PROMPTS, options.SENT, ATTACH_OPTION,
+    "pane_tty", options.OWNED, options.PAUSED, options.APPROVE,
     "pane_id", "window_index", "window_name", "pane_index", "synchronize-panes", "history_limit",
-    "@tmux_tool_upper", "pane_active", "window_active",
+    options.UPPER, "pane_active", "window_active",
 )
 _FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
 

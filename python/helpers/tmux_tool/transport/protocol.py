@@ -22,7 +22,9 @@ import os
 from collections.abc import Iterator
 from typing import NamedTuple
 
-ATTACH_OPTION = "@tmux_tool_watch_attached"
+from . import options
+
+ATTACH_OPTION = options.WATCH_ATTACHED
 """Where every attach of ours records the ``session_activity`` it caused.
 
 Attaching a client sets ``#{session_activity}``, which the shared session's

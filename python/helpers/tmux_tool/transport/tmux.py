@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
 from .gate import gate
 
@@ -207,10 +208,10 @@ def run_process(argv: Sequence[str], data: bytes, timeout: float, program: str |
         in_w = -1
     else:
         os.set_blocking(in_w, False)
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     try:
         while reading or in_w >= 0:
-            left = deadline - time.monotonic()
+            left = deadline.left()
             if left <= 0:
                 raise TimeoutError
             readable, writable, _ = select.select(list(reading), [in_w] if in_w >= 0 else [], [], left)
@@ -231,7 +232,7 @@ def run_process(argv: Sequence[str], data: bytes, timeout: float, program: str |
                     os.close(in_w)
                     in_w = -1
         while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:  # it closed its outputs: it is ending
-            if time.monotonic() > deadline:
+            if deadline.passed:
                 raise TimeoutError
             time.sleep(0.0005)
     except BaseException:

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..core.clock import Deadline
 from ..core.errors import TmuxError, Unavailable
 from .protocol import Block, Notice, Stream, client_env
 from .tmux import command_line
@@ -142,7 +143,7 @@ class Client:
                 self._send(_Request(1), command_line([command]), 1.0)
 
     def _send(self, req: _Request, line: bytes, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         with self._wlock:
             with self.source.lock:
                 if not self.alive:
@@ -153,7 +154,7 @@ class Client:
                 try:
                     view = view[os.write(self.fd_in, view):]
                 except BlockingIOError:
-                    left = deadline - time.monotonic()
+                    left = deadline.left()
                     if left <= 0 or not _writable(self.fd_in, left):
                         self.source.lose(self, "it stopped reading commands")
                         return

@@ -1,0 +1,50 @@
+"""The one way to wait: a deadline, and short bounded steps until it passes.
+
+Every wait of the tool (a look every few milliseconds, a select on a pipe,
+an event that may not come) is bounded by a :class:`Deadline` made once at
+the start of the call, so a timeout holds however many steps, retries or
+helpers the call goes through: each takes what is left, never a fresh
+allowance of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+
+class Deadline:
+    """A moment on the monotonic clock by which a call answers."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + max(0.0, seconds)
+
+    def left(self) -> float:
+        """Seconds until the deadline, never negative."""
+        return max(0.0, self.at - time.monotonic())
+
+    @property
+    def passed(self) -> bool:
+        return time.monotonic() >= self.at
+
+    def sooner(self, seconds: float) -> Deadline:
+        """This deadline or one ``seconds`` from now, whichever comes first (a step inside a call)."""
+        step = Deadline(seconds)
+        step.at = min(step.at, self.at)
+        return step
+
+    def sleep(self, step: float) -> None:
+        """Sleep ``step`` seconds, or until the deadline if that comes first."""
+        time.sleep(min(step, self.left()))
+
+    def ticks(self, every: float) -> Iterator[float]:
+        """The monotonic time of each step, ``every`` seconds apart: the first at once, the last at
+        or after the deadline (so a caller always looks once more before it gives up)."""
+        while True:
+            now = time.monotonic()
+            yield now
+            if now >= self.at:
+                return
+            self.sleep(every)

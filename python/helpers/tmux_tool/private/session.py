@@ -1,0 +1,228 @@
+"""A private session: the agent's own shell on its own server, judged from the shell's markers first.
+
+The shell's own markers say whether a command (or a started program) is
+still running and how it ended; the screen is consulted only to tell *how*
+it is running (asking a question, a REPL prompt, an AI CLI's spinner), and a
+screen that looks ready or blocked is ``busy`` while the program has not
+read the keys typed into its terminal (the kernel's count of unread input):
+what it shows predates them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from .. import programs
+from ..core.clock import Deadline
+from ..core.messages import message
+from ..core.result import Result, failure
+from ..core.status import Status
+from ..judgement.state import State, reported
+from ..judgement.stillness import Stillness
+from ..screen.snapshot import Snapshot
+from ..transport import kernel, keyboard, panes
+from ..transport.panes import PaneFacts
+from ..transport.target import Target
+from . import markers, run_record, runs
+from .server import PrivateServer
+
+POLL = 0.05  # seconds between looks after typing, until the session settles
+LONG_TEXT = 4096  # bytes: the terminal's input buffer, which a busy program does not drain
+
+
+class PrivateSession:
+    """One of the agent's sessions on its private server."""
+
+    def __init__(self, server: PrivateServer, target: Target) -> None:
+        self.server = server
+        self.target = target
+
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    # --- judging ---------------------------------------------------------------
+    def state(self) -> State:
+        """Look at the session once and decide its status."""
+        st = self._judged()
+        if st.exact or st.status not in (Status.READY, Status.BLOCKED) or st.facts is None:
+            return st
+        # Keys typed into the terminal that the program has not read yet (a key that answers
+        # a dialog, say) will change what it shows: the screen is out of date until it reads them.
+        unread = kernel.unread(st.facts.tty)
+        if unread:
+            st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read the {unread} "
+                                                   f"byte(s) typed into its terminal yet (the screen showed: "
+                                                   f"{st.evidence})")
+            st.question, st.options = None, ()
+        return st
+
+    def _judged(self) -> State:
+        srv, target = self.server, self.target
+        shell = srv.shell(target.name)
+        snap, facts = panes.look(target.tmux, target.pane)
+        program = shell.program if shell else None
+        if facts.dead:
+            return State(Status.ERROR, "the pane's process has ended", program, snap, facts)
+        mark = markers.last_mark(shell.log_path, shell.nonce) if shell else None
+        if shell is None or mark is None:
+            return _from_verdict(programs.detect(snap, program=program), snap, facts)
+        rec = run_record.load_record(srv, target.name)
+        if rec is not None and mark.start < rec.offset:
+            # Our last line is typed but the shell has not started it: the marks are all older.
+            return State(Status.BUSY, f"the shell has not started `{rec.command}` yet", facts.command or "bash",
+                         snap, facts, exact=True)
+        running = mark.kind == "S"
+        if program is None:
+            if not running:
+                return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
+                             "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
+            # Something runs at the shell; the screen tells whether it is a program
+            # waiting at its own prompt (a REPL started by send) or asking a question.
+            verdict = programs.detect(_at_work(snap, facts), program=None)
+            if verdict.status == Status.BLOCKED or (
+                verdict.status == Status.READY and verdict.program not in (None, "bash")
+            ):
+                return _from_verdict(verdict, snap, facts)
+            rec = run_record.running_record(srv, target.name, mark)
+            what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec.command else f"{facts.command}"
+            return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
+                         facts, exact=True)
+        if not running:
+            # The contract: a started program that ended with an error or a crash is "error";
+            # a clean exit leaves the shell's own state.  The exit code is exact.
+            status = Status.ERROR if mark.exit_code else Status.READY
+            return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
+                         "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
+        return _from_verdict(programs.detect(snap, program=program), snap, facts)
+
+    # --- results ----------------------------------------------------------------
+    def report(self, st: State, *, ok: bool = True, **extra: Any) -> Result:
+        """A result that reports the session's state."""
+        return reported(st, self.name, ok=ok, **extra)
+
+    def where(self, st: State) -> dict[str, Any]:
+        """Which part of the session a result concerns: a private session has one pane."""
+        return {}
+
+    def unavailable(self) -> Result | None:
+        if not self.target.tmux.has_session(self.name):
+            return failure(f"there is no private session {self.name!r}", session=self.name,
+                           hint=message("no_session_hint"))
+        return None
+
+    def row(self) -> dict[str, Any]:
+        """What ``list`` says of the session."""
+        st = self.state()
+        return {"session": self.name, "server": f"private ({self.server.cfg.private_socket})",
+                "program": st.program, "status": st.status, "evidence": st.evidence}
+
+    # --- acting -----------------------------------------------------------------
+    def run(self, command: str, timeout: float) -> Result:
+        """Run a shell command and return its exact output and exit code (or ``busy`` at the timeout)."""
+        result = runs.run(self.server, self.name, command, timeout, on_slice=self._blocked_early)
+        if result.status == Status.BUSY and result.ok:
+            st = self.state()
+            result.screen = st.snap.text if st.snap else None
+        return result
+
+    def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:
+        """Type text (bracketed paste where the program takes it) and submit it the program's way."""
+        shell = self.server.shell(self.name)
+        profile = programs.profile_for(shell.program) if shell and shell.program else None
+        before = self.state()
+        if before.status == Status.BUSY and len(text.encode("utf-8", "surrogateescape")) >= LONG_TEXT:
+            return failure(f"{before.evidence}; it is not reading input, and {len(text)} characters would "
+                           "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
+                           session=self.name, status=Status.BUSY,
+                           hint="wait until it asks for input, or interrupt it; pass long text in a file")
+        if profile is None and before.program:
+            profile = programs.profile_for(before.program)
+        submit = list(profile.submit) if profile else ["Enter"]
+        keyboard.paste(self.target.tmux, self.target.pane, text, bracketed=profile.paste if profile else True,
+                       then=submit if enter else ())
+        return self._settle(timeout, before.snap.digest if before.snap else None)
+
+    def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
+        before = self.state()
+        keyboard.press(self.target.tmux, self.target.pane, keys)
+        return self._settle(timeout, before.snap.digest if before.snap else None)
+
+    def interrupt(self, timeout: float) -> Result:
+        keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
+        exact = self.wait_exact(timeout)
+        return exact if exact is not None else self._settle(timeout, None)
+
+    def kill(self) -> Result:
+        if not self.server.kill(self.name):
+            return failure(f"there is no private session {self.name!r}", session=self.name,
+                           status=Status.UNKNOWN, hint="list shows the sessions that exist")
+        return Result(session=self.name, status=Status.READY, output=f"session {self.name} ended")
+
+    # --- waiting ----------------------------------------------------------------
+    def wait_exact(self, timeout: float) -> Result | None:
+        """A shell running a command of ours: wait on its markers and return its output (None: nothing
+        of ours is pending, so the screen is to be judged instead)."""
+        srv = self.server
+        shell = srv.shell(self.name)
+        rec = run_record.load_record(srv, self.name)
+        if shell is None or rec is None or shell.program is not None:
+            return None
+        mark = markers.last_mark(shell.log_path, shell.nonce)
+        running = mark is not None and mark.kind == "S" and mark.start >= rec.offset
+        if not running and rec.collected:
+            return None
+        if running and mark is not None:
+            rec = run_record.running_record(srv, self.name, mark)
+        res = runs.collect(srv, shell, rec, timeout, on_slice=self._blocked_early)
+        if res.status == Status.BUSY:
+            res.ok = False
+            res.error = f"{run_record.describe(rec)} is still running after {timeout:g}s"
+        return res
+
+    def waited(self, res: Result, st: State) -> None:
+        """What a wait that judged the screen adds to its result: nothing here (markers gave the output)."""
+
+    def _settle(self, timeout: float, before: str | None) -> Result:
+        """After typing: wait until the session has reacted (its screen changed) and settled."""
+        still = Stillness()
+        changed = False
+        for now in Deadline(timeout).ticks(POLL):
+            st = self.state()
+            digest = st.snap.digest if st.snap else ""
+            still.see(digest, now, status=st.status)
+            changed = changed or (st.snap is not None and digest != before)
+            if changed and still.settled(st, now):
+                if st.exact:  # the shell's marker comes just before it draws the prompt
+                    time.sleep(POLL)
+                    st = self.state()
+                break
+        return self.report(st)
+
+    def _blocked_early(self) -> Result | None:
+        """Between quiet seconds of a running command: stop waiting if it asks a question, or if it opened
+        a program that waits for input (the editor of ``git merge``, a REPL): it will not end by itself."""
+        st = self.state()
+        if st.status == Status.BLOCKED:
+            return self.report(st, hint=message("question"))
+        if st.status == Status.READY and st.program not in (None, "bash") and not st.exact:
+            st.status = Status.BLOCKED
+            st.evidence = f"the command opened {st.program}, which waits for input ({st.evidence})"
+            return self.report(st, hint=message("opened_program", program=st.program))
+        return None
+
+
+def _at_work(snap: Snapshot, facts: PaneFacts) -> Snapshot:
+    """The screen named after the process at work: tmux names the foreground group's leader, which
+    may only wait for a child of its group (git for the editor of ``git merge``)."""
+    term = kernel.look(facts.pid, facts.tty)
+    if term.known and term.front and term.leader and term.front.pid != term.leader.pid:
+        return replace(snap, program=term.front.comm)
+    return snap
+
+
+def _from_verdict(verdict: programs.Verdict, snap: Snapshot, facts: PaneFacts) -> State:
+    return State(verdict.status, verdict.evidence, verdict.program, snap, facts,
+                 question=verdict.question, options=tuple(verdict.options))

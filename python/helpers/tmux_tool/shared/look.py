@@ -1,0 +1,66 @@
+"""One look at a pane of the human's session: the kernel's facts, then tmux's picture and records.
+
+The judge (:mod:`.judge`) decides from a look; the sender (:mod:`.send`)
+checks a look again at the keystroke.  Both read the same :class:`Look`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..screen.snapshot import Snapshot
+from ..transport import kernel, panes
+from ..transport.kernel import Terminal
+from ..transport.panes import PaneFacts
+from ..transport.tmux import Tmux
+from . import records
+from .records import Sent
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """Everything one look at the shared pane gathered."""
+
+    snap: Snapshot
+    facts: PaneFacts
+    term: Terminal
+    rchar: int  # bytes the shell in front has read (-1: unknown)
+    book: dict[str, str]
+    sent: Sent
+    owned: list[str]
+
+
+_panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
+
+
+def take(tmux: Tmux, pane: str) -> Look:
+    """Look at the pane once: the kernel's facts first, then tmux's picture.
+
+    The order matters: a line editor draws its prompt before it waits for
+    keys, so a screen captured after the kernel said "waits for keys" shows
+    that prompt; captured before, it might not yet.  The pane's shell and tty
+    are known from the previous look (a pane keeps them for life); the first
+    look at a pane asks tmux for them first.
+    """
+    key = (tmux.socket, pane)
+    known = _panes.get(key)
+    if known is None:
+        _snap, facts = panes.look(tmux, pane)
+        known = _panes[key] = (facts.pid, facts.tty)
+    term = kernel.look(*known)
+    rchar = kernel.bytes_read(term.front.pid) if term.front else -1
+    snap, facts = panes.look(tmux, pane)
+    if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
+        _panes[key] = (facts.pid, facts.tty)
+        return take(tmux, pane)
+    return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
+                records.owned(facts.owned))
+
+
+def key_time(facts: PaneFacts) -> int:
+    """When the human last pressed a key (tmux's whole seconds), 0 if unknown.
+
+    Attaching a client also sets ``session_activity``; the tool's own watch
+    client records the value its attach produced, and that one is no key.
+    """
+    return 0 if facts.session_activity == facts.watch_attached else facts.session_activity
