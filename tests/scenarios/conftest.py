@@ -447,10 +447,15 @@ def settle(scene: Scene) -> None:
 
 
 def explain(what: str, res: dict[str, Any] | None, scene: Scene) -> str:
-    """A failure message: what went wrong, the whole result (but its screen), the screen's end."""
+    """A failure message: what went wrong, the whole result (but its screen), the screen's end, and what
+    the tool had recorded in the pane (its last command, the prompt rows it learned) and where tmux is."""
     shown = {k: v for k, v in (res or {}).items() if k != "screen"}
     rows = scene.screen().rstrip("\n").split("\n")
-    return f"{what}\nresult: {shown!r}\nscreen (last rows):\n" + "\n".join(rows[-12:])
+    records = scene.tmux("show-options", "-p", "-t", scene._t(None)).strip()
+    where = scene.fmt("history #{history_size}/#{history_limit}, cursor #{cursor_x},#{cursor_y}, "
+                      "#{pane_width}x#{pane_height}")
+    return (f"{what}\nresult: {shown!r}\nscreen (last rows):\n" + "\n".join(rows[-12:])
+            + f"\npane: {where}\nrecords:\n{records}")
 
 
 def ends_right(scene: Scene, timeout: float = 6.0) -> None:

@@ -8,6 +8,7 @@ because reading the shared screen should not create private state.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 
 from ..core import names
@@ -47,7 +48,7 @@ class Context:
         session, spec = where.split(given) if isinstance(given, str) else (given, "")
         session = names.check(self.cfg.shared_session if spec.startswith("%") and not session else session)
         if session == self.cfg.shared_session:
-            return where.resolve(self.shared_tmux, session, spec, fresh=fresh)
+            return replace(where.resolve(self.shared_tmux, session, spec, fresh=fresh), spec=spec)
         if spec:
             raise BadName(f"session name {given!r} names a pane, but panes are named only in the shared session "
                           f"({self.cfg.shared_session}:WINDOW.PANE); a private session such as {session!r} has one")

@@ -66,9 +66,8 @@ class SharedSession:
 
     # --- acting -----------------------------------------------------------------
     def run(self, command: str, timeout: float) -> Result:
-        pane = f" (pane {self.target.pane_id})" if self.target.pane_id else ""
-        return failure(f"the session name {self.name!r}{pane} names the shared terminal: "
-                       + message("shared_run_refused"), session=self.name, status=Status.UNKNOWN,
+        named = f"the session name {self.name}:{self.target.spec} names the shared terminal: " if self.target.spec else ""
+        return failure(named + message("shared_run_refused"), session=self.name, status=Status.UNKNOWN,
                        hint=message("shared_run_refused_hint"))
 
     def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:

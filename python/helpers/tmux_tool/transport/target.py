@@ -23,6 +23,7 @@ class Target:
     tmux: Tmux
     pane_id: str = ""
     lost: str = ""
+    spec: str = ""  # the pane as the caller named it ("1.0", "%3"); empty when the name was the session's
 
     @property
     def pane(self) -> str:
