@@ -73,10 +73,12 @@ class Watch:
     :mod:`events`), it looks only when its session showed a change: once the
     burst is over (silence for :meth:`settle`) or, while output keeps coming,
     at most every ``STALE`` seconds; in between, time alone can satisfy it (a
-    screen that holds still), so it is judged again without a look.  One
-    more look follows ``CONFIRM`` after the last, because some facts a state
-    rests on (a private shell's marker log, the foreground program) can trail
-    the output that announced them.
+    screen that holds still), so it is judged again without a look.  A
+    ``ready`` watch looks once more ``CONFIRM`` after the last, because some
+    facts a state rests on (a private shell's marker log, the foreground
+    program) can trail the output that announced them; the other conditions
+    are judged from the screen alone, and every change of a screen is heard,
+    so a second look could only find what the first one saw.
     """
 
     SETTLE: ClassVar[float] = 0.02
@@ -180,7 +182,8 @@ class Watch:
             look_at = min(heard.quiet_since + self.settle(), self.dirty_since + stale)
             if self.state is not None and now < look_at:
                 return look_at
-            self.seen, self.dirty_since, self.confirm_at = heard.seq, None, now + self.CONFIRM
+            self.seen, self.dirty_since = heard.seq, None
+            self.confirm_at = now + self.CONFIRM if self.pattern is None and self.until == "ready" else None
             self.look(now, None if self.state is None else heard.quiet_since)
         elif self.confirm_at is not None and now >= self.confirm_at:
             self.confirm_at = None
