@@ -50,7 +50,7 @@ def main() -> None:
     threads = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     socket, state = isolated_tool("conc")
-    from python.helpers.tmux_tool.transport import connection
+    from python.helpers.tmux_tool.transport import connections
     from python.tools.tmux_tool import call
 
     def one(session: str) -> float:
@@ -67,13 +67,13 @@ def main() -> None:
         single = [one(names[0]) for _ in range(runs * 3)]
         server = int(subprocess.run(["tmux", "-L", socket, "display-message", "-p", "#{pid}"],
                                     capture_output=True, text=True, timeout=10, check=True).stdout)
-        conn = connection._connections.get(socket)
+        conn = connections._connections.get(socket)
         conn_cpu, kids_cpu, server_cpu = (cpu_of(conn.pid) if conn else 0.0), children_cpu(), cpu_of(server)
         with ThreadPoolExecutor(threads) as pool:
             started = time.perf_counter()
             lists = list(pool.map(lambda n: [one(n) for _ in range(runs)], names))
             wall = time.perf_counter() - started
-        conn = connection._connections.get(socket)
+        conn = connections._connections.get(socket)
         clients = children_cpu() - kids_cpu + ((cpu_of(conn.pid) - conn_cpu) if conn else 0.0)
         together = [t for ts in lists for t in ts]
         print(line(f"run 'true', {threads} threads x {runs} runs at once, median",

@@ -108,10 +108,10 @@ def kill_server(socket: str, tmux: str = "tmux") -> None:
     exits only once every client has gone, and the next bench must not meet
     a server still on its way out.
     """
-    from python.helpers.tmux_tool.transport import connection, events
+    from python.helpers.tmux_tool.transport import connections, events
 
     events.close_all()
-    connection.close_all()
+    connections.close_all()
     subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True, timeout=10, check=False)
     (Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / socket).unlink(missing_ok=True)
 

@@ -52,7 +52,7 @@ from python.helpers.tmux_tool.judgement.state import READY_STABLE
 from python.helpers.tmux_tool.private.server import SERVER_CONF
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
-from python.helpers.tmux_tool.transport import connection, events
+from python.helpers.tmux_tool.transport import connections, events
 from python.helpers.tmux_tool.transport.tmux import Tmux
 from python.tools.tmux_tool import call
 
@@ -229,7 +229,7 @@ def run_mode(label: str, names: list[str], tmux: Tmux, server_pid: int, fifo: Pa
 def unwatched_quiet(tmux: Tmux, server_pid: int) -> Share:
     """The floor of the quiet wait: the same quiet sessions, as long, with no client of ours attached."""
     events.close_all()
-    connection.close_all()
+    connections.close_all()
     a = sample(tmux, server_pid)
     time.sleep(QUIET_SECONDS)
     return share(a, sample(tmux, server_pid))

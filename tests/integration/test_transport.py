@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from python.helpers.tmux_tool.core.errors import NoTarget, TmuxError
-from python.helpers.tmux_tool.transport import connection
+from python.helpers.tmux_tool.transport import connection, connections
 from python.helpers.tmux_tool.transport.tmux import Tmux
 
 from ..conftest import kill_server, poll, rename_storm, unique
@@ -43,7 +43,7 @@ def test_text_arrives_exactly(server: Tmux, way: str, tmp_path: Path) -> None:
         server.chain(["load-buffer", "-b", "t", "-"], ["save-buffer", "-b", "t", str(saved)], input=text.encode())
         assert saved.read_bytes() == text.encode(), (way, text[:40])
     if way == "connection":
-        assert connection._connections.get(server.socket) is not None  # it really went that way
+        assert connections._connections.get(server.socket) is not None  # it really went that way
 
 
 def test_commands_that_add_answers_do_not_shift_the_next_ones(server: Tmux, way: str) -> None:
@@ -68,11 +68,11 @@ def test_the_connection_comes_back_after_its_session_ends(server: Tmux) -> None:
     subprocess.run(["tmux", "-L", server.socket, "new-session", "-d", "-s", "other", "cat"], check=True,
                    timeout=10)
     assert server.display("=base:", "#{session_name}") == "base"
-    first = connection._connections[server.socket]
+    first = connections._connections[server.socket]
     assert first.session == "base"
     server.cmd("kill-session", "-t", "=base")
     assert server.display("=other:", "#{session_name}") == "other"
-    again = connection._connections[server.socket]
+    again = connections._connections[server.socket]
     assert again is not first and again.alive and again.session == "other"
 
 
@@ -80,10 +80,10 @@ def test_an_idle_connection_never_holds_its_server(server: Tmux, tmp_path: Path)
     """tmux writes notifications nobody asked for; unread they would fill the pipe, and a server told to
     exit waits until its clients have taken all their output (``kill-server`` hung for ever)."""
     assert server.display("=base:", "#{session_name}") == "base"
-    conn = connection._connections[server.socket]
+    conn = connections._connections[server.socket]
     rename_storm(server.socket, "=base:", tmp_path)
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
-    assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"
+    assert poll(lambda: connection.exited(conn.pid), 5), "the control client still holds the server"
     assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
                                        capture_output=True, timeout=10).returncode != 0, 5)
 
@@ -94,10 +94,10 @@ def test_closing_while_tmux_writes_never_holds_its_server(server: Tmux, tmp_path
     client's stdout closed while tmux still had output for it, the server would wait for ever."""
     monkeypatch.setattr(connection, "DRAIN_EVERY", 60.0)  # nothing read between calls: tmux holds output
     assert server.display("=base:", "#{session_name}") == "base"
-    conn = connection._connections[server.socket]
+    conn = connections._connections[server.socket]
     rename_storm(server.socket, "=base:", tmp_path)
-    connection.close_all()
+    connections.close_all()
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
-    assert poll(lambda: connection._exited(conn.pid), 5), "the control client still holds the server"
+    assert poll(lambda: connection.exited(conn.pid), 5), "the control client still holds the server"
     assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
                                        capture_output=True, timeout=10).returncode != 0, 5)

@@ -48,7 +48,6 @@ risk (:mod:`.gate`).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
 import select
@@ -59,7 +58,6 @@ from collections.abc import Sequence
 
 from ..core.clock import Deadline
 from ..core.errors import Unavailable
-from .gate import gate
 from .protocol import ATTACH_OPTION, Block, Stream, client_env
 from .tmux import command_line
 
@@ -346,77 +344,25 @@ class Connection:
             except OSError:
                 pass
             os.close(fd_out)
-        if not _exited(self.pid):
+        if not exited(self.pid):
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
             _ended.append(self.pid)
 
 
-# --- one connection per server and process ----------------------------------
-_connections: dict[str, Connection] = {}
-_lock = threading.Lock()
 _ended: list[int] = []  # client processes told to end, not yet reaped
 
 
-def _reap() -> None:
-    """Forget connections whose client has exited (its server went away), and collect ended clients.
-
-    Called with the registry lock held, whenever a connection is made.
-    """
-    for socket, conn in list(_connections.items()):
-        if conn.owner == os.getpid() and _exited(conn.pid):
-            del _connections[socket]
-            with gate(socket).command():
-                conn.close()
-    for pid in list(_ended):
-        if _exited(pid):
-            _ended.remove(pid)
-
-
-def _exited(pid: int) -> bool:
+def exited(pid: int) -> bool:
+    """Whether the client process ``pid`` has ended (and is reaped now if it has)."""
     try:
         return os.waitpid(pid, os.WNOHANG)[0] != 0
     except ChildProcessError:
         return True
 
 
-def for_server(argv: Sequence[str], socket: str, session: str | None, timeout: float) -> Connection | None:
-    """This process's connection to the server of ``socket``, connecting now if needed.
-
-    A new connection attaches to ``session``; without one, or when it cannot
-    attach (no such session, no server), there is none and the caller runs
-    a tmux process instead.  Call it without holding the server's gate.
-    """
-    if not enabled():
-        return None
-    with _lock:
-        conn = _connections.get(socket)
-        if conn is not None and conn.alive and conn.owner == os.getpid():
-            return conn
-        _reap()
-        stale = _connections.pop(socket, None)
-        if stale is not None and stale.owner == os.getpid():
-            with gate(socket).command():
-                stale.close()
-        if session is None:
-            return None
-        try:
-            with gate(socket).attaching():
-                conn = Connection(argv, session, Deadline(min(timeout, CONNECT_TIMEOUT)))
-        except (Unavailable, TimeoutError):
-            return None
-        _connections[socket] = conn
-        return conn
-
-
-def close_all() -> None:
-    """Detach every connection this process opened."""
-    with _lock:
-        conns = {s: c for s, c in _connections.items() if c.owner == os.getpid()}
-        _connections.clear()
-    for socket, conn in conns.items():
-        with gate(socket).command():
-            conn.close()
-
-
-atexit.register(close_all)
+def reap_ended() -> None:
+    """Collect the clients told to end that have ended since."""
+    for pid in list(_ended):
+        if exited(pid):
+            _ended.remove(pid)

@@ -58,12 +58,12 @@ def short_lived() -> None:
 
 
 def _connection() -> Any:
-    """The connection module, when this process holds connections at all (imported on first use)."""
+    """The connections module, when this process holds connections at all (imported on first use)."""
     if not _held:
         return None
-    from . import connection
+    from . import connection, connections
 
-    return connection if connection.enabled() else None
+    return connections if connection.enabled() else None
 
 
 def escape_arg(arg: str) -> str:
@@ -271,19 +271,21 @@ class Tmux:
         Returns stdout; raises a :class:`TmuxError` subclass.
         """
         what = " ; ".join(c[0] for c in commands if c)
-        connection = _connection()
-        inline = _inline(commands, input) if connection is not None else None
-        if connection is None or inline is None:
+        connections = _connection()
+        inline = _inline(commands, input) if connections is not None else None
+        if connections is None or inline is None:
             return self._process(commands, input, timeout, what)
+        from .connection import Lost  # (imported with the connection: it imports this module)
+
         argv, session = [executable(), "-L", self.socket], _session_named(commands)
         for _attempt in range(2):  # a connection found dead is replaced once, by a fresh one
-            conn = connection.for_server(argv, self.socket, session, timeout)
+            conn = connections.for_server(argv, self.socket, session, timeout)
             if conn is None:
                 break
             with gate(self.socket).command():
                 try:
                     replies = conn.run(inline, timeout)
-                except connection.Lost as exc:
+                except Lost as exc:
                     if exc.started:  # part of the line ran: running it again could do it twice
                         raise TmuxError(f"tmux {what} was cut off: {exc}") from exc
                     continue  # gone before anything ran
