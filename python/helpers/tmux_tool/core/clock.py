@@ -29,12 +29,6 @@ class Deadline:
     def passed(self) -> bool:
         return time.monotonic() >= self.at
 
-    def sooner(self, seconds: float) -> Deadline:
-        """This deadline or one ``seconds`` from now, whichever comes first (a step inside a call)."""
-        step = Deadline(seconds)
-        step.at = min(step.at, self.at)
-        return step
-
     def sleep(self, step: float) -> None:
         """Sleep ``step`` seconds, or until the deadline if that comes first."""
         time.sleep(min(step, self.left()))

@@ -40,9 +40,12 @@ def read(target: Target) -> AskLog:
     return AskLog(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
 
 
+_FIELDS = {"turns": options.TURNS, "turn_open": options.TURN_OPEN, "asked": options.ASKED}
+
+
 def remember(target: Target, **values: str) -> None:
     """Write the ask log's fields (``turns``, ``turn_open``, ``asked``) to their options."""
-    target.tmux.chain(*(["set-option", "-t", f"={target.name}:", options.PREFIX + key, value]
+    target.tmux.chain(*(["set-option", "-t", f"={target.name}:", _FIELDS[key], value]
                         for key, value in values.items()))
 
 
@@ -69,17 +72,17 @@ def refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result 
             if st.status != Status.BUSY:
                 st.status, st.evidence = Status.BUSY, "that turn shows neither its end nor an answer yet"
             return reported(st, target.name, ok=False, error=f"{program} is still working on {earlier}: {st.evidence}",
-                          hint="a prompt sent now would only be queued: ask again once that turn has ended (read "
-                          "shows its answer), or interrupt it")
+                            hint="a prompt sent now would only be queued: ask again once that turn has ended (read "
+                            "shows its answer), or interrupt it")
         if rec.open:
             remember(target, turn_open="0")
     if st.status != Status.READY and not (st.status == Status.ERROR and pending is not None):
         return reported(st, target.name, ok=False, error=f"{program} is not ready for a prompt: {st.evidence}",
-                      hint="answer its question with keys, wait for it, or interrupt it")
+                        hint="answer its question with keys, wait for it, or interrupt it")
     if pending:
         return reported(st, target.name, ok=False,
-                      error=f"the input box already holds text that was not sent: {pending[:80]!r}",
-                      hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
+                        error=f"the input box already holds text that was not sent: {pending[:80]!r}",
+                        hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
     return None
 
 

@@ -142,7 +142,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
             return reported(st, target.name, ok=False, error=f"{label} ended while starting: {st.evidence}",
-                           hint="read the session's screen for its message", answered=answered)
+                            hint="read the session's screen for its message", answered=answered)
         dialog = profile.find_dialog(st.snap.text) if (st.snap and st.status == Status.BLOCKED) else None
         # The keys come from the screen: releases move a dialog's default (see Profile.accept_keys).
         keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
@@ -157,7 +157,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
         if profile.kind == "monitor" and st.snap is not None and profile.classify(st.snap) is not None:
             # Its own frame is drawn (after it took the terminal for its keys); it never holds still.
             return reported(st, target.name, hint=f"{label} redraws by itself and stays busy: read it, drive it "
-                          "with keys, leave it with exit", answered=answered)
+                            "with keys, leave it with exit", answered=answered)
         if st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle:
             if st.status != Status.BLOCKED:
                 return reported(st, target.name, answered=answered)
@@ -171,8 +171,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             return reported(st, target.name, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
         if now >= deadline.at:
             return reported(st, target.name, ok=False,
-                           error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
-                           hint="wait for it with wait, or read its screen", answered=answered)
+                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
+                            hint="wait for it with wait, or read its screen", answered=answered)
 
 
 def _press_one_by_one(ctx: Context, target: Target, keys: list[str]) -> None:
@@ -228,7 +228,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     if mark is None or mark.kind != "S":
         st = observe.state_of(ctx.open(target))
         return reported(st, target.name, ok=False, error="no program is running in this session",
-                       hint="kill the session to end its shell")
+                        hint="kill the session to end its shell")
     steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
         if kind == "text":
@@ -247,4 +247,4 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
             return res
     st = observe.state_of(ctx.open(target))
     return reported(st, target.name, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
-                   hint="read the screen; interrupt it, or kill the session")
+                    hint="read the screen; interrupt it, or kill the session")

@@ -39,7 +39,7 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
     if not started:
         st = observe.state_of(ctx.open(target))
         return reported(st, target.name, ok=False, error="the prompt was typed but did not start running",
-                      hint="read the screen; press Enter with keys if the prompt is still on the input line")
+                        hint="read the screen; press Enter with keys if the prompt is still on the input line")
     st = _await_repl_done(ctx, target, profile, deadline)
     lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
     answer = profile.extract_answer(lines, prompt)
@@ -52,8 +52,8 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
     elif answer is None:
         hint = "the answer could not be cut out of the screen; read the session to see it"
     return reported(st, target.name, ok=done and st.status != Status.ERROR, output=answer or "", hint=hint,
-                  error=None if done and st.status != Status.ERROR else
-                  (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
+                    error=None if done and st.status != Status.ERROR else
+                    (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
 
 
 def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:

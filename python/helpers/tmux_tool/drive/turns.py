@@ -98,17 +98,17 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
         ask_log.remember(target, turn_open="0")
     if not done:
         return reported(st, target.name, ok=False, error=f"no answer within {timeout:g}s",
-                      hint="still working after the timeout: wait for it, then read; or interrupt it", turn=turn)
+                        hint="still working after the timeout: wait for it, then read; or interrupt it", turn=turn)
     if st.status == Status.BLOCKED:
         return reported(st, target.name, hint=message("blocked", program=shell.program or "the program"),
-                      turn=turn)
+                        turn=turn)
     if st.status == Status.ERROR:
         return reported(st, target.name, ok=False, error=f"the turn ended with an error: {st.evidence}",
-                      hint="read the screen for the CLI's message", turn=turn)
+                        hint="read the screen for the CLI's message", turn=turn)
     if answer is None:
         return reported(st, target.name, ok=False,
-                      error="the turn ended, but its answer could not be told apart from the transcript",
-                      hint="read the session to see it", turn=turn)
+                        error="the turn ended, but its answer could not be told apart from the transcript",
+                        hint="read the session to see it", turn=turn)
     return reported(st, target.name, output=answer, turn=turn)
 
 
@@ -167,9 +167,9 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
                 return Started(True, busy)
             if y is not None and framed:
                 return reported(st, target.name, ok=False,
-                              error=f"another prompt started a turn before this one: {brief(shown)}",
-                              hint="read the session: the CLI may have had a queued prompt; this prompt "
-                              "may be queued behind it")
+                                error=f"another prompt started a turn before this one: {brief(shown)}",
+                                hint="read the session: the CLI may have had a queued prompt; this prompt "
+                                "may be queued behind it")
             # No echo yet, or one read off a screen caught half drawn (no input box): look again.
             if st.status == Status.BLOCKED:
                 return Started(False, busy)

@@ -10,6 +10,8 @@ drew its prompt and sleeps for keys) is ``exact`` and settles at once; an
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..core.status import Status
@@ -70,3 +72,15 @@ class Stillness:
     def due(self, st: State, window: float = READY_STABLE) -> float | None:
         """When time alone would settle ``st`` (None: only a new look can)."""
         return max(self.since, self.judged_since) + window if st.status in ENDED else None
+
+
+def looks(state: Callable[[], State], every: float) -> Iterator[tuple[State, float, Stillness]]:
+    """Judge with ``state`` every ``every`` seconds for as long as the caller reads on: each state, when
+    it was seen, and how long the screen and its judgement have held still.  The caller bounds it."""
+    still = Stillness()
+    while True:
+        st = state()
+        now = time.monotonic()
+        still.see(st.snap.digest if st.snap else "", now, status=st.status)
+        yield st, now, still
+        time.sleep(every)

@@ -101,10 +101,9 @@ def run(
     except (NoServer, NoTarget):
         shell, mark = _ensure_shell(srv, name)  # the server died between two calls: once more
     if shell.program is not None:
-        return failure(f"session {name!r} runs {shell.program}, not a shell prompt",
-            session=name, status=Status.UNKNOWN,
-            hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell",
-        )
+        return failure(f"session {name!r} runs {shell.program}, not a shell prompt", session=name,
+                       status=Status.UNKNOWN,
+                       hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell")
     if mark is not None and mark.kind == "S" and unmarked(srv, name) is not None:
         # The last command (run, or typed with send) replaced the prompt hooks and ended unseen:
         # finish it, then go on.
@@ -114,9 +113,7 @@ def run(
         mark = markers.last_mark(shell.log_path, shell.nonce)
     if mark is not None and mark.kind == "S":
         return failure(f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
-            session=name, status=Status.BUSY,
-            hint=message("session_busy_hint"),
-        )
+                       session=name, status=Status.BUSY, hint=message("session_busy_hint"))
     log = shell.log_path
     try:
         size = os.stat(log).st_size
@@ -283,9 +280,8 @@ def collect(
         _prune(output.path.parent, shell.name)
     if end is None:
         return Result(session=shell.name, status=Status.BUSY, output=text,
-            hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
-            extra={"command": rec.command, **extra},
-        )
+                      hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
+                      extra={"command": rec.command, **extra})
     if not rec.collected:
         try:
             srv.tmux.cmd("set-option", "-t", f"={shell.name}:", COLLECTED_OPTION, rec.id)

@@ -19,8 +19,8 @@ from ..core.clock import Deadline
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
+from ..judgement import stillness
 from ..judgement.state import State, reported
-from ..judgement.stillness import Stillness
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, keyboard, panes
 from ..transport.panes import PaneFacts
@@ -187,17 +187,16 @@ class PrivateSession:
 
     def _settle(self, timeout: float, before: str | None) -> Result:
         """After typing: wait until the session has reacted (its screen changed) and settled."""
-        still = Stillness()
+        deadline = Deadline(timeout)
         changed = False
-        for now in Deadline(timeout).ticks(POLL):
-            st = self.state()
-            digest = st.snap.digest if st.snap else ""
-            still.see(digest, now, status=st.status)
-            changed = changed or (st.snap is not None and digest != before)
+        for st, now, still in stillness.looks(self.state, POLL):
+            changed = changed or (st.snap is not None and st.snap.digest != before)
             if changed and still.settled(st, now):
                 if st.exact:  # the shell's marker comes just before it draws the prompt
                     time.sleep(POLL)
                     st = self.state()
+                break
+            if now >= deadline.at:
                 break
         return self.report(st)
 

@@ -19,6 +19,7 @@ import regex
 from ..core.clock import Deadline
 from ..core.errors import BadArgs
 from ..core.status import Status
+from ..judgement import stillness
 from ..judgement.state import READY_STABLE, State
 from ..judgement.stillness import Stillness
 from ..transport import events, listen, panes
@@ -54,15 +55,9 @@ def state_of(session: Session, *, settle: bool = False) -> State:
 
 
 def looks(session: Session) -> Iterator[tuple[State, float, Stillness]]:
-    """Look at ``session`` every ``POLL`` seconds for as long as the caller reads on: each state,
-    when it was seen, and how long the screen and its judgement have held still."""
-    still = Stillness()
-    while True:
-        st = state_of(session)
-        now = time.monotonic()
-        still.see(st.snap.digest if st.snap else "", now, status=st.status)
-        yield st, now, still
-        time.sleep(POLL)
+    """Look at ``session`` every ``POLL`` seconds for as long as the caller reads on (see
+    :func:`..judgement.stillness.looks`)."""
+    return stillness.looks(lambda: state_of(session), POLL)
 
 
 @dataclass(slots=True)

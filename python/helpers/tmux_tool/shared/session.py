@@ -53,7 +53,7 @@ class SharedSession:
             return failure(self.target.lost, session=self.name, status=Status.ERROR,
                            hint="ask the human what became of it if it mattered; the next call uses the pane the "
                                 "human is looking at, or name one (shared:WINDOW.PANE)")
-        if not self.target.tmux.has_session(self.name):
+        if not self.target.pane_id:  # resolving the call's pane found no session (or no server)
             return failure(judge.missing(self.name, self.target.tmux.socket), session=self.name)
         return None
 

@@ -72,8 +72,8 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     looks at once the bound command's prompt is back (its output unread or
     not).  Naming a window (``shared:1``) means the pane of the agent's
     command there, else that window's active pane.  A session or server that
-    is not there is left for the action to report (the target then names the
-    session's active pane).
+    is not there is left for the action to report: the target then has no pane
+    id, and names the session's active pane.
     """
     base = Target(session, True, tmux)
     try:
