@@ -40,11 +40,12 @@ def read(target: Target) -> AskLog:
     return AskLog(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
 
 
-_FIELDS = {"turns": options.TURNS, "turn_open": options.TURN_OPEN, "asked": options.ASKED}
+_FIELDS = {"turns": options.TURNS, "turn_open": options.TURN_OPEN, "asked": options.ASKED,
+           "turn_recorded": options.TURN_RECORDED}
 
 
 def remember(target: Target, **values: str) -> None:
-    """Write the ask log's fields (``turns``, ``turn_open``, ``asked``) to their options."""
+    """Write the ask log's fields (``turns``, ``turn_open``, ``asked``, ``turn_recorded``) to their options."""
     target.tmux.chain(*(["set-option", "-t", f"={target.name}:", _FIELDS[key], value]
                         for key, value in values.items()))
 

@@ -15,7 +15,7 @@ import shlex
 import time
 from collections.abc import Sequence
 
-from .. import programs
+from .. import journals, programs
 from ..core import names
 from ..core.args import brief
 from ..core.clock import Deadline
@@ -110,7 +110,9 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if cwd and not os.path.isdir(cwd):
         return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
+    setup = journals.setup(profile.name, srv.session_dir(name))
+    argv = [argv[0], *setup.args, *argv[1:]]  # the caller's own arguments come after, and win
+    env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ, **dict(setup.env)}, name)
     if profile.kind == "pager":  # private shells page with cat (a run's output comes whole); this one pages
         argv = ["env", *(w for var in PAGERS for w in ("-u", var)), *argv]
     line = shlex.join(argv)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from .. import journals
 from ..core.args import brief
 from ..core.clock import Deadline
 from ..core.messages import message
@@ -39,7 +40,7 @@ from ..sessions.context import Context
 from ..sessions.observe import POLL
 from ..transport import keyboard, panes
 from ..transport.target import Target
-from . import ask_log, repl_turn, turn_pages
+from . import ask_log, recorded, repl_turn, turn_pages
 from .launch import PASTE_SHOWN, TURN_START, press_submit, program_session, settle_for
 from .turn_pages import Anchor
 
@@ -82,15 +83,22 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     paged = facts.alternate and bool(profile.page_keys)
     mark = turn_pages.anchor(turn_pages.rows(turn_pages.capture(target, turn_pages.HISTORY_LINES), profile),
                              profile, whole=paged)
+    journal = journals.for_program(profile.name)
+    reading = journal.begin(ctx.private.session_dir(target.name), prompt) if journal else None
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     _await_pasted(target, profile, before)
     turn = ask_log.read(target).turns + 1
-    ask_log.remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1")
+    ask_log.remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1",
+                     turn_recorded="0")
     press_submit(target, profile)
     started = _await_turn(ctx, target, profile, mark, prompt, deadline)
     if isinstance(started, Result):
         started.extra["turn"] = turn
         return started
+    if reading is not None and journal is not None:
+        seen = recorded.wait(ctx, target, profile, journal.cli, reading, deadline)
+        if seen is not None:
+            return recorded.result(seen, target, shell, timeout, turn)
     glance = Glance(paged, profile.first_settle if turn == 1 else 0.0)
     st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap, glance)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
@@ -108,8 +116,11 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     if answer is None:
         return reported(st, target.name, ok=False,
                         error="the turn ended, but its answer could not be told apart from the transcript",
-                        hint="read the session to see it", turn=turn)
-    return reported(st, target.name, output=answer, turn=turn)
+                        hint="read the session to see it", turn=turn, answer_source="screen")
+    why = (f"{journal.cli} recorded nothing of this turn" if journal and reading is not None else
+           "this session's CLI keeps no record the tool can read")
+    return reported(st, target.name, output=answer, turn=turn, answer_source="screen",
+                    record=f"{why}: the answer is read off the screen, as drawn")
 
 
 def _screen(target: Target) -> Snapshot:
@@ -329,3 +340,4 @@ def _turn(target: Target, profile: AiProfile, mark: Anchor, prompt: str, echoed:
     if turn is None and facts.history_size > turn_pages.HISTORY_LINES:
         turn = find(turn_pages.capture(target, None, styled=True), True)
     return turn
+

@@ -39,3 +39,4 @@ COLLECTED = PREFIX + "collected"  # the id of the last run whose result was deli
 TURNS = PREFIX + "turns"  # prompts ask has sent
 TURN_OPEN = PREFIX + "turn_open"  # "1" while the last turn's answer has not been returned
 ASKED = PREFIX + "asked"  # the last prompt, shortened
+TURN_RECORDED = PREFIX + "turn_recorded"  # "1" once the CLI's own record showed the last turn started

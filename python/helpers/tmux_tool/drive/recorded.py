@@ -1,0 +1,115 @@
+"""``ask`` judged from the CLI's own record of the turn, with the screen as the cross-check.
+
+For an AI CLI that reports to the tool (:mod:`..journals`), the end of a
+turn, its failure and a permission it waits for are the CLI's own events,
+and the answer is the model's text from the CLI's record; the screen is
+looked at beside them, and where the two disagree the result says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import journals
+from ..core.clock import Deadline
+from ..core.messages import message
+from ..core.result import Result
+from ..core.status import Status
+from ..journals import Turn
+from ..judgement.state import State, reported
+from ..judgement.stillness import ENDED
+from ..private.server import Shell
+from ..programs.ai import AiProfile
+from ..sessions import observe
+from ..sessions.context import Context
+from ..transport.target import Target
+from . import ask_log
+from .launch import settle_for
+
+AGREE = 1.0  # seconds the screen gets to agree with a record that says the turn ended
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """How a turn ended by the CLI's own record, and what the screen showed then."""
+
+    state: State
+    turn: Turn
+    cli: str
+    disagreement: str | None = None
+
+
+def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: journals.Reading,
+                    deadline: Deadline) -> Recorded | None:
+    """Wait for the end of the turn as the CLI records it, with the screen as the cross-check.
+
+    The record's end (or failure) is definitive; the screen gets :data:`AGREE`
+    to stop showing work, after which the disagreement is reported with the
+    answer.  A permission the record asks for is reported once the screen
+    shows the question.  A screen that looks done while the record says the
+    turn goes on is not taken for done: the result stays ``busy`` (a retried
+    request, an event still to come) until the record agrees or time is up.
+    A screen that looks done for the profile's settle time while the record
+    never saw this prompt means the CLI reports nothing (a release without
+    the hooks, a setting that turned them off): None, and the screen decides.
+    """
+    settle = settle_for(profile)
+    looks = observe.looks(ctx.open(target))
+    ended_at: float | None = None
+    started = False
+    while True:
+        st, now, still = next(looks)
+        turn = reading.turn()
+        if turn.started and not started:
+            started = True
+            ask_log.remember(target, turn_recorded="1")
+        if turn.ended:
+            ended_at = now if ended_at is None else ended_at
+            if turn.error is not None or st.status != Status.BUSY:
+                return Recorded(st, turn, cli)
+            if now - ended_at >= AGREE:
+                return Recorded(st, turn, cli, f"{cli} ended the turn, but the screen still shows work "
+                                f"({st.evidence})")
+        elif turn.asking is not None and st.status == Status.BLOCKED:
+            return Recorded(st, turn, cli)
+        elif st.status in ENDED and still.steady(now) >= settle:
+            if not turn.started:
+                return None
+            if st.status == Status.BLOCKED:
+                return Recorded(st, turn, cli)
+        if now >= deadline.at:
+            why = (f"the screen shows {st.status} ({st.evidence}), but {cli} has not ended the turn"
+                   if st.status in ENDED else None)
+            return Recorded(st, turn, cli, why)
+
+
+def result(rec: Recorded, target: Target, shell: Shell, timeout: float, turn_no: int) -> Result:
+    """The result of a turn judged from the CLI's record: the model's own text as the answer."""
+    st, turn = rec.state, rec.turn
+    extra: dict[str, Any] = {"turn": turn_no}
+    if rec.disagreement:
+        extra["disagreement"] = rec.disagreement
+    if turn.note:
+        extra["record"] = turn.note
+    if turn.error is not None:
+        ask_log.remember(target, turn_open="0")
+        st.status, st.evidence = Status.ERROR, f"{rec.cli} ended the turn with an error: {turn.error}"
+        return reported(st, target.name, ok=False, error=f"the turn ended with an error: {turn.error}",
+                        hint="read the screen for the CLI's message", **extra)
+    if turn.ended:
+        ask_log.remember(target, turn_open="0")
+        st.status, st.evidence = Status.READY, f"{rec.cli} recorded the end of the turn"
+        if turn.answer is None:
+            return reported(st, target.name, ok=False, error=f"the turn ended, but {rec.cli} recorded no answer "
+                            "text", hint="read the session to see what it did", answer_source="transcript",
+                            **extra)
+        return reported(st, target.name, output=turn.answer, answer_source="transcript", **extra)
+    if st.status == Status.BLOCKED:
+        if turn.asking:
+            extra["asking"] = turn.asking
+        return reported(st, target.name, hint=message("blocked", program=shell.program or "the program"),
+                        **extra)
+    st.status = Status.BUSY
+    return reported(st, target.name, ok=False, error=f"no answer within {timeout:g}s",
+                    hint="still working after the timeout: wait for it, then read; or interrupt it", **extra)

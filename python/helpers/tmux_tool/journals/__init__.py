@@ -1,0 +1,25 @@
+"""The AI CLIs' own records of their sessions: hooks, notify programs, transcripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .claude import ClaudeJournal
+from .journal import Journal, Reading, Setup, Turn
+
+JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal()}
+
+
+def for_program(profile_name: str) -> Journal | None:
+    """The journal of the CLI a profile names, if the tool knows how to read its record."""
+    return JOURNALS.get(profile_name)
+
+
+def setup(profile_name: str, folder: Path) -> Setup:
+    """What the launch of this program gets so that it reports into ``folder`` (nothing for
+    a program whose record the tool cannot read)."""
+    journal = JOURNALS.get(profile_name)
+    return journal.setup(folder) if journal else Setup()
+
+
+__all__ = ["Journal", "Reading", "Setup", "Turn", "for_program"]

@@ -1,0 +1,158 @@
+"""What an AI CLI itself records of a session, and what the tool reads from it.
+
+The screen shows a CLI's rendering of an answer; the CLI's own record holds
+the model's text (fences, long lines and trailing newlines as they came),
+and the CLI's own events say when a turn started and ended, failed, or
+waits for a permission.  For a CLI it starts, the tool decides where that
+record goes (:meth:`Journal.setup`), so it finds it without guessing.
+
+During one ``ask`` a :class:`Reading` follows what was added since the
+prompt was sent: only the bytes appended after its :class:`Mark`, never a
+whole file read again.  What it has learned is a :class:`Turn`.  A pure
+reader: odd or half-written lines are skipped, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+EVENTS = "events.jsonl"  # in the session's folder, written by hook.py
+HOOK = str(Path(__file__).resolve().with_name("hook.py"))
+TAIL_CHUNK = 65536
+
+
+def hook_argv(folder: Path) -> list[str]:
+    """The command a CLI runs to report an event into ``folder``'s event file."""
+    return [sys.executable, "-I", HOOK, str(folder / EVENTS)]
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a launch gets so the CLI reports to the tool: more arguments, more environment."""
+
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """What the CLI's own record says of the turn of one prompt.
+
+    ``started``: the CLI took this prompt; ``ended``: it said the turn is
+    over, with ``answer`` the model's final text (None when the record has
+    none); ``error``: the turn ended failed, in the CLI's words; ``asking``:
+    it waits for a permission (what for); ``note``: what the reader could not
+    do, said for the result.
+    """
+
+    started: bool = False
+    ended: bool = False
+    answer: str | None = None
+    error: str | None = None
+    asking: str | None = None
+    note: str | None = None
+
+
+@dataclass(slots=True)
+class Feed:
+    """New complete lines of an append-only JSON-lines file, from an offset on."""
+
+    path: Path
+    offset: int = 0
+    _partial: bytes = b""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except OSError:
+            return
+        self.offset += len(data)
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            item = _json(line)
+            if item is not None:
+                yield item
+
+
+def _json(line: bytes) -> dict[str, Any] | None:
+    try:
+        item = json.loads(line)
+    except ValueError:
+        return None
+    return item if isinstance(item, dict) else None
+
+
+def size(path: Path | str | None) -> int:
+    """A file's size now (0 when there is none)."""
+    try:
+        return os.stat(path).st_size if path else 0
+    except OSError:
+        return 0
+
+
+def last_event(folder: Path) -> dict[str, Any] | None:
+    """The last event in ``folder``'s event file, read from its end (events carry the
+    record's current path; the file grows with every answer)."""
+    path = folder / EVENTS
+    end = size(path)
+    tail = b""
+    try:
+        with open(path, "rb") as fh:
+            while end > 0:
+                start = max(0, end - TAIL_CHUNK)
+                fh.seek(start)
+                tail = fh.read(end - start) + tail
+                end = start
+                lines = tail.rstrip(b"\n").split(b"\n")
+                if len(lines) > 1 or start == 0:
+                    item = _json(lines[-1])
+                    return item.get("event") if item and isinstance(item.get("event"), dict) else None
+    except OSError:
+        return None
+    return None
+
+
+class Reading(Protocol):
+    """One ask's view of the record: what was appended since the prompt was sent, read as it comes."""
+
+    def turn(self) -> Turn:
+        """What the record says so far of this prompt's turn."""
+        ...
+
+
+class Journal:
+    """How one CLI is told to report, and how its record is read.  Subclasses teach both."""
+
+    cli: str = "the CLI"
+
+    def setup(self, folder: Path) -> Setup:
+        """Arguments and environment that make the CLI report into ``folder``."""
+        return Setup()
+
+    def begin(self, folder: Path, prompt: str) -> Reading | None:
+        """Start following before ``prompt`` is sent (only what comes after counts); None when
+        the CLI has recorded nothing in ``folder`` (it was not started to, or cannot)."""
+        return None
+
+
+def events(feed: Feed) -> Iterator[dict[str, Any]]:
+    """The CLI's payloads among the new lines of an event file (see hook.py)."""
+    for item in feed:
+        event = item.get("event")
+        if isinstance(event, dict):
+            yield event
+
+
+def same_prompt(recorded: object, prompt: str) -> bool:
+    """Whether a CLI's record of a prompt is ``prompt`` (spacing aside: a CLI may trim it)."""
+    return isinstance(recorded, str) and recorded.split() == prompt.split()

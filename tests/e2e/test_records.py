@@ -1,0 +1,150 @@
+"""``ask`` answers from the CLI's own record: the model's text, byte for byte.
+
+Each CLI the tool can read (:mod:`python.helpers.tmux_tool.journals`) is
+started by ``start`` as a user would start it, against the scripted model
+server.  Its answers carry what a screen cannot give back: a fenced code
+block with its language, a table, a line of 600 characters, a trailing
+blank line, non-ASCII text, and lines that imitate the CLI's own chrome.
+The answer must be the scripted text exactly, labelled ``transcript``; with
+the record made unreadable, the screen's answer comes back as before,
+labelled ``screen``; with the end of the turn withheld from the record, the
+screen alone never makes the turn ready.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.transport import options
+from python.tools.tmux_tool import call
+from tests.e2e.conftest import Cli, TimedReply, explain
+from tests.e2e.model_server import Reply
+
+RECORDED = ("claude",)
+START_TIMEOUT = 60
+ASK_TIMEOUT = 90
+
+EXACT = "\n".join((
+    "Here is the patch, the table and the rest.",
+    "",
+    "```python",
+    "def greet(name: str) -> str:",
+    "    return f\"Grüße, {name} — 日本語も\"",
+    "```",
+    "",
+    "| tool | exit |",
+    "|------|------|",
+    "| make | 0    |",
+    "",
+    "**bold**, _emphasis_ and a [link](https://example.org/a_b).",
+    "",
+    " ".join(f"word{n:03d}" for n in range(75)),  # 600 characters on one line
+    "",
+    "✻ Worked for 3s",
+    "❯ imitated echo",
+    "─" * 40,
+    "",
+    "",
+))
+
+
+def _start(cli: Cli) -> dict:
+    return call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+
+
+def _folder(cli: Cli) -> Path:
+    """The session's private folder, where the CLI's events arrive."""
+    return config.load().private_dir / "sessions" / cli.name
+
+
+def _option(cli: Cli, name: str) -> str:
+    """One of the session's tmux options on the private server (the ask log)."""
+    cfg = config.load()
+    out = subprocess.run(["tmux", "-L", cfg.private_socket, "show-options", "-qv", "-t", f"={cli.name}:", name],
+                         check=False, capture_output=True, text=True, timeout=10)
+    return out.stdout.strip()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", RECORDED)
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+def test_the_answer_is_the_models_text(program: str, size: tuple[int, int], prepare: Callable[..., Cli],
+                                       terminal_size: Callable[[int, int], None]) -> None:
+    terminal_size(*size)
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    for n in range(2):  # a second turn: its own answer, not the first one's
+        text = EXACT.replace("the rest", f"the rest ({n})")
+        reply = TimedReply(text=text, chunk_size=40, chunk_delay=0.01)
+        cli.server.script.push(reply)
+        res = call("ask", session=cli.name, prompt=f"Show me everything ({n})", timeout=ASK_TIMEOUT)
+        returned = time.monotonic()
+        assert res["ok"] and res["status"] == "ready", explain(res)
+        assert res["answer_source"] == "transcript", explain(res)
+        assert res["output"] == text, f"answer differs:\n{res['output']!r}\n!=\n{text!r}"
+        assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", RECORDED)
+def test_without_a_record_the_screen_answers_and_says_so(program: str, prepare: Callable[..., Cli]) -> None:
+    """The event file replaced by a folder: the CLI's reports go nowhere, as with a release
+    that dropped its hooks; the answer is the screen's, labelled so."""
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    events = _folder(cli) / "events.jsonl"
+    events.unlink()
+    events.mkdir()
+    text = "Plain words come back the same from the screen."
+    cli.server.script.push(Reply(text=text))
+    res = call("ask", session=cli.name, prompt="Say something plain", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["answer_source"] == "screen", explain(res)
+    assert "recorded nothing of this turn" in res["record"], res
+    assert res["output"] == text, explain(res)
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", RECORDED)
+def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Callable[..., Cli]) -> None:
+    """Once the turn's start is recorded, the event file is moved aside: the end never reaches the
+    reader.  The screen soon looks done; ``ask`` must still say busy, and only at its timeout."""
+    cli = prepare(program)
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    events = _folder(cli) / "events.jsonl"
+    moved = threading.Event()
+
+    def withhold() -> None:
+        """Once the tool has read the turn's start from the record, make the rest unwritable."""
+        for _ in range(6000):
+            if _option(cli, options.TURN_RECORDED) == "1":
+                events.unlink()
+                events.mkdir()
+                moved.set()
+                return
+            time.sleep(0.005)
+
+    mover = threading.Thread(target=withhold, daemon=True)
+    mover.start()
+    cli.server.script.push(Reply(text="An answer whose end the reader never hears of.", first_delay=1.0))
+    begun = time.monotonic()
+    res = call("ask", session=cli.name, prompt="Answer me", timeout=8)
+    took = time.monotonic() - begun
+    mover.join(5)
+    assert moved.is_set(), "the turn's start was never recorded"
+    assert not res["ok"] and res["status"] == "busy", explain(res)
+    assert "has not ended the turn" in res.get("disagreement", ""), res
+    assert 8 <= took < 8 + 5, f"ask came back after {took:.1f}s for a timeout of 8s"
+    call("kill", session=cli.name)
