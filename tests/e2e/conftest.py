@@ -24,6 +24,7 @@ from tests.e2e.clis import homes
 from tests.e2e.model_server import ApiError, ModelServer, Reply
 
 CLIS = ("claude", "codex", "gemini", "opencode")
+RECORDED = ("claude",)  # the CLIs whose own record ``ask`` reads its answers from: the model's text
 
 # A failed turn for each CLI that it does not retry (its retries are switched
 # off in homes.py where it has a switch; OpenCode retries 4xx/5xx except 401).
@@ -41,6 +42,11 @@ CODE = ("def cut(board, times):", "    left = board", "    for _ in range(times)
 QUOTE = ("The proverb says:", "", "> Measure twice, cut once.", "> It saves wood and time.", "", "In code:", "")
 QUOTED = "\n".join((*QUOTE, "```python", *CODE, "```", "", "That is all."))
 QUOTED_SHOWN = "\n".join((*QUOTE, *CODE, "", "That is all."))
+
+
+def answer_of(program: str, text: str, shown: str) -> str:
+    """The answer ``ask`` gives: the model's ``text`` where the CLI's record is read, else as ``shown``."""
+    return text if program in RECORDED else shown
 
 
 @dataclass(frozen=True)

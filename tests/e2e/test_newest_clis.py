@@ -22,7 +22,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 from tests.e2e.clis import versions
-from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, explain
+from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, answer_of, explain
 from tests.e2e.model_server import Reply, ToolCall
 
 LONG = "\n".join(f"Line {n:02d} of the long answer keeps going with plain words." for n in range(1, 81))
@@ -113,7 +113,8 @@ def test_quote_and_code_block_belong_to_the_answer(program: str, newest: Callabl
     assert _start(cli)["status"] == "ready"
     reply = TimedReply(text=QUOTED, chunk_size=20, chunk_delay=0.01)
     res = _ask(cli, "Quote a proverb and show the code", reply)
-    assert res["ok"] and res["output"] == QUOTED_SHOWN, f"{res['output']}\n!=\n{QUOTED_SHOWN}\n{explain(res)}"
+    want = answer_of(program, QUOTED, QUOTED_SHOWN)
+    assert res["ok"] and res["output"] == want, f"{res['output']}\n!=\n{want}\n{explain(res)}"
     call("kill", session=cli.name)
 
 

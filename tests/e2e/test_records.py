@@ -24,10 +24,9 @@ import pytest
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.transport import options
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import Cli, TimedReply, explain
+from tests.e2e.conftest import RECORDED, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply
 
-RECORDED = ("claude",)
 START_TIMEOUT = 60
 ASK_TIMEOUT = 90
 

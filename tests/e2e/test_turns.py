@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import pytest
 
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import CLIS, Cli, explain
+from tests.e2e.conftest import CLIS, Cli, answer_of, explain
 from tests.e2e.model_server import Reply
 
 START_TIMEOUT = 60
@@ -116,7 +116,7 @@ class Outcome:
 
     @property
     def want(self) -> str:
-        return rendered(self.turn.reply.text)
+        return answer_of(self.program, self.turn.reply.text, rendered(self.turn.reply.text))
 
     def line(self) -> str:
         return (f"{self.number:2} {self.turn.name:14} ok={self.res['ok']!s:5} status={self.res['status']:7} "
@@ -133,7 +133,7 @@ def _ask(cli: Cli, number: int, turn: Turn, earlier: list[str]) -> Outcome:
     new = cli.server.calls("main")[before:]
     received = len(new) == 1 and turn.prompt in (new[0].prompt or "")
     early = not new or new[-1].ended is None or returned < new[-1].ended
-    want = rendered(turn.reply.text)
+    want = answer_of(cli.name, turn.reply.text, rendered(turn.reply.text))
     from_earlier = res["output"] != want and res["output"] in earlier
     return Outcome(turn, number, cli.name, res, len(new), received, early, from_earlier)
 
