@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.clis import homes
+from tests.e2e.clis import homes, versions
 from tests.e2e.model_server import ApiError, ModelServer, Reply
 
 CLIS = ("claude", "codex", "gemini", "opencode")
-RECORDED = ("claude",)  # the CLIs whose own record ``ask`` reads its answers from: the model's text
+RECORDED = ("claude", "codex")  # the CLIs whose own record ``ask`` reads its answers from: the model's text
 
 # A failed turn for each CLI that it does not retry (its retries are switched
 # off in homes.py where it has a switch; OpenCode retries 4xx/5xx except 401).
@@ -133,3 +133,18 @@ def terminal_size(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], None]
         monkeypatch.setenv("TMUX_TOOL_HEIGHT", str(height))
 
     return size
+
+
+@pytest.fixture
+def newest(prepare: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Cli]:
+    """``newest(name, **flags)``: :func:`prepare`, with the newest install first on PATH."""
+
+    def make(name: str, **flags: bool) -> Cli:
+        assert (versions.NEWEST / name).exists(), (
+            f"{versions.NEWEST / name} is missing: install the newest CLIs (tests/run.sh, or npm install "
+            "--engine-strict=false in tests/e2e/clis/newest)")
+        cli = prepare(name, **flags)
+        monkeypatch.setenv("PATH", versions.on(cli.launch, versions.NEWEST).env["PATH"])
+        return cli
+
+    return make

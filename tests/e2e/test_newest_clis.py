@@ -39,21 +39,6 @@ def _newest_version(program: str) -> str:
     return str(manifest["dependencies"][PACKAGES[program]])
 
 
-@pytest.fixture
-def newest(prepare: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Cli]:
-    """``newest(name, **flags)``: :func:`prepare`, with the newest install first on PATH."""
-
-    def make(name: str, **flags: bool) -> Cli:
-        assert (versions.NEWEST / name).exists(), (
-            f"{versions.NEWEST / name} is missing: install the newest CLIs (tests/run.sh, or npm install "
-            "--engine-strict=false in tests/e2e/clis/newest)")
-        cli = prepare(name, **flags)
-        monkeypatch.setenv("PATH", versions.on(cli.launch, versions.NEWEST).env["PATH"])
-        return cli
-
-    return make
-
-
 def _start(cli: Cli, **kwargs: object) -> dict:
     return call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT, **kwargs)
 

@@ -63,6 +63,23 @@ def _folder(cli: Cli) -> Path:
     return config.load().private_dir / "sessions" / cli.name
 
 
+def _hide_record(cli: Cli) -> None:
+    """Take the CLI's record away from the tool while the CLI runs on: Claude Code's hook events
+    go nowhere (their file is a folder now), Codex's rollout files are unlinked (Codex writes on
+    into the open file, which no path names any more)."""
+    if cli.name == "claude":
+        events = _folder(cli) / "events.jsonl"
+        events.unlink()
+        events.mkdir()
+    elif cli.name == "codex":
+        rollouts = list((cli.launch.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+        assert rollouts, "Codex has written no rollout file"
+        for path in rollouts:
+            path.unlink()
+    else:
+        raise AssertionError(f"no way to hide the record of {cli.name}")
+
+
 def _option(cli: Cli, name: str) -> str:
     """One of the session's tmux options on the private server (the ask log)."""
     cfg = config.load()
@@ -74,10 +91,12 @@ def _option(cli: Cli, name: str) -> str:
 @pytest.mark.e2e
 @pytest.mark.parametrize("program", RECORDED)
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
-def test_the_answer_is_the_models_text(program: str, size: tuple[int, int], prepare: Callable[..., Cli],
+@pytest.mark.parametrize("install", ["pinned", "newest"])
+def test_the_answer_is_the_models_text(program: str, size: tuple[int, int], install: str,
+                                       prepare: Callable[..., Cli], newest: Callable[..., Cli],
                                        terminal_size: Callable[[int, int], None]) -> None:
     terminal_size(*size)
-    cli = prepare(program)
+    cli = (prepare if install == "pinned" else newest)(program)
     started = _start(cli)
     assert started["status"] == "ready", explain(started)
     for n in range(2):  # a second turn: its own answer, not the first one's
@@ -96,14 +115,15 @@ def test_the_answer_is_the_models_text(program: str, size: tuple[int, int], prep
 @pytest.mark.e2e
 @pytest.mark.parametrize("program", RECORDED)
 def test_without_a_record_the_screen_answers_and_says_so(program: str, prepare: Callable[..., Cli]) -> None:
-    """The event file replaced by a folder: the CLI's reports go nowhere, as with a release
-    that dropped its hooks; the answer is the screen's, labelled so."""
+    """After one turn read from the record, the record is taken away, as when a release stops
+    writing it: the next answer is the screen's, labelled so."""
     cli = prepare(program)
     started = _start(cli)
     assert started["status"] == "ready", explain(started)
-    events = _folder(cli) / "events.jsonl"
-    events.unlink()
-    events.mkdir()
+    cli.server.script.push(Reply(text="From the record."))
+    first = call("ask", session=cli.name, prompt="Say it from the record", timeout=ASK_TIMEOUT)
+    assert first["ok"] and first["answer_source"] == "transcript", explain(first)
+    _hide_record(cli)
     text = "Plain words come back the same from the screen."
     cli.server.script.push(Reply(text=text))
     res = call("ask", session=cli.name, prompt="Say something plain", timeout=ASK_TIMEOUT)
@@ -117,20 +137,24 @@ def test_without_a_record_the_screen_answers_and_says_so(program: str, prepare: 
 @pytest.mark.e2e
 @pytest.mark.parametrize("program", RECORDED)
 def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Callable[..., Cli]) -> None:
-    """Once the turn's start is recorded, the event file is moved aside: the end never reaches the
+    """Once the turn's start is recorded, the record is taken away: its end never reaches the
     reader.  The screen soon looks done; ``ask`` must still say busy, and only at its timeout."""
     cli = prepare(program)
     started = _start(cli)
     assert started["status"] == "ready", explain(started)
-    events = _folder(cli) / "events.jsonl"
+    cli.server.script.push(Reply(text="The first turn makes the record."))
+    first = call("ask", session=cli.name, prompt="Make the record", timeout=ASK_TIMEOUT)
+    assert first["ok"] and first["answer_source"] == "transcript", explain(first)
     moved = threading.Event()
 
     def withhold() -> None:
-        """Once the tool has read the turn's start from the record, make the rest unwritable."""
+        """Once the tool has read the turn's start from the record, take the record away."""
+        reset = False  # the first turn left "1": this turn's start is a "1" after the ask's "0"
         for _ in range(6000):
-            if _option(cli, options.TURN_RECORDED) == "1":
-                events.unlink()
-                events.mkdir()
+            seen = _option(cli, options.TURN_RECORDED)
+            reset = reset or seen == "0"
+            if reset and seen == "1":
+                _hide_record(cli)
                 moved.set()
                 return
             time.sleep(0.005)

@@ -84,7 +84,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     mark = turn_pages.anchor(turn_pages.rows(turn_pages.capture(target, turn_pages.HISTORY_LINES), profile),
                              profile, whole=paged)
     journal = journals.for_program(profile.name)
-    reading = journal.begin(ctx.private.session_dir(target.name), prompt) if journal else None
+    reading = journal.begin(ctx.private.session_dir(target.name), prompt, facts.pid) if journal else None
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     _await_pasted(target, profile, before)
     turn = ask_log.read(target).turns + 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import shlex
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,12 +144,12 @@ class ClaudeJournal(Journal):
 
     cli = "Claude Code"
 
-    def setup(self, folder: Path) -> Setup:
+    def setup(self, folder: Path, env: Mapping[str, str]) -> Setup:
         command = shlex.join(hook_argv(folder))
         hooks = {name: [{"hooks": [{"type": "command", "command": command}]}] for name in HOOKED}
         return Setup(args=("--settings", json.dumps({"hooks": hooks})))
 
-    def begin(self, folder: Path, prompt: str) -> ClaudeReading | None:
+    def begin(self, folder: Path, prompt: str, pid: int) -> ClaudeReading | None:
         if not (folder / EVENTS).exists():
             return None
         last = last_event(folder) or {}

@@ -17,12 +17,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 EVENTS = "events.jsonl"  # in the session's folder, written by hook.py
+FACTS = "record.json"  # in the session's folder: what the tool knows of the CLI's record
+MAX_PROCESSES = 200  # a process tree bigger than this is not searched further
 HOOK = str(Path(__file__).resolve().with_name("hook.py"))
 TAIL_CHUNK = 65536
 
@@ -131,18 +133,71 @@ class Reading(Protocol):
 
 
 class Journal:
-    """How one CLI is told to report, and how its record is read.  Subclasses teach both."""
+    """How one CLI is told to report, and how its record is read.  Subclasses teach both.
+
+    ``announces_end``: the CLI says itself when a turn is over (a hook, an
+    end-of-turn entry); where it does not, the record gives the answer and
+    the screen says when the turn is over.
+    """
 
     cli: str = "the CLI"
+    announces_end: bool = True
 
-    def setup(self, folder: Path) -> Setup:
-        """Arguments and environment that make the CLI report into ``folder``."""
+    def setup(self, folder: Path, env: Mapping[str, str]) -> Setup:
+        """Arguments and environment that make the CLI (started with ``env``) report into ``folder``."""
         return Setup()
 
-    def begin(self, folder: Path, prompt: str) -> Reading | None:
-        """Start following before ``prompt`` is sent (only what comes after counts); None when
-        the CLI has recorded nothing in ``folder`` (it was not started to, or cannot)."""
+    def begin(self, folder: Path, prompt: str, pid: int) -> Reading | None:
+        """Start following before ``prompt`` is sent (only what comes after counts), for the CLI
+        started in ``folder``'s session, under the shell ``pid``; None when the CLI has recorded
+        nothing the tool can find (it was not started to, or cannot)."""
         return None
+
+
+def remember(folder: Path, **facts: str) -> None:
+    """Keep facts about the session's record (its id, its home) for later calls, privately."""
+    path = folder / FACTS
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump({**recalled(folder), **facts}, fh)
+
+
+def recalled(folder: Path) -> dict[str, str]:
+    """The facts :func:`remember` kept ({} when there are none)."""
+    try:
+        data = json.loads((folder / FACTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} \
+        if isinstance(data, dict) else {}
+
+
+def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
+    """Files that ``pid`` or a process under it holds open and ``match`` accepts: the kernel's
+    word on where a program writes, where the program does not say."""
+    found: list[str] = []
+    seen: set[int] = set()
+    todo = [pid]
+    while todo and len(seen) < MAX_PROCESSES:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as fh:
+                    todo += [int(c) for c in fh.read().split()]
+            fds = os.listdir(f"/proc/{p}/fd")
+        except (OSError, ValueError):
+            continue
+        for fd in fds:
+            try:
+                path = os.readlink(f"/proc/{p}/fd/{fd}")
+            except OSError:
+                continue
+            if path not in found and match(path):
+                found.append(path)
+    return found
 
 
 def events(feed: Feed) -> Iterator[dict[str, Any]]:
