@@ -4,7 +4,10 @@ Codex writes each session ("thread") to a JSON-lines rollout file,
 ``rollout-<time>-<thread id>.jsonl`` under its home's ``sessions`` folder,
 made when the first prompt is submitted and held open while the TUI runs.
 Its name holds the local time of day, so it is not rebuilt from a clock:
-the file is the one the Codex process has open (``/proc``).  Nothing is
+the file is the one the Codex process has open (``/proc``), remembered
+once found.  Only a prompt written after the ask began is this turn's: a
+file first found mid-turn is read from its start, where an earlier turn
+may have had the same prompt.  Nothing is
 added to the launch: a notify program or hooks set by the tool would
 replace the user's own, and hooks from the command line must be trusted
 first, which would also let the project's untrusted hooks run.
@@ -27,11 +30,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, open_files, same_prompt, size
+from .journal import Feed, Journal, Turn, open_files, recalled, remember, same_prompt, size
 
 ROLLOUT = "rollout-*.jsonl"
 
@@ -49,6 +54,16 @@ def _texts(payload: dict[str, Any], kind: str) -> str | None:
     return "".join(texts) if texts else None
 
 
+def _after(line: dict[str, Any], since: float) -> bool:
+    """Whether a rollout line was written after ``since`` (a prompt repeated from an earlier turn
+    is older, even when a file is first read from its start)."""
+    stamp = line.get("timestamp")
+    try:
+        return isinstance(stamp, str) and datetime.fromisoformat(stamp).timestamp() >= since
+    except ValueError:
+        return False
+
+
 def _turn_of(payload: dict[str, Any]) -> str | None:
     meta = payload.get("internal_chat_message_metadata_passthrough")
     turn = meta.get("turn_id") if isinstance(meta, dict) else None
@@ -61,6 +76,8 @@ class CodexReading:
 
     prompt: str
     pid: int
+    folder: Path
+    since: float
     feeds: list[Feed] = field(default_factory=list)
     turn_id: str | None = None
     answer: str | None = None
@@ -82,7 +99,10 @@ class CodexReading:
     def _look_for_new_files(self) -> None:
         """A rollout Codex opened since (its first prompt, or a new thread after /new)."""
         known = {str(f.path) for f in self.feeds}
-        self.feeds += [Feed(Path(p), 0) for p in _rollouts(self.pid) if p not in known]
+        for path in _rollouts(self.pid):
+            if path not in known:
+                self.feeds.append(Feed(Path(path), 0))
+                remember(self.folder, rollout=path)
 
     def _take(self, line: dict[str, Any]) -> None:
         payload = line.get("payload")
@@ -91,7 +111,8 @@ class CodexReading:
         kind, what = line.get("type"), payload.get("type")
         if kind == "response_item" and what == "message":
             role, turn = payload.get("role"), _turn_of(payload)
-            if role == "user" and self.turn_id is None and same_prompt(_texts(payload, "input_text"), self.prompt):
+            if role == "user" and self.turn_id is None and _after(line, self.since) \
+                    and same_prompt(_texts(payload, "input_text"), self.prompt):
                 self.turn_id = turn
             elif role == "assistant" and turn is not None and turn == self.turn_id:
                 text = _texts(payload, "output_text")
@@ -113,4 +134,5 @@ class CodexJournal(Journal):
     cli = "Codex"
 
     def begin(self, folder: Path, prompt: str, pid: int) -> CodexReading | None:
-        return CodexReading(prompt, pid, [Feed(Path(p), size(p)) for p in _rollouts(pid)])
+        paths = dict.fromkeys([*_rollouts(pid), *filter(None, [recalled(folder).get("rollout")])])
+        return CodexReading(prompt, pid, folder, time.time(), [Feed(Path(p), size(p)) for p in paths])

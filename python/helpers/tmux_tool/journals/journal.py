@@ -172,6 +172,22 @@ def recalled(folder: Path) -> dict[str, str]:
         if isinstance(data, dict) else {}
 
 
+def _children(pid: int) -> list[int]:
+    """The children of every thread of ``pid`` (a thread that ends meanwhile has none)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                found += [int(c) for c in fh.read().split() if c.isdigit()]
+        except OSError:
+            continue
+    return found
+
+
 def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
     """Files that ``pid`` or a process under it holds open and ``match`` accepts: the kernel's
     word on where a program writes, where the program does not say."""
@@ -183,12 +199,10 @@ def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
         if p in seen:
             continue
         seen.add(p)
+        todo += _children(p)
         try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as fh:
-                    todo += [int(c) for c in fh.read().split()]
             fds = os.listdir(f"/proc/{p}/fd")
-        except (OSError, ValueError):
+        except OSError:
             continue
         for fd in fds:
             try:
