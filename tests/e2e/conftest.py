@@ -24,7 +24,7 @@ from tests.e2e.clis import homes, versions
 from tests.e2e.model_server import ApiError, ModelServer, Reply
 
 CLIS = ("claude", "codex", "gemini", "opencode")
-RECORDED = ("claude", "codex")  # the CLIs whose own record ``ask`` reads its answers from: the model's text
+RECORDED = ("claude", "codex", "opencode")  # the CLIs whose own record ``ask`` reads its answers from: the model's text
 
 # A failed turn for each CLI that it does not retry (its retries are switched
 # off in homes.py where it has a switch; OpenCode retries 4xx/5xx except 401).

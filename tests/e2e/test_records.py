@@ -65,8 +65,8 @@ def _folder(cli: Cli) -> Path:
 
 def _hide_record(cli: Cli) -> None:
     """Take the CLI's record away from the tool while the CLI runs on: Claude Code's hook events
-    go nowhere (their file is a folder now), Codex's rollout files are unlinked (Codex writes on
-    into the open file, which no path names any more)."""
+    go nowhere (their file is a folder now); Codex's rollout files and OpenCode's database are
+    unlinked (each writes on into its open file, which no path names any more)."""
     if cli.name == "claude":
         events = _folder(cli) / "events.jsonl"
         events.unlink()
@@ -76,6 +76,10 @@ def _hide_record(cli: Cli) -> None:
         assert rollouts, "Codex has written no rollout file"
         for path in rollouts:
             path.unlink()
+    elif cli.name == "opencode":
+        database = cli.launch.home / ".local" / "share" / "opencode" / "opencode.db"
+        assert database.exists(), "OpenCode has no database where its XDG_DATA_HOME says"
+        database.unlink()
     else:
         raise AssertionError(f"no way to hide the record of {cli.name}")
 

@@ -8,8 +8,10 @@ from pathlib import Path
 from .claude import ClaudeJournal
 from .codex import CodexJournal
 from .journal import Journal, Reading, Setup, Turn
+from .opencode import OpencodeJournal
 
-JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal()}
+JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
+                               "opencode": OpencodeJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:
