@@ -25,9 +25,7 @@ from ..sessions import observe
 from ..sessions.context import Context
 from ..transport.target import Target
 from . import ask_log
-from .launch import settle_for
-
-AGREE = 1.0  # seconds the screen gets to agree with a record that says the turn ended
+from .launch import SIGNED_SETTLE, settle_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +39,15 @@ class Recorded:
 
 
 def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: journals.Reading,
-                    deadline: Deadline) -> Recorded | None:
+         deadline: Deadline, least: float) -> Recorded | None:
     """Wait for the end of the turn as the CLI records it, with the screen as the cross-check.
 
-    The record's end (or failure) is definitive; the screen gets :data:`AGREE`
-    to stop showing work, after which the disagreement is reported with the
-    answer.  A permission the record asks for is reported once the screen
+    The record's end (or failure) is definitive for the answer; the turn is
+    reported over once the screen stops showing work too (a CLI finishes
+    drawing, or tidies up, after it recorded the answer, and takes no prompt
+    meanwhile) and has held still a glance (``least`` at least: a CLI may lay
+    out its first answer again).  A screen that shows work until the timeout is reported as it
+    is, with the answer and the disagreement.  A permission the record asks for is reported once the screen
     shows the question.  A screen that looks done while the record says the
     turn goes on is not taken for done: the result stays ``busy`` (a retried
     request, an event still to come) until the record agrees or time is up.
@@ -55,8 +56,8 @@ def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: jo
     the hooks, a setting that turned them off): None, and the screen decides.
     """
     settle = settle_for(profile)
+    quiet = max(SIGNED_SETTLE, least)
     looks = observe.looks(ctx.open(target))
-    ended_at: float | None = None
     started = False
     while True:
         st, now, still = next(looks)
@@ -65,12 +66,11 @@ def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: jo
             started = True
             ask_log.remember(target, turn_recorded="1")
         if turn.ended:
-            ended_at = now if ended_at is None else ended_at
-            if turn.error is not None or st.status != Status.BUSY:
+            if st.status != Status.BUSY and still.steady(now) >= quiet:
                 return Recorded(st, turn, cli)
-            if now - ended_at >= AGREE:
-                return Recorded(st, turn, cli, f"{cli} ended the turn, but the screen still shows work "
-                                f"({st.evidence})")
+            if now >= deadline.at:
+                return Recorded(st, turn, cli, f"{cli} recorded the end of the turn, but the screen still "
+                                f"shows work ({st.evidence})")
         elif turn.asking is not None and st.status == Status.BLOCKED:
             return Recorded(st, turn, cli)
         elif st.status in ENDED and still.steady(now) >= settle:
@@ -99,6 +99,10 @@ def result(rec: Recorded, target: Target, shell: Shell, timeout: float, turn_no:
                         hint="read the screen for the CLI's message", **extra)
     if turn.ended:
         ask_log.remember(target, turn_open="0")
+        if st.status == Status.BUSY:  # the answer is whole; the CLI does not take a prompt yet
+            return reported(st, target.name, output=turn.answer or "", answer_source="transcript",
+                            hint="the answer is complete, but the CLI still shows work: wait for it to be "
+                            "ready before the next prompt", **extra)
         st.status, st.evidence = Status.READY, f"{rec.cli} recorded the end of the turn"
         if turn.answer is None:
             return reported(st, target.name, ok=False, error=f"the turn ended, but {rec.cli} recorded no answer "

@@ -41,10 +41,9 @@ from ..sessions.observe import POLL
 from ..transport import keyboard, panes
 from ..transport.target import Target
 from . import ask_log, recorded, repl_turn, turn_pages
-from .launch import PASTE_SHOWN, TURN_START, press_submit, program_session, settle_for
+from .launch import PASTE_SHOWN, SIGNED_SETTLE, TURN_START, press_submit, program_session, settle_for
 from .turn_pages import Anchor
 
-SIGNED_SETTLE = 0.15  # quiet needed when the screen shows the program's own end-of-turn sign
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
 
 
@@ -96,7 +95,8 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
         started.extra["turn"] = turn
         return started
     if reading is not None and journal is not None:
-        seen = recorded.wait(ctx, target, profile, journal.cli, reading, deadline)
+        seen = recorded.wait(ctx, target, profile, journal.cli, reading, deadline,
+                             profile.first_settle if turn == 1 else 0.0)
         if seen is not None:
             return recorded.result(seen, target, shell, timeout, turn)
     glance = Glance(paged, profile.first_settle if turn == 1 else 0.0)
