@@ -24,7 +24,7 @@ from tests.e2e.clis import homes, versions
 from tests.e2e.model_server import ApiError, ModelServer, Reply
 
 CLIS = ("claude", "codex", "gemini", "opencode")
-RECORDED = ("claude", "codex", "opencode")  # the CLIs whose own record ``ask`` reads its answers from: the model's text
+RECORDED = ("claude", "codex", "gemini", "opencode")  # the CLIs whose own record ``ask`` reads answers from
 
 # A failed turn for each CLI that it does not retry (its retries are switched
 # off in homes.py where it has a switch; OpenCode retries 4xx/5xx except 401).
@@ -45,8 +45,11 @@ QUOTED_SHOWN = "\n".join((*QUOTE, *CODE, "", "That is all."))
 
 
 def answer_of(program: str, text: str, shown: str) -> str:
-    """The answer ``ask`` gives: the model's ``text`` where the CLI's record is read, else as ``shown``."""
-    return text if program in RECORDED else shown
+    """The answer ``ask`` gives: the model's ``text`` where the CLI's record is read (Gemini CLI saves
+    it without leading and trailing blank lines), else as ``shown``."""
+    if program not in RECORDED:
+        return shown
+    return text.strip() if program == "gemini" else text
 
 
 @dataclass(frozen=True)

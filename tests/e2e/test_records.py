@@ -24,9 +24,12 @@ import pytest
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.transport import options
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import RECORDED, Cli, TimedReply, explain
+from tests.e2e.conftest import RECORDED, Cli, TimedReply, answer_of, explain
 from tests.e2e.model_server import Reply
 
+# Gemini CLI writes its chat file anew wherever it is taken away, and records no end of a turn:
+# the screen fallback and the withheld end are proven on the others.
+HIDEABLE = ANNOUNCING = ("claude", "codex", "opencode")
 START_TIMEOUT = 60
 ASK_TIMEOUT = 90
 
@@ -111,13 +114,14 @@ def test_the_answer_is_the_models_text(program: str, size: tuple[int, int], inst
         returned = time.monotonic()
         assert res["ok"] and res["status"] == "ready", explain(res)
         assert res["answer_source"] == "transcript", explain(res)
-        assert res["output"] == text, f"answer differs:\n{res['output']!r}\n!=\n{text!r}"
+        want = answer_of(program, text, text)
+        assert res["output"] == want, f"answer differs:\n{res['output']!r}\n!=\n{want!r}"
         assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
     call("kill", session=cli.name)
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("program", RECORDED)
+@pytest.mark.parametrize("program", HIDEABLE)
 def test_without_a_record_the_screen_answers_and_says_so(program: str, prepare: Callable[..., Cli]) -> None:
     """After one turn read from the record, the record is taken away, as when a release stops
     writing it: the next answer is the screen's, labelled so."""
@@ -139,7 +143,7 @@ def test_without_a_record_the_screen_answers_and_says_so(program: str, prepare: 
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("program", RECORDED)
+@pytest.mark.parametrize("program", ANNOUNCING)
 def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Callable[..., Cli]) -> None:
     """Once the turn's start is recorded, the record is taken away: its end never reaches the
     reader.  The screen soon looks done; ``ask`` must still say busy, and only at its timeout."""

@@ -8,7 +8,7 @@ looked at beside them, and where the two disagree the result says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import journals
@@ -38,7 +38,7 @@ class Recorded:
     disagreement: str | None = None
 
 
-def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: journals.Reading,
+def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Journal, reading: journals.Reading,
          deadline: Deadline, least: float) -> Recorded | None:
     """Wait for the end of the turn as the CLI records it, with the screen as the cross-check.
 
@@ -51,10 +51,14 @@ def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: jo
     shows the question.  A screen that looks done while the record says the
     turn goes on is not taken for done: the result stays ``busy`` (a retried
     request, an event still to come) until the record agrees or time is up.
-    A screen that looks done for the profile's settle time while the record
-    never saw this prompt means the CLI reports nothing (a release without
-    the hooks, a setting that turned them off): None, and the screen decides.
+    A CLI that records no end of a turn (``announces_end`` false) is over when
+    the screen has looked done for the profile's settle time and the record
+    holds the answer (or the failure).  A screen that looks done that long
+    while the record never saw this prompt means the CLI reports nothing (a
+    release without the hooks, a setting that turned them off): None, and the
+    screen decides.
     """
+    cli = journal.cli
     settle = settle_for(profile)
     quiet = max(SIGNED_SETTLE, least)
     looks = observe.looks(ctx.open(target))
@@ -78,6 +82,8 @@ def wait(ctx: Context, target: Target, profile: AiProfile, cli: str, reading: jo
                 return None
             if st.status == Status.BLOCKED:
                 return Recorded(st, turn, cli)
+            if not journal.announces_end and (turn.answer is not None or turn.error is not None):
+                return Recorded(st, replace(turn, ended=True), cli)
         if now >= deadline.at:
             why = (f"the screen shows {st.status} ({st.evidence}), but {cli} has not ended the turn"
                    if st.status in ENDED else None)

@@ -95,7 +95,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
         started.extra["turn"] = turn
         return started
     if reading is not None and journal is not None:
-        seen = recorded.wait(ctx, target, profile, journal.cli, reading, deadline,
+        seen = recorded.wait(ctx, target, profile, journal, reading, deadline,
                              profile.first_settle if turn == 1 else 0.0)
         if seen is not None:
             return recorded.result(seen, target, shell, timeout, turn)

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from .claude import ClaudeJournal
 from .codex import CodexJournal
+from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .opencode import OpencodeJournal
 
-JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
+JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(), "gemini": GeminiJournal(),
                                "opencode": OpencodeJournal()}
 
 

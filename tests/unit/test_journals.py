@@ -1,0 +1,108 @@
+"""The readers of the AI CLIs' own records, on records the real CLIs wrote (tests/fixtures/records).
+
+Each fixture folder holds what one CLI wrote while it answered the scripted
+model server, and ``provenance.json`` says how it was made and what the model
+was scripted to send for each prompt.  A reader given the whole record must
+find each prompt's turn and give back exactly that text, or the failure.
+The end-to-end tests (tests/e2e/test_records.py) follow records as they grow.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from python.helpers.tmux_tool.journals.claude import ClaudeReading
+from python.helpers.tmux_tool.journals.codex import CodexReading
+from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
+from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
+
+RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"
+
+
+def _turns(cli: str) -> list[dict[str, Any]]:
+    return list(json.loads((RECORDS / cli / "provenance.json").read_text(encoding="utf-8"))["turns"])
+
+
+def _check(turn: Turn, want: dict[str, Any]) -> None:
+    assert turn.started and turn.ended, turn
+    if want.get("error"):
+        assert turn.error, turn
+    else:
+        assert turn.error is None and turn.answer == want["answer"], (turn.answer, want["answer"])
+
+
+@pytest.mark.parametrize("want", _turns("codex"), ids=lambda w: w["prompt"])
+def test_codex_turn_from_its_rollout(want: dict[str, Any], tmp_path: Path) -> None:
+    reading = CodexReading(want["prompt"], 0, tmp_path, 0.0, [Feed(RECORDS / "codex" / want["file"])])
+    _check(reading.turn(), want)
+
+
+def test_codex_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
+    reading = CodexReading("prompt B tool", 0, tmp_path, 4_000_000_000.0,
+                           [Feed(RECORDS / "codex" / "rollout-failure-tool-empty.jsonl")])
+    assert reading.turn() == Turn()
+
+
+@pytest.mark.parametrize("want", _turns("gemini"), ids=lambda w: w["prompt"])
+def test_gemini_turn_from_its_saved_chat(want: dict[str, Any], tmp_path: Path) -> None:
+    reading = GeminiReading(want["prompt"], 0, tmp_path, 0.0, chat=Feed(RECORDS / "gemini" / want["file"]))
+    turn = reading.turn()
+    assert turn.started and not turn.ended and turn.note == TRIMMED, turn  # its end is the screen's to tell
+    if want.get("error"):
+        assert turn.error and "400" in turn.error, turn
+    else:
+        assert turn.error is None and turn.answer == want["answer"], turn
+
+
+def _claude_events(tmp_path: Path) -> Path:
+    """The fixture's events with the transcript named where it lies now."""
+    lines = []
+    for line in (RECORDS / "claude" / "events.jsonl").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        item["event"]["transcript_path"] = str(RECORDS / "claude" / "transcript.jsonl")
+        lines.append(json.dumps(item, ensure_ascii=False))
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("want", _turns("claude"), ids=lambda w: w["prompt"])
+def test_claude_turn_from_its_hooks_and_transcript(want: dict[str, Any], tmp_path: Path) -> None:
+    reading = ClaudeReading(want["prompt"], Feed(_claude_events(tmp_path)), None)
+    turn = reading.turn()
+    _check(turn, want)
+    assert turn.note is None  # the transcript's copy, not the Stop hook's trimmed one
+    assert want["answer"].endswith("\n\n")
+
+
+def test_claude_without_its_prompt_in_the_events_has_no_turn(tmp_path: Path) -> None:
+    assert ClaudeReading("another prompt", Feed(_claude_events(tmp_path)), None).turn() == Turn()
+
+
+def test_claude_last_event_is_read_from_the_end(tmp_path: Path) -> None:
+    events = _claude_events(tmp_path)
+    assert (last_event(tmp_path) or {}).get("hook_event_name") == "Stop"
+    events.write_bytes(events.read_bytes() + b'{"at": 1, "event": {"hook_event_name": "Stop", "tr')
+    assert last_event(tmp_path) is None  # a line still being written is no event
+
+
+def test_a_feed_gives_only_whole_lines_and_skips_garbage(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"a": 1}\nnot json\n[1, 2]\n\xff\xfe\n{"b": ')
+    feed = Feed(path)
+    assert list(feed) == [{"a": 1}]
+    with path.open("ab") as fh:
+        fh.write(b'2}\n')
+    assert list(feed) == [{"b": 2}]
+    assert list(feed) == []
+    path.unlink()
+    assert list(feed) == []  # a record taken away reads as nothing new
+
+
+@pytest.mark.parametrize("recorded", [None, 3, ["a"], "", "  say   it \n"])
+def test_same_prompt_never_raises(recorded: object) -> None:
+    assert same_prompt(recorded, "say it") == (recorded == "  say   it \n")
