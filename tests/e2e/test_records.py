@@ -13,11 +13,15 @@ screen alone never makes the turn ready.
 
 from __future__ import annotations
 
+import ctypes
+import json
+import os
 import subprocess
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Self
 
 import pytest
 
@@ -179,3 +183,99 @@ def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Call
     assert "has not ended the turn" in res.get("disagreement", ""), res
     assert 8 <= took < 8 + 5, f"ask came back after {took:.1f}s for a timeout of 8s"
     call("kill", session=cli.name)
+
+
+class Frozen:
+    """Every thread of a process held in a ptrace stop, so its screen stays as it is.
+
+    A SIGSTOP will not do: the shell reports the stopped job and takes the terminal back (and tmux
+    sends a stopped pane process SIGCONT).  A ptrace stop is told only to the tracer.  ptrace
+    belongs to the thread that attached, so one thread holds the process and lets it go.
+    """
+
+    SEIZE, INTERRUPT, DETACH = 0x4206, 0x4207, 17
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.held, self.release = pid, threading.Event(), threading.Event()
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self._hold, daemon=True)
+
+    def _hold(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+        tids = [int(t) for t in os.listdir(f"/proc/{self.pid}/task")]
+        seized = []
+        for tid in tids:
+            if libc.ptrace(self.SEIZE, tid, None, None) == 0 and libc.ptrace(self.INTERRUPT, tid, None, None) == 0:
+                seized.append(tid)
+            else:
+                self.errors.append(f"thread {tid}: {os.strerror(ctypes.get_errno())}")
+        for tid in seized:
+            os.waitpid(tid, 0x40000000)  # __WALL: its stop is reached
+        self.held.set()
+        self.release.wait(60)
+        for tid in seized:
+            libc.ptrace(self.DETACH, tid, None, None)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        self.held.wait(10)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release.set()
+        self.thread.join(10)
+
+
+@pytest.mark.e2e
+def test_a_stale_spinner_against_a_recorded_end(prepare: Callable[..., Cli]) -> None:
+    """Claude Code is frozen (every thread held by ptrace) while its answer stalls mid-stream, its
+    spinner on screen; then its record is made to say the turn ended (a Stop event in its event
+    file, as its hook writes one).  Record and screen now disagree for good: ``ask`` must neither
+    take the end before the screen agrees nor hang - at its timeout it gives the recorded answer,
+    says the screen still shows work, and stays ``busy``."""
+    cli = prepare("claude")
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    text = "The first half comes, then the stream stalls for a long while before the rest."
+    events = _folder(cli) / "events.jsonl"
+    frozen: list[Frozen] = []
+
+    def freeze() -> None:
+        """When the stream has stalled, freeze Claude Code and record an end of the turn."""
+        if not cli.server.stalled.wait(30):
+            return
+        submitted = [json.loads(line)["event"] for line in events.read_text(encoding="utf-8").splitlines()]
+        prompt_id = next(e["prompt_id"] for e in reversed(submitted) if e["hook_event_name"] == "UserPromptSubmit")
+        frozen.append(Frozen(_program_pid(cli)).__enter__())
+        stop = {"hook_event_name": "Stop", "prompt_id": prompt_id, "last_assistant_message": text,
+                "transcript_path": submitted[-1]["transcript_path"]}
+        with events.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"at": time.time(), "event": stop}) + "\n")
+
+    freezer = threading.Thread(target=freeze, daemon=True)
+    freezer.start()
+    cli.server.script.push(Reply(text=text, chunk_size=8, pauses=((20, 30.0),)))
+    begun = time.monotonic()
+    try:
+        res = call("ask", session=cli.name, prompt="Stall on the way", timeout=8)
+    finally:
+        freezer.join(5)
+        for held in frozen:
+            held.__exit__()
+    took = time.monotonic() - begun
+    assert frozen and frozen[0].held.is_set() and not frozen[0].errors, "Claude Code was never frozen"
+    assert res["status"] == "busy" and res["output"] == text, explain(res)
+    assert "the screen still shows work" in res.get("disagreement", ""), res
+    assert 8 <= took < 8 + 5, f"ask came back after {took:.1f}s for a timeout of 8s"
+    call("kill", session=cli.name)
+
+
+def _program_pid(cli: Cli) -> int:
+    """The pid of the program under the session's shell (its first child), from the kernel."""
+    cfg = config.load()
+    out = subprocess.run(["tmux", "-L", cfg.private_socket, "display-message", "-p", "-t", f"={cli.name}:",
+                          "#{pane_pid}"], check=True, capture_output=True, text=True, timeout=10)
+    shell = out.stdout.strip()
+    children = Path(f"/proc/{shell}/task/{shell}/children").read_text(encoding="ascii").split()
+    return int(children[0])

@@ -45,8 +45,8 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
     The record's end (or failure) is definitive for the answer; the turn is
     reported over once the screen stops showing work too (a CLI finishes
     drawing, or tidies up, after it recorded the answer, and takes no prompt
-    meanwhile) and has held still a glance (``least`` at least: a CLI may lay
-    out its first answer again).  A screen that shows work until the timeout is reported as it
+    meanwhile) and shows the CLI's own end-of-turn sign, or has held still a
+    glance (``least`` at least: a CLI may lay out its first answer again).  A screen that shows work until the timeout is reported as it
     is, with the answer and the disagreement.  A permission the record asks for is reported once the screen
     shows the question.  A screen that looks done while the record says the
     turn goes on is not taken for done: the result stays ``busy`` (a retried
@@ -70,7 +70,8 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
             started = True
             ask_log.remember(target, turn_recorded="1")
         if turn.ended:
-            if st.status != Status.BUSY and still.steady(now) >= quiet:
+            signed = st.snap is not None and profile.finished(st.snap)  # the screen's own end sign
+            if st.status != Status.BUSY and (signed or still.steady(now) >= quiet):
                 return Recorded(st, turn, cli)
             if now >= deadline.at:
                 return Recorded(st, turn, cli, f"{cli} recorded the end of the turn, but the screen still "
