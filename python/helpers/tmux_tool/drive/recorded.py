@@ -8,6 +8,7 @@ looked at beside them, and where the two disagree the result says so.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,13 +20,17 @@ from ..core.status import Status
 from ..journals import Turn
 from ..judgement.state import State, reported
 from ..judgement.stillness import ENDED
+from ..private.logwatch import LogWatch
 from ..private.server import Shell
 from ..programs.ai import AiProfile
 from ..sessions import observe
 from ..sessions.context import Context
+from ..sessions.observe import POLL
 from ..transport.target import Target
 from . import ask_log
 from .launch import SIGNED_SETTLE, settle_for
+
+AGREEING = 0.01  # seconds between looks once the record says the turn ended: the screen follows soon
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +51,16 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
     reported over once the screen stops showing work too (a CLI finishes
     drawing, or tidies up, after it recorded the answer, and takes no prompt
     meanwhile) and shows the CLI's own end-of-turn sign, or has held still a
-    glance (``least`` at least: a CLI may lay out its first answer again).  A screen that shows work until the timeout is reported as it
-    is, with the answer and the disagreement.  A permission the record asks for is reported once the screen
-    shows the question.  A screen that looks done while the record says the
+    glance (``least`` at least: a CLI may lay out its first answer again).
+    A screen that shows work until the timeout is reported as it is, with
+    the answer and the disagreement.  A permission the record asks for is
+    reported once the screen shows the question.  A screen that looks done while the record says the
     turn goes on is not taken for done: the result stays ``busy`` (a retried
     request, an event still to come) until the record agrees or time is up.
     A CLI that records no end of a turn (``announces_end`` false) is over when
-    the screen has looked done for the profile's settle time and the record
-    holds the answer (or the failure).  A screen that looks done that long
+    the screen has looked done for the profile's settle time (a glance, with
+    the CLI's own end sign on screen) and the record holds the answer (or the
+    failure).  A screen that looks done that long
     while the record never saw this prompt means the CLI reports nothing (a
     release without the hooks, a setting that turned them off): None, and the
     screen decides.
@@ -61,34 +68,60 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
     cli = journal.cli
     settle = settle_for(profile)
     quiet = max(SIGNED_SETTLE, least)
-    looks = observe.looks(ctx.open(target))
+    watched = reading.watched()
+    watch = LogWatch(watched) if watched is not None else None
+    pace = _Pace(watch)
+    looks = observe.looks(ctx.open(target), pace.every, pace.pause)
     started = False
-    while True:
-        st, now, still = next(looks)
-        turn = reading.turn()
-        if turn.started and not started:
-            started = True
-            ask_log.remember(target, turn_recorded="1")
-        if turn.ended:
+    try:
+        while True:
+            st, now, still = next(looks)
+            turn = reading.turn()
+            pace.ended = turn.ended or turn.ending
+            if turn.started and not started:
+                started = True
+                ask_log.remember(target, turn_recorded="1")
             signed = st.snap is not None and profile.finished(st.snap)  # the screen's own end sign
-            if st.status != Status.BUSY and (signed or still.steady(now) >= quiet):
+            if turn.ended:
+                if st.status != Status.BUSY and (signed or still.steady(now) >= quiet):
+                    return Recorded(st, turn, cli)
+                if now >= deadline.at:
+                    return Recorded(st, turn, cli, f"{cli} recorded the end of the turn, but the screen still "
+                                    f"shows work ({st.evidence})")
+            elif turn.asking is not None and st.status == Status.BLOCKED:
                 return Recorded(st, turn, cli)
+            elif st.status in ENDED and still.steady(now) >= (min(settle, quiet) if signed else settle):
+                if not journal.announces_end and (turn.answer is not None or turn.error is not None):
+                    return Recorded(st, replace(turn, ended=True), cli)
+                if st.status == Status.BLOCKED and turn.started:
+                    return Recorded(st, turn, cli)
+                if not turn.started and still.steady(now) >= settle:
+                    return None
             if now >= deadline.at:
-                return Recorded(st, turn, cli, f"{cli} recorded the end of the turn, but the screen still "
-                                f"shows work ({st.evidence})")
-        elif turn.asking is not None and st.status == Status.BLOCKED:
-            return Recorded(st, turn, cli)
-        elif st.status in ENDED and still.steady(now) >= settle:
-            if not turn.started:
-                return None
-            if st.status == Status.BLOCKED:
-                return Recorded(st, turn, cli)
-            if not journal.announces_end and (turn.answer is not None or turn.error is not None):
-                return Recorded(st, replace(turn, ended=True), cli)
-        if now >= deadline.at:
-            why = (f"the screen shows {st.status} ({st.evidence}), but {cli} has not ended the turn"
-                   if st.status in ENDED else None)
-            return Recorded(st, turn, cli, why)
+                why = (f"the screen shows {st.status} ({st.evidence}), but {cli} has not ended the turn"
+                       if st.status in ENDED else None)
+                return Recorded(st, turn, cli, why)
+    finally:
+        if watch is not None:
+            watch.close()
+
+
+@dataclass(slots=True)
+class _Pace:
+    """When to look again: at the poll, woken early when the record grows; once the record says
+    the turn ended, soon (only the screen's agreement is awaited)."""
+
+    watch: LogWatch | None
+    ended: bool = False
+
+    def every(self) -> float:
+        return AGREEING if self.ended else POLL
+
+    def pause(self, seconds: float) -> None:
+        if self.watch is None or self.ended:
+            time.sleep(seconds)
+        else:
+            self.watch.wait(seconds)
 
 
 def result(rec: Recorded, target: Target, shell: Shell, timeout: float, turn_no: int) -> Result:

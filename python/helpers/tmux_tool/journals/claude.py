@@ -1,8 +1,8 @@
 """Claude Code's record: its hooks and its session transcript.
 
-Started by the tool, Claude Code gets hooks in ``--settings`` (a JSON
-string: the user's own settings files stay untouched) that hand each
-event's JSON to ``hook.py``:
+Started by the tool, Claude Code gets hooks in ``--settings`` (a file in
+the session's folder: the user's own settings files stay untouched) that
+hand each event's JSON to ``hook.py``:
 
 * ``UserPromptSubmit`` - the prompt as submitted, its ``prompt_id`` and the
   ``transcript_path`` (a JSON-lines file per session);
@@ -23,6 +23,7 @@ event's own copy is taken, and the result says so.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import time
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ from typing import Any
 
 from .journal import EVENTS, Feed, Journal, Setup, Turn, events, hook_argv, last_event, same_prompt, size
 
+SETTINGS = "claude-settings.json"  # in the session's folder: the hooks, passed with --settings
 HOOKED = ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure", "Notification")
 TRANSCRIPT_LAG = 1.0  # seconds the transcript may trail the Stop event
 
@@ -85,10 +87,13 @@ class ClaudeReading:
         if answer is not None and (last is None or answer.rstrip() == last.rstrip()):
             return Turn(started=True, ended=True, answer=answer)
         if time.monotonic() - self.ended_at < TRANSCRIPT_LAG:
-            return Turn(started=True)  # the transcript trails the event: look again
+            return Turn(started=True, ending=True)  # the transcript trails the event: look again soon
         return Turn(started=True, ended=True, answer=last,
                     note="the transcript did not show this turn's answer; it is the Stop hook's copy, "
                     "without trailing blank lines")
+
+    def watched(self) -> Path | None:
+        return self.feed.path
 
     def _take(self, event: dict[str, Any]) -> None:
         name = event.get("hook_event_name")
@@ -147,7 +152,11 @@ class ClaudeJournal(Journal):
     def setup(self, folder: Path, env: Mapping[str, str]) -> Setup:
         command = shlex.join(hook_argv(folder))
         hooks = {name: [{"hooks": [{"type": "command", "command": command}]}] for name in HOOKED}
-        return Setup(args=("--settings", json.dumps({"hooks": hooks})))
+        path = folder / SETTINGS
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"hooks": hooks}, fh)
+        return Setup(args=("--settings", str(path)))
 
     def begin(self, folder: Path, prompt: str, pid: int) -> ClaudeReading | None:
         if not (folder / EVENTS).exists():

@@ -96,6 +96,9 @@ class CodexReading:
             return Turn(started=True, ended=True, error=self.error)
         return Turn(started=True, ended=self.ended, answer=(self.answer or "") if self.ended else None)
 
+    def watched(self) -> Path | None:
+        return self.feeds[-1].path if self.feeds else None
+
     def _look_for_new_files(self) -> None:
         """A rollout Codex opened since (its first prompt, or a new thread after /new)."""
         known = {str(f.path) for f in self.feeds}

@@ -95,6 +95,9 @@ class GeminiReading:
             return Turn()
         return Turn(started=True, answer=self.answer, error=self.error, note=TRIMMED)
 
+    def watched(self) -> Path | None:
+        return self.chat.path if self.chat else None
+
     def _look(self) -> None:
         """Read every chat file written since the ask began until one holds this prompt."""
         known = {str(f.path) for f in self.feeds}

@@ -48,13 +48,14 @@ class Turn:
 
     ``started``: the CLI took this prompt; ``ended``: it said the turn is
     over, with ``answer`` the model's final text (None when the record has
-    none); ``error``: the turn ended failed, in the CLI's words; ``asking``:
+    none); ``ending``: it said so, and the rest of its record is on the way; ``error``: the turn ended failed, in the CLI's words; ``asking``:
     it waits for a permission (what for); ``note``: what the reader could not
     do, said for the result.
     """
 
     started: bool = False
     ended: bool = False
+    ending: bool = False
     answer: str | None = None
     error: str | None = None
     asking: str | None = None
@@ -129,6 +130,10 @@ class Reading(Protocol):
 
     def turn(self) -> Turn:
         """What the record says so far of this prompt's turn."""
+        ...
+
+    def watched(self) -> Path | None:
+        """The file whose growth may bring this turn's end (None while there is none to watch)."""
         ...
 
 

@@ -81,6 +81,9 @@ class OpencodeReading:
         except sqlite3.Error:
             return Turn(started=self.user_id is not None)
 
+    def watched(self) -> Path | None:
+        return Path(self.database + "-wal") if self.database else None  # written at every commit
+
     def _read(self, db: sqlite3.Connection) -> Turn:
         if self.user_id is None:
             self.user_id = next((ident for ident, data in db.execute(_USERS, (self.since_ms,))

@@ -74,13 +74,16 @@ class Stillness:
         return max(self.since, self.judged_since) + window if st.status in ENDED else None
 
 
-def looks(state: Callable[[], State], every: float) -> Iterator[tuple[State, float, Stillness]]:
-    """Judge with ``state`` every ``every`` seconds for as long as the caller reads on: each state, when
-    it was seen, and how long the screen and its judgement have held still.  The caller bounds it."""
+def looks(state: Callable[[], State], every: float | Callable[[], float],
+          pause: Callable[[float], object] = time.sleep) -> Iterator[tuple[State, float, Stillness]]:
+    """Judge with ``state`` every ``every`` seconds (asked anew after each look, where it is a
+    function) for as long as the caller reads on: each state, when it was seen, and how long the
+    screen and its judgement have held still.  ``pause`` waits between looks (it may end early,
+    when something worth a look happened).  The caller bounds it."""
     still = Stillness()
     while True:
         st = state()
         now = time.monotonic()
         still.see(st.snap.digest if st.snap else "", now, status=st.status)
         yield st, now, still
-        time.sleep(every)
+        pause(every() if callable(every) else every)

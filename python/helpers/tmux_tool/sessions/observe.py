@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -54,10 +54,11 @@ def state_of(session: Session, *, settle: bool = False) -> State:
     return st
 
 
-def looks(session: Session) -> Iterator[tuple[State, float, Stillness]]:
-    """Look at ``session`` every ``POLL`` seconds for as long as the caller reads on (see
-    :func:`..judgement.stillness.looks`)."""
-    return stillness.looks(lambda: state_of(session), POLL)
+def looks(session: Session, every: float | Callable[[], float] = POLL,
+          pause: Callable[[float], object] = time.sleep) -> Iterator[tuple[State, float, Stillness]]:
+    """Look at ``session`` every ``POLL`` seconds (or as ``every`` says, waiting with ``pause``) for
+    as long as the caller reads on (see :func:`..judgement.stillness.looks`)."""
+    return stillness.looks(lambda: state_of(session), every, pause)
 
 
 @dataclass(slots=True)
