@@ -106,3 +106,15 @@ def test_a_feed_gives_only_whole_lines_and_skips_garbage(tmp_path: Path) -> None
 @pytest.mark.parametrize("recorded", [None, 3, ["a"], "", "  say   it \n"])
 def test_same_prompt_never_raises(recorded: object) -> None:
     assert same_prompt(recorded, "say it") == (recorded == "  say   it \n")
+
+
+@pytest.mark.parametrize("want", _turns("gemini"), ids=lambda w: w["prompt"])
+def test_gemini_chat_found_with_its_answer_in_the_same_read(want: dict[str, Any], tmp_path: Path) -> None:
+    """The chat file is found by this prompt; the lines read with it (the answer may be among them)
+    are taken too, not dropped once the prompt is seen."""
+    feed = Feed(RECORDS / "gemini" / want["file"])
+    reading = GeminiReading(want["prompt"], 0, tmp_path, 0.0, feeds=[feed])
+    turn = reading.turn()
+    assert reading.chat is feed and turn.started, turn
+    assert (turn.error is not None) if want.get("error") else (turn.answer == want["answer"]), turn
+    assert json.loads((tmp_path / "record.json").read_text())["chat"] == str(feed.path)

@@ -16,8 +16,8 @@ import pytest
 LIBRARY = Path(__file__).resolve().parents[2] / "python" / "helpers" / "tmux_tool"
 PACKAGE = "python.helpers.tmux_tool"
 LAYERS = {
-    "core": 0, "screen": 1, "transport": 2, "programs": 3, "judgement": 3, "private": 4, "shared": 4,
-    "sessions": 5, "drive": 6, "handlers": 7, "actions": 8, "api": 9, "frontends": 10,
+    "core": 0, "screen": 1, "transport": 2, "programs": 3, "judgement": 3, "journals": 3,
+    "private": 4, "shared": 4, "sessions": 5, "drive": 6, "handlers": 7, "actions": 8, "api": 9, "frontends": 10,
 }
 MODULES = sorted(p for p in LIBRARY.rglob("*.py") if p.name != "__init__.py" or p.parent != LIBRARY)
 

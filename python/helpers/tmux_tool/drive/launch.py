@@ -111,10 +111,9 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if cwd and not os.path.isdir(cwd):
         return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    env = {**dict(profile.launch_env), **os.environ}
-    setup = journals.setup(profile.name, srv.session_dir(name), env)
+    setup = journals.setup(profile.name, srv.session_dir(name))
     argv = [argv[0], *setup.args, *argv[1:]]  # the caller's own arguments come after, and win
-    env_file = _env_file(srv, {**env, **dict(setup.env)}, name)
+    env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
     if profile.kind == "pager":  # private shells page with cat (a run's output comes whole); this one pages
         argv = ["env", *(w for var in PAGERS for w in ("-u", var)), *argv]
     line = shlex.join(argv)

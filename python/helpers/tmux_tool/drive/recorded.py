@@ -91,10 +91,10 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
             elif turn.asking is not None and st.status == Status.BLOCKED:
                 return Recorded(st, turn, cli)
             elif st.status in ENDED and still.steady(now) >= (min(settle, quiet) if signed else settle):
-                if not journal.announces_end and (turn.answer is not None or turn.error is not None):
-                    return Recorded(st, replace(turn, ended=True), cli)
                 if st.status == Status.BLOCKED and turn.started:
                     return Recorded(st, turn, cli)
+                if not journal.announces_end and (turn.answer is not None or turn.error is not None):
+                    return Recorded(st, replace(turn, ended=True), cli)
                 if not turn.started and still.steady(now) >= settle:
                     return None
             if now >= deadline.at:

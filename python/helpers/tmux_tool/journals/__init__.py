@@ -1,8 +1,7 @@
-"""The AI CLIs' own records of their sessions: hooks, notify programs, transcripts."""
+"""The AI CLIs' own records of their sessions: hook events, transcripts, rollouts, databases, saved chats."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from .claude import ClaudeJournal
@@ -20,11 +19,11 @@ def for_program(profile_name: str) -> Journal | None:
     return JOURNALS.get(profile_name)
 
 
-def setup(profile_name: str, folder: Path, env: Mapping[str, str]) -> Setup:
-    """What the launch of this program (with ``env``) gets so that it reports into ``folder``
-    (nothing for a program whose record the tool cannot read)."""
+def setup(profile_name: str, folder: Path) -> Setup:
+    """What the launch of this program gets so that it reports into ``folder`` (nothing for a
+    program whose record the tool cannot read, or that needs nothing to keep it)."""
     journal = JOURNALS.get(profile_name)
-    return journal.setup(folder, env) if journal else Setup()
+    return journal.setup(folder) if journal else Setup()
 
 
 __all__ = ["Journal", "Reading", "Setup", "Turn", "for_program"]

@@ -26,7 +26,6 @@ import json
 import os
 import shlex
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,7 +148,7 @@ class ClaudeJournal(Journal):
 
     cli = "Claude Code"
 
-    def setup(self, folder: Path, env: Mapping[str, str]) -> Setup:
+    def setup(self, folder: Path) -> Setup:
         command = shlex.join(hook_argv(folder))
         hooks = {name: [{"hooks": [{"type": "command", "command": command}]}] for name in HOOKED}
         path = folder / SETTINGS

@@ -109,11 +109,11 @@ class GeminiReading:
             if fresh and path not in known:
                 self.feeds.append(Feed(Path(path), 0))
         for feed in self.feeds:
-            for line in feed:
-                if self._take(line):
-                    self.chat = feed
-                    remember(self.folder, chat=str(feed.path))
-                    return
+            taken = [self._take(line) for line in feed]  # every line read is taken, even after the prompt's
+            if any(taken):
+                self.chat = feed
+                remember(self.folder, chat=str(feed.path))
+                return
 
     def _take(self, line: dict[str, Any]) -> bool:
         """Take one line; True when it is this prompt's own record."""

@@ -7,9 +7,9 @@ waits for a permission.  For a CLI it starts, the tool decides where that
 record goes (:meth:`Journal.setup`), so it finds it without guessing.
 
 During one ``ask`` a :class:`Reading` follows what was added since the
-prompt was sent: only the bytes appended after its :class:`Mark`, never a
-whole file read again.  What it has learned is a :class:`Turn`.  A pure
-reader: odd or half-written lines are skipped, never raised.
+prompt was sent: only the bytes appended after where the record stood,
+never a whole file read again.  What it has learned is a :class:`Turn`.
+Odd or half-written lines are skipped, never raised.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,10 +36,9 @@ def hook_argv(folder: Path) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """What a launch gets so the CLI reports to the tool: more arguments, more environment."""
+    """What a launch gets so the CLI reports to the tool: more arguments."""
 
     args: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +47,9 @@ class Turn:
 
     ``started``: the CLI took this prompt; ``ended``: it said the turn is
     over, with ``answer`` the model's final text (None when the record has
-    none); ``ending``: it said so, and the rest of its record is on the way; ``error``: the turn ended failed, in the CLI's words; ``asking``:
-    it waits for a permission (what for); ``note``: what the reader could not
+    none); ``ending``: it said so, and the rest of its record is on the way;
+    ``error``: the turn ended failed, in the CLI's words; ``asking``: it
+    waits for a permission (what for); ``note``: what the reader could not
     do, said for the result.
     """
 
@@ -148,8 +148,8 @@ class Journal:
     cli: str = "the CLI"
     announces_end: bool = True
 
-    def setup(self, folder: Path, env: Mapping[str, str]) -> Setup:
-        """Arguments and environment that make the CLI (started with ``env``) report into ``folder``."""
+    def setup(self, folder: Path) -> Setup:
+        """Arguments that make the CLI report into ``folder``."""
         return Setup()
 
     def begin(self, folder: Path, prompt: str, pid: int) -> Reading | None:
