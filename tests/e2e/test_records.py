@@ -29,7 +29,7 @@ from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.transport import options
 from python.tools.tmux_tool import call
 from tests.e2e.conftest import RECORDED, Cli, TimedReply, answer_of, explain
-from tests.e2e.model_server import Reply
+from tests.e2e.model_server import ApiError, Reply
 
 # Gemini CLI writes its chat file anew wherever it is taken away, and records no end of a turn:
 # the screen fallback and the withheld end are proven on the others.
@@ -182,6 +182,26 @@ def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Call
     assert not res["ok"] and res["status"] == "busy", explain(res)
     assert "has not ended the turn" in res.get("disagreement", ""), res
     assert 8 <= took < 8 + 5, f"ask came back after {took:.1f}s for a timeout of 8s"
+    call("kill", session=cli.name)
+
+
+# A CLI that retries a failed request by itself (Claude Code when allowed to, OpenCode on a 5xx):
+# the failure and the wait before the retry are on screen, and must not end the turn.
+RETRYING = {"claude": {"max_retries": 2}, "opencode": {}}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", sorted(RETRYING))
+def test_a_retried_request_is_no_end(program: str, prepare: Callable[..., Cli]) -> None:
+    cli = prepare(program, **RETRYING[program])
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    text = "The answer after the retry.\n\n```text\nexact\n```\n"
+    cli.server.script.push(ApiError(500, "scripted overload", count=1, retry_after=2), Reply(text=text))
+    res = call("ask", session=cli.name, prompt="Answer after a failure", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == text and res["answer_source"] == "transcript", explain(res)
+    assert len(cli.server.calls("main")) >= 2, "the CLI did not retry"
     call("kill", session=cli.name)
 
 

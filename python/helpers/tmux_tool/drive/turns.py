@@ -118,7 +118,8 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
                         error="the turn ended, but its answer could not be told apart from the transcript",
                         hint="read the session to see it", turn=turn, answer_source="screen")
     why = (f"{journal.cli} recorded nothing of this turn" if journal and reading is not None else
-           "this session's CLI keeps no record the tool can read")
+           f"no record of this {journal.cli} session was found (the tool did not start it to keep one)"
+           if journal else "the tool reads no record of this program")
     return reported(st, target.name, output=answer, turn=turn, answer_source="screen",
                     record=f"{why}: the answer is read off the screen, as drawn")
 
