@@ -72,8 +72,8 @@ class PrivateSession:
         rec = run_record.load_record(srv, target.name)
         if rec is not None and mark.start < rec.offset:
             # Our last line is typed but the shell has not started it: the marks are all older.
-            return State(Status.BUSY, f"the shell has not started `{rec.command}` yet", facts.command or "bash",
-                         snap, facts, exact=True)
+            return State(Status.BUSY, f"the shell has not started `{run_record.short(rec.command)}` yet",
+                         facts.command or "bash", snap, facts, exact=True)
         running = mark.kind == "S"
         if program is None:
             if not running:
