@@ -5,8 +5,7 @@
 # terminal's packages (apps/shared-terminal/setup.sh), the real programs the
 # tests drive (vim, less, sqlite3, zsh, fish, dash, man, top/watch, htop, sudo, screen, Chromium for the
 # browser test) and the AI CLIs from npm (tests/e2e/clis).  Every step is
-# skipped when already in place.  Extra arguments go to pytest (a selection of tests runs
-# as one pytest; the whole suite as two side by side, see the end).
+# skipped when already in place.  Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -39,19 +38,4 @@ done
 
 export LANG="${LANG:-C.UTF-8}"
 
-# A selection (a path, a node id, -k or -m) runs as one pytest.  The whole suite runs as two,
-# side by side: the suites that drive the AI CLIs and Chromium, and all the others.  Both mostly
-# wait on real programs, so together they take about the time of the longer one.
-for arg in "$@"; do
-    case $arg in tests*|*::*|*.py|-k|-m) exec .venv/bin/python -m pytest -q "$@" ;; esac
-done
-runs=$(mktemp -d)
-trap 'rm -rf "$runs"' EXIT
-.venv/bin/python -m pytest -q --basetemp="$runs/programs" "$@" tests/e2e tests/browser >"$runs/programs.log" 2>&1 &
-programs=$!
-status=0
-.venv/bin/python -m pytest -q --basetemp="$runs/others" "$@" --ignore=tests/e2e --ignore=tests/browser || status=$?
-wait "$programs" || status=$((status ? status : $?))
-echo "--- tests/e2e and tests/browser ---"
-cat "$runs/programs.log"
-exit "$status"
+exec .venv/bin/python -m pytest -q "$@"
