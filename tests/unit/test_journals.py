@@ -118,3 +118,30 @@ def test_gemini_chat_found_with_its_answer_in_the_same_read(want: dict[str, Any]
     assert reading.chat is feed and turn.started, turn
     assert (turn.error is not None) if want.get("error") else (turn.answer == want["answer"]), turn
     assert json.loads((tmp_path / "record.json").read_text())["chat"] == str(feed.path)
+
+
+ODD_LINES = [b'{"type": "user", "promptId": "p", "message": "not a dict"}', b'{"type": "assistant", "message": [1]}',
+             b'{"hook_event_name": "Stop", "prompt_id": 5, "last_assistant_message": {"a": 1}}',
+             b'{"type": "response_item", "payload": "x"}', b'{"type": "gemini", "content": 7}', b'{"$set": []}',
+             b'{"$set": {"messages": "x"}}', b'{"event": 3}', b'{"event": {"hook_event_name": null}}']
+
+
+@pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
+def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "record.jsonl"
+    path.write_bytes(line + b"\n")
+    assert ClaudeReading("p", Feed(path), Feed(path)).turn() == Turn()
+    assert CodexReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
+    assert GeminiReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
+
+
+@pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
+def test_odd_transcript_lines_after_a_stop_never_raise(line: bytes, tmp_path: Path) -> None:
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_bytes(b'{"type": "user", "promptId": "x", "message": {"content": "p"}}\n' + line + b"\n")
+    events = tmp_path / "events.jsonl"
+    said = [{"hook_event_name": "UserPromptSubmit", "prompt": "p", "prompt_id": "x"},
+            {"hook_event_name": "Stop", "prompt_id": "x", "last_assistant_message": "done"}]
+    events.write_text("".join(json.dumps({"at": 0, "event": e}) + "\n" for e in said), encoding="utf-8")
+    turn = ClaudeReading("p", Feed(events), Feed(transcript)).turn()
+    assert turn.started and turn.ending and turn.answer is None, turn  # the transcript may still come

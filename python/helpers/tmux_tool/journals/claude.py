@@ -119,15 +119,14 @@ class ClaudeReading:
         """Take one transcript entry: find this prompt's user entry, then its last answer."""
         if entry.get("isSidechain") or self.closed:
             return
-        kind = entry.get("type")
+        kind, message = entry.get("type"), entry.get("message")
         prompted = kind == "user" and isinstance(entry.get("promptId"), str) \
-            and isinstance((entry.get("message") or {}).get("content"), str)
+            and isinstance(message, dict) and isinstance(message.get("content"), str)
         if prompted and entry.get("promptId") == self.prompt_id:
             self.found_user, self.answer_id, self.answer_parts = True, None, []
         elif prompted and self.found_user:
             self.closed = True  # the next prompt's turn: this one's answer is complete
         elif kind == "assistant" and self.found_user:
-            message = entry.get("message")
             text = _text_of(message)
             if text is None:
                 return
