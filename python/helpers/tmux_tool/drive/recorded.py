@@ -50,8 +50,10 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
     The record's end (or failure) is definitive for the answer; the turn is
     reported over once the screen stops showing work too (a CLI finishes
     drawing, or tidies up, after it recorded the answer, and takes no prompt
-    meanwhile) and shows the CLI's own end-of-turn sign, or has held still a
-    glance (``least`` at least: a CLI may lay out its first answer again).
+    meanwhile) and holds still: a glance with the CLI's own end-of-turn sign
+    (``least`` at least: a CLI may lay out its first answer again), the
+    profile's settle time without it (a screen can pass for done between two
+    frames of a turn still being drawn).
     A screen that shows work until the timeout is reported as it is, with
     the answer and the disagreement.  A permission the record asks for is
     reported once the screen shows the question.  A screen that looks done while the record says the
@@ -83,7 +85,7 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
                 ask_log.remember(target, turn_recorded="1")
             signed = st.snap is not None and profile.finished(st.snap)  # the screen's own end sign
             if turn.ended:
-                if st.status != Status.BUSY and (signed or still.steady(now) >= quiet):
+                if st.status != Status.BUSY and still.steady(now) >= (quiet if signed else max(settle, quiet)):
                     return Recorded(st, turn, cli)
                 if now >= deadline.at:
                     return Recorded(st, turn, cli, f"{cli} recorded the end of the turn, but the screen still "
