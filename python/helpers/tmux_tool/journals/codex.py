@@ -32,11 +32,10 @@ import fnmatch
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, open_files, recalled, remember, same_prompt, size
+from .journal import Feed, Journal, Turn, open_files, recalled, remember, same_prompt, size, written_after
 
 ROLLOUT = "rollout-*.jsonl"
 
@@ -52,16 +51,6 @@ def _texts(payload: dict[str, Any], kind: str) -> str | None:
     texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == kind
              and isinstance(b.get("text"), str)]
     return "".join(texts) if texts else None
-
-
-def _after(line: dict[str, Any], since: float) -> bool:
-    """Whether a rollout line was written after ``since`` (a prompt repeated from an earlier turn
-    is older, even when a file is first read from its start)."""
-    stamp = line.get("timestamp")
-    try:
-        return isinstance(stamp, str) and datetime.fromisoformat(stamp).timestamp() >= since
-    except ValueError:
-        return False
 
 
 def _turn_of(payload: dict[str, Any]) -> str | None:
@@ -114,7 +103,7 @@ class CodexReading:
         kind, what = line.get("type"), payload.get("type")
         if kind == "response_item" and what == "message":
             role, turn = payload.get("role"), _turn_of(payload)
-            if role == "user" and self.turn_id is None and _after(line, self.since) \
+            if role == "user" and self.turn_id is None and written_after(line, self.since) \
                     and same_prompt(_texts(payload, "input_text"), self.prompt):
                 self.turn_id = turn
             elif role == "assistant" and turn is not None and turn == self.turn_id:

@@ -24,11 +24,10 @@ import glob
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, recalled, remember, same_prompt, size
+from .journal import Feed, Journal, Turn, recalled, remember, same_prompt, size, written_after
 
 TRIMMED = "Gemini CLI saves an answer without its leading and trailing blank lines"
 
@@ -59,14 +58,6 @@ def _text(content: object) -> str | None:
         texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
         return "".join(texts) if texts else None
     return None
-
-
-def _after(record: dict[str, Any], since: float) -> bool:
-    stamp = record.get("timestamp")
-    try:
-        return isinstance(stamp, str) and datetime.fromisoformat(stamp).timestamp() >= since
-    except ValueError:
-        return False
 
 
 @dataclass(slots=True)
@@ -134,7 +125,7 @@ class GeminiReading:
         kind, ident = record.get("type"), str(record.get("id"))
         if kind == "user":
             text = _text(record.get("content"))
-            if not self.started and _after(record, self.since) and same_prompt(text, self.prompt):
+            if not self.started and written_after(record, self.since) and same_prompt(text, self.prompt):
                 self.started, self.user_id = True, ident
                 return True
             if self.started and text is not None and ident != self.user_id:

@@ -19,6 +19,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -225,6 +226,16 @@ def events(feed: Feed) -> Iterator[dict[str, Any]]:
         event = item.get("event")
         if isinstance(event, dict):
             yield event
+
+
+def written_after(record: dict[str, Any], since: float) -> bool:
+    """Whether a record's ``timestamp`` (ISO 8601) is ``since`` or later: a prompt repeated from an
+    earlier turn is older, even when a file is first read from its start."""
+    stamp = record.get("timestamp")
+    try:
+        return isinstance(stamp, str) and datetime.fromisoformat(stamp).timestamp() >= since
+    except ValueError:
+        return False
 
 
 def same_prompt(recorded: object, prompt: str) -> bool:
