@@ -9,7 +9,9 @@ The end-to-end tests (tests/e2e/test_records.py) follow records as they grow.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from python.helpers.tmux_tool.journals.claude import ClaudeReading
 from python.helpers.tmux_tool.journals.codex import CodexReading
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
 from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
+from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
 
 RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 
@@ -145,3 +148,37 @@ def test_odd_transcript_lines_after_a_stop_never_raise(line: bytes, tmp_path: Pa
     events.write_text("".join(json.dumps({"at": 0, "event": e}) + "\n" for e in said), encoding="utf-8")
     turn = ClaudeReading("p", Feed(events), Feed(transcript)).turn()
     assert turn.started and turn.ending and turn.answer is None, turn  # the transcript may still come
+
+
+@pytest.mark.parametrize("want", _turns("kimi"), ids=lambda w: f"{w['file']}:{w['prompt']}")
+def test_kimi_turn_from_its_wire_file(want: dict[str, Any], tmp_path: Path) -> None:
+    reading = KimiReading(want["prompt"], 0, tmp_path, 0.0, wire=Feed(RECORDS / "kimi" / want["file"]))
+    _check(reading.turn(), want)
+
+
+def test_kimi_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
+    reading = KimiReading("Say something short", 0, tmp_path, 4_000_000_000.0,
+                          wire=Feed(RECORDS / "kimi" / "wire.jsonl"))
+    assert reading.turn() == Turn()
+
+
+def test_kimi_wire_files_are_found_from_the_log_its_process_holds_open(tmp_path: Path) -> None:
+    """Kimi CLI blanks its environment in /proc; the log it holds open names its share folder, and its
+    working directory the project (md5 of the path)."""
+    share, project = tmp_path / "share", tmp_path / "project"
+    (share / "logs").mkdir(parents=True)
+    project.mkdir()
+    holds = "import sys; f = open(sys.argv[1], 'a'); print(1, flush=True); sys.stdin.read()"
+    holder = subprocess.Popen(["python3", "-c", holds, str(share / "logs" / "kimi.log")],
+                              cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    shell = subprocess.Popen(["sleep", "30"])  # stands for the shell whose child the CLI is
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"1\n"
+        digest = hashlib.md5(str(project).encode(), usedforsecurity=False).hexdigest()
+        assert _wires(holder.pid) == f"{share}/sessions/{digest}/*/wire.jsonl"
+        assert _wires(shell.pid) is None
+    finally:
+        holder.kill()
+        shell.kill()
+        holder.wait()
+        shell.wait()

@@ -208,7 +208,10 @@ def opencode(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY,
 
 def kimi(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY, venv: Path = Path("/tmp/aivenv-kimi"),
          yolo: bool = False) -> Launch:
-    """Kimi CLI (PyPI `kimi-cli`, needs Python >= 3.12) against `base_url` (chat completions).
+    """Kimi CLI (PyPI `kimi-cli` 1.51.0, needs Python >= 3.12 but not 3.12.1) against `base_url` (chat completions).
+
+    From 1.52.0 on, `kimi` no longer starts this CLI: it runs the installer of
+    its successor, fetched from the network, or prints a notice.
 
     It is installed in its own virtualenv `venv`, not the project's. Kimi
     refuses `TERM=tmux-256color` on recent versions, so TERM is set to
@@ -217,6 +220,7 @@ def kimi(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY, venv
     config = "\n".join([
         'default_model = "scripted"',
         f"default_yolo = {'true' if yolo else 'false'}",
+        "telemetry = false",
         "",
         "[providers.scripted]",
         'type = "openai_legacy"',

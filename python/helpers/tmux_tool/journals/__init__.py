@@ -8,10 +8,11 @@ from .claude import ClaudeJournal
 from .codex import CodexJournal
 from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
+from .kimi import KimiJournal
 from .opencode import OpencodeJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(), "gemini": GeminiJournal(),
-                               "opencode": OpencodeJournal()}
+                               "kimi": KimiJournal(), "opencode": OpencodeJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:

@@ -194,10 +194,10 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
-    """Files that ``pid`` or a process under it holds open and ``match`` accepts: the kernel's
-    word on where a program writes, where the program does not say."""
-    found: list[str] = []
+def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """(process, file) for the files that ``pid`` or a process under it holds open and ``match``
+    accepts: the kernel's word on where a program writes, where the program does not say."""
+    found: list[tuple[int, str]] = []
     seen: set[int] = set()
     todo = [pid]
     while todo and len(seen) < MAX_PROCESSES:
@@ -215,9 +215,14 @@ def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
                 path = os.readlink(f"/proc/{p}/fd/{fd}")
             except OSError:
                 continue
-            if path not in found and match(path):
-                found.append(path)
+            if match(path) and (p, path) not in found:
+                found.append((p, path))
     return found
+
+
+def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
+    """The files of :func:`holders`, each once."""
+    return list(dict.fromkeys(path for _, path in holders(pid, match)))
 
 
 def events(feed: Feed) -> Iterator[dict[str, Any]]:
