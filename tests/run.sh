@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 apps/shared-terminal/setup.sh
 
 need=()
-for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh fish:fish dash:dash htop:htop man:man-db watch:procps sudo:sudo screen:screen chromium:chromium; do
+for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh fish:fish dash:dash htop:htop man:man-db watch:procps sudo:sudo screen:screen chromium:chromium /usr/sbin/sshd:openssh-server; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if ((${#need[@]})); then

@@ -17,9 +17,12 @@ from . import handlers
 from .core import config, masking
 from .core.args import MAX_PATTERN, Arg, bind, brief
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
+from .core.messages import message
 from .core.result import Result, failure
 from .core.status import Status
+from .judgement import human
 from .sessions.context import Context
+from .transport.tmux import Tmux
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session); "
                "a pane of the shared session as shared:WINDOW.PANE or %N")
@@ -119,6 +122,17 @@ ACTIONS: dict[str, Action] = {
 }
 
 
+TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
+"""The actions that type into a session (or end it): none while the human holds it."""
+
+
+def _held(cfg: config.Config, session: str | None) -> str:
+    """Who of the humans holds private session ``session`` ("" when none does, or it is the shared one)."""
+    if not session or session.partition(":")[0] == cfg.shared_session:
+        return ""
+    return human.held(Tmux(cfg.private_socket), session)
+
+
 def _masked(result: Result) -> Result:
     """Hide secrets in everything the agent will read."""
     mask = masking.Masker()
@@ -157,7 +171,14 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
     session = args.get("session") if isinstance(args.get("session"), str) else None
     try:
         bound = bind(name, spec.args, args)
-        return _masked(spec.handler(Context(config.load()), **bound))
+        cfg = config.load()
+        if name in TYPING and (holder := _held(cfg, session)):
+            return failure(message("human_holds", session=session), session=session, status=Status.UNKNOWN,
+                           hint=message("human_holds_hint"), held_by=holder)
+        result = spec.handler(Context(cfg), **bound)
+        if result.extra.get("needs_human") and result.session:
+            result.hint = human.hint(cfg, result.session, result.extra.get("program"))
+        return _masked(result)
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:

@@ -46,6 +46,14 @@ DEFAULTS: dict[str, str] = {
         "{{program}} is waiting on a question: read the question and options, answer with keys "
         "(or send for text); if the answer needs the human's decision, ask the human first"
     ),
+    "needs_human": (
+        "{{program}} asks for a secret: the human types it, never you (never ask for it in chat). Tell the "
+        "human in one sentence to type it at {{where}}, then call wait: it returns once it is answered"
+    ),
+    "human_holds": "the human has session {{session}}: nothing was typed",
+    "human_holds_hint": (
+        "wait until the human hands it back (wait, read and status work meanwhile), or ask the human"
+    ),
     "human_typing": (
         "the human took over: they have typed {{text}} and not finished; nothing was typed"
     ),

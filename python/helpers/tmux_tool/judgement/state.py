@@ -40,6 +40,8 @@ class State:
 
     ``exact`` marks a judgement made from the shell's own markers rather than
     from how the screen looks; such a judgement needs no stability window.
+    ``secret_reader``: the terminal waits for a secret (the kernel says this
+    process reads a line with the echo off); the human types it, never the agent.
     """
 
     status: Status
@@ -53,6 +55,12 @@ class State:
     cwd: str | None = None
     exact: bool = False
     notes: Notes = field(default_factory=Notes)
+    secret_reader: int = 0  # the process that reads a secret from the terminal (0: none)
+
+    @property
+    def needs_human(self) -> bool:
+        """A secret is asked for: only the human types it."""
+        return self.secret_reader > 0
 
 
 def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
@@ -69,6 +77,8 @@ def reported(st: State, session: str, *, ok: bool = True, output: str = "", erro
     data: dict[str, Any] = {"evidence": st.evidence, "program": st.program}
     if st.question:
         data["question"], data["options"] = st.question, list(st.options)
+    if st.needs_human:
+        data["needs_human"] = True
     if st.cwd:
         data["cwd"] = st.cwd
     if pane and (where := pane_info(st.facts)):

@@ -21,6 +21,7 @@ another process.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -41,7 +42,8 @@ from .output import RunOutput
 from .run_record import COLLECTED_OPTION, RUN_OPTION, RunRecord, describe, running_record, short
 from .server import PrivateServer, Shell
 
-SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead? asking?)
+SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead?)
+ASK_EVERY = 0.25  # this often, ``on_slice`` is asked whether the command waits for something
 STARTED_WITHIN = 2.0  # a run is reported only once the shell has taken it (its start marker)
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands
 KEEP_OUTPUTS = 20
@@ -92,7 +94,7 @@ def run(
     name: str,
     command: str,
     timeout: float,
-    on_slice: Callable[[], Result | None] | None = None,
+    on_slice: Callable[[float], Result | None] | None = None,
 ) -> Result:
     """Run ``command`` in private session ``name`` and report how it ended."""
     command = command.rstrip("\n")
@@ -206,15 +208,16 @@ def collect(
     rec: RunRecord,
     timeout: float,
     *,
-    on_slice: Callable[[], Result | None] | None = None,
+    on_slice: Callable[[float], Result | None] | None = None,
 ) -> Result:
     """Wait up to ``timeout`` for the run to end, then shape its result.
 
     Even with no time to wait, the result waits for the shell to take the
     command (its start marker, within ``STARTED_WITHIN``): until then the
     session still looks like the prompt before it.  ``on_slice`` is asked
-    after every second without output; a result from it (the command is
-    asking a question, say) ends the wait early.
+    every ``ASK_EVERY`` seconds, given how long the output has been quiet; a
+    result from it (the command is asking a question, say) ends the wait
+    early.
     """
     cfg = srv.cfg
     output = RunOutput(cap=cfg.output_cap, width=cfg.width, masker=Masker(),
@@ -225,7 +228,7 @@ def collect(
     start = time.monotonic()
     deadline = Deadline(timeout)
     started_by = Deadline(max(timeout, STARTED_WITHIN))
-    next_look = grew = start
+    next_look = next_ask = grew = start
     try:
         with LogWatch(shell.log_path) as watch:
             while True:
@@ -264,10 +267,12 @@ def collect(
                         _submit(srv, shell.name, markers.rearm_line(str(srv.hooks())))
                         rearmed = True
                         continue
-                    early = on_slice() if on_slice and quiet else None
-                    if early is not None:
+                if on_slice is not None and follow.started and now >= next_ask + ASK_EVERY:
+                    next_ask = now
+                    if (early := on_slice(now - grew)) is not None:
                         return early
-                watch.wait(min(deadline.at if follow.started else started_by.at, next_look + SLICE) - now)
+                wake = min(next_look + SLICE, next_ask + ASK_EVERY if on_slice is not None else math.inf)
+                watch.wait(min(deadline.at if follow.started else started_by.at, wake) - now)
             if follow.trailing and end is not None:
                 _pass_typed_line(shell, end, watch)
     except NoServer:

@@ -19,7 +19,7 @@ from ..core.clock import Deadline
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..judgement import stillness
+from ..judgement import human, stillness
 from ..judgement.state import State, reported
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, keyboard, panes
@@ -68,7 +68,7 @@ class PrivateSession:
             return State(Status.ERROR, "the pane's process has ended", program, snap, facts)
         mark = markers.last_mark(shell.log_path, shell.nonce) if shell else None
         if shell is None or mark is None:
-            return _from_verdict(programs.detect(snap, program=program), snap, facts)
+            return _by_screen(snap, facts, program, target)
         rec = run_record.load_record(srv, target.name)
         if rec is not None and mark.start < rec.offset:
             # Our last line is typed but the shell has not started it: the marks are all older.
@@ -79,9 +79,13 @@ class PrivateSession:
             if not running:
                 return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
                              "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
-            # Something runs at the shell; the screen tells whether it is a program
-            # waiting at its own prompt (a REPL started by send) or asking a question.
-            verdict = programs.detect(_at_work(snap, facts), program=None)
+            # Something runs at the shell: it may read a secret (the kernel says), and the screen
+            # tells whether it is a program waiting at its own prompt (a REPL started by send) or
+            # asking a question.
+            term = kernel.look(facts.pid, facts.tty)
+            if (secret := _secret(term, snap, facts, None, target)) is not None:
+                return secret
+            verdict = programs.detect(_at_work(snap, term), program=None)
             if verdict.status == Status.BLOCKED or (
                 verdict.status == Status.READY and verdict.program not in (None, "bash")
             ):
@@ -96,7 +100,7 @@ class PrivateSession:
             status = Status.ERROR if mark.exit_code else Status.READY
             return State(status, f"{program} exited to the shell (exit code {mark.exit_code})",
                          "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
-        return _from_verdict(programs.detect(snap, program=program), snap, facts)
+        return _by_screen(snap, facts, program, target)
 
     # --- results ----------------------------------------------------------------
     def report(self, st: State, *, ok: bool = True, **extra: Any) -> Result:
@@ -133,6 +137,10 @@ class PrivateSession:
         shell = self.server.shell(self.name)
         profile = programs.profile_for(shell.program) if shell and shell.program else None
         before = self.state()
+        if before.needs_human and text:
+            return failure(f"nothing was typed: {before.program} asks for a secret ({before.question!r}), which "
+                           "only the human types", session=self.name, status=before.status,
+                           hint=human.hint(self.server.cfg, self.name, before.program))
         if before.status == Status.BUSY and len(text.encode("utf-8", "surrogateescape")) >= LONG_TEXT:
             return failure(f"{before.evidence}; it is not reading input, and {len(text)} characters would "
                            "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
@@ -176,7 +184,12 @@ class PrivateSession:
             return None
         if running and mark is not None:
             rec = run_record.running_record(srv, self.name, mark)
-        res = runs.collect(srv, shell, rec, timeout, on_slice=self._blocked_early)
+        # A secret asked for already (the agent was told): the human types it, and the wait goes on.
+        asked = self.state() if running else None
+        asked = asked if asked is not None and asked.needs_human else None
+        res = runs.collect(srv, shell, rec, timeout, on_slice=lambda quiet: self._blocked_early(quiet, asked))
+        if res.status == Status.BUSY and asked and (st := self.state()).needs_human:
+            return self.report(st, ok=False, error=f"{st.program} still waits for the secret after {timeout:g}s")
         if res.status == Status.BUSY:
             res.ok = False
             res.error = f"{run_record.describe(rec)} is still running after {timeout:g}s"
@@ -200,10 +213,18 @@ class PrivateSession:
                 break
         return self.report(st)
 
-    def _blocked_early(self) -> Result | None:
-        """Between quiet seconds of a running command: stop waiting if it asks a question, or if it opened
-        a program that waits for input (the editor of ``git merge``, a REPL): it will not end by itself."""
+    def _blocked_early(self, quiet: float, asked: State | None = None) -> Result | None:
+        """While a command runs (its output quiet for ``quiet`` seconds): stop waiting if it asks for a
+        secret (the kernel says so at once) other than the one ``asked`` at the start, which the human
+        is typing; or, after a quiet second, if it asks a question or opened a program that waits for
+        input (the editor of ``git merge``, a REPL): it will not end by itself."""
         st = self.state()
+        if human.answering(st, asked):
+            return None
+        if st.needs_human:
+            return self.report(st)
+        if quiet < runs.SLICE:
+            return None
         if st.status == Status.BLOCKED:
             return self.report(st, hint=message("question"))
         if st.status == Status.READY and st.program not in (None, "bash") and not st.exact:
@@ -213,10 +234,26 @@ class PrivateSession:
         return None
 
 
-def _at_work(snap: Snapshot, facts: PaneFacts) -> Snapshot:
+def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Target) -> State:
+    """A program at work, judged by its screen - unless the kernel says it reads a secret."""
+    secret = _secret(kernel.look(facts.pid, facts.tty), snap, facts, program, target)
+    return secret or _from_verdict(programs.detect(snap, program=program), snap, facts)
+
+
+def _secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None,
+            target: Target) -> State | None:
+    """The state of a secret asked for, with its question: the screen was captured before the kernel was
+    asked, so a question just printed may not be on it yet - then the screen is captured once more."""
+    secret = human.asks_secret(term, snap, facts, program)
+    if secret is not None and not snap.cursor_line.strip():
+        snap, facts = panes.look(target.tmux, target.pane)
+        secret = human.asks_secret(term, snap, facts, program)
+    return secret
+
+
+def _at_work(snap: Snapshot, term: kernel.Terminal) -> Snapshot:
     """The screen named after the process at work: tmux names the foreground group's leader, which
     may only wait for a child of its group (git for the editor of ``git merge``)."""
-    term = kernel.look(facts.pid, facts.tty)
     if term.known and term.front and term.leader and term.front.pid != term.leader.pid:
         return replace(snap, program=term.front.comm)
     return snap

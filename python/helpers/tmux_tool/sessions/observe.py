@@ -19,7 +19,7 @@ import regex
 from ..core.clock import Deadline
 from ..core.errors import BadArgs
 from ..core.status import Status
-from ..judgement import stillness
+from ..judgement import human, stillness
 from ..judgement.state import READY_STABLE, State
 from ..judgement.stillness import Stillness
 from ..transport import events, listen, panes
@@ -96,6 +96,7 @@ class Watch:
     dirty_since: float | None = None
     confirm_at: float | None = None
     next_poll: float = 0.0
+    first: State | None = None  # the first look's state (a secret asked for then is the human's to type)
 
     @property
     def target(self) -> Target:
@@ -118,6 +119,7 @@ class Watch:
         """Take a fresh state; a new screen dates from ``changed_by`` when known (else now)."""
         st = state_of(self.session)
         self.state = st
+        self.first = st if self.first is None else self.first
         self.still.see(st.snap.digest if st.snap else "", now, changed_by, st.status)
 
     def judge(self, now: float) -> bool:
@@ -134,8 +136,9 @@ class Watch:
             hit, reason = self.still.changed, "the screen changed"
         elif self.until == "stable":
             hit, reason = held >= self.stable_for, f"the screen has not changed for {held:.1f}s"
-        else:
-            hit, reason = self.still.settled(st, now), st.evidence
+        else:  # a secret asked for since before the wait is the human's to type: wait for what follows
+            hit = self.still.settled(st, now) and not human.answering(st, self.first)
+            reason = st.evidence
         if hit:
             self.done, self.reason, self.done_at = True, reason, now
         return self.done

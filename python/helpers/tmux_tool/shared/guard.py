@@ -65,6 +65,9 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Lea
         # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards it.
         where = f"in {st.program}" if st.notes.in_program else "at the prompt"
         return Leave(False, f"the human has typed {human_text!r} {where}")
+    if st.needs_human and text:
+        return Leave(False, f"{st.program or 'a program'} asks for a secret ({st.question!r}): only the human types "
+                     "it", final=True)
     if force:
         return GO
     owner = st.notes.owner

@@ -30,6 +30,7 @@ from .. import programs
 from ..core.errors import NoServer, NoTarget, TmuxError
 from ..core.messages import message
 from ..core.status import Status
+from ..judgement import human
 from ..judgement.state import Notes, State
 from ..screen.snapshot import Snapshot
 from ..transport import kernel
@@ -78,6 +79,9 @@ def judge(lk: Look, now: float | None = None) -> State:
         return _by_screen(lk, base)
     front = term.front
     assert front is not None and term.shell is not None
+    if (secret := human.asks_secret(term, lk.snap, facts, None)) is not None:
+        secret.notes = base if term.shell_in_front else replace(base, owner=_owner(lk, now))
+        return secret  # the human's to type, whoever asked
     if term.shell_in_front:
         return _shell(lk, front, base, top=True, now=now)
     notes = replace(base, owner=_owner(lk, now))

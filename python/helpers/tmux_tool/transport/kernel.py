@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
+_TTY_READS = frozenset({"wait_woken", "n_tty_read"})  # a read of the terminal itself
 # Waits that end by themselves or by another process, never by a key: a child, a pipe, a timer (sleep).
 _NOT_FOR_KEYS = frozenset({"do_wait", "pipe_read", "pipe_wait", "hrtimer_nanosleep", "do_nanosleep"})
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
@@ -96,6 +97,13 @@ class Terminal:
         """The process in front sleeps in a read or poll, the way a program waits for keys."""
         f = self.front
         return bool(f and f.state == "S" and (self.wchan in _INPUT_WAITS or self.wchan.startswith("poll_")))
+
+    @property
+    def secret(self) -> bool:
+        """The process in front reads a line from the terminal with its echo off: a password, a passphrase,
+        a PIN (``getpass``, ``read -s``, sudo, ssh).  A line editor turns echo off too, but in raw mode."""
+        f = self.front
+        return bool(f and f.state == "S" and self.wchan in _TTY_READS and not self.raw and not self.echo)
 
     @property
     def owner(self) -> str:
