@@ -15,6 +15,9 @@ from pathlib import Path
 # The protocol is defined once, in the library at the repository's root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from python.helpers.tmux_tool.actions import dispatch
+from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.judgement import human
 from python.helpers.tmux_tool.shared import control
 from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
@@ -37,7 +40,40 @@ def status_lines(state: control.Control, session: str, socket: str, now: float) 
     return lines
 
 
+def sessions() -> int:
+    """The agent's private sessions, one per line: name, program, status, what it does, who has it."""
+    cfg = config.load()
+    rows = [r for r in dispatch("list").extra.get("sessions", []) if r.get("session") != cfg.shared_session]
+    if not rows:
+        print(f"The agent has no private session (tmux -L {cfg.private_socket}).")
+        return 0
+    for row in rows:
+        held = human.held(Tmux(cfg.private_socket), str(row.get("session")))
+        mark = " · NEEDS YOU: type the secret with `agent.sh take NAME`" if row.get("needs_human") else ""
+        mark += f" · held by {held}" if held else ""
+        print(f"{row.get('session')}\t{row.get('program') or ''}\t{row.get('status')}\t{row.get('evidence')}{mark}")
+    return 0
+
+
+def hold(name: str, take: bool) -> int:
+    """Take the keyboard of the agent's session ``name`` (the agent types nothing there) or give it back."""
+    tmux = Tmux(config.load().private_socket)
+    try:
+        if take:
+            tmux.cmd("set-option", "-t", f"={name}:", human.HELD, "agent.sh")
+        else:
+            tmux.cmd("set-option", "-u", "-t", f"={name}:", human.HELD)
+    except TmuxError as exc:
+        print(f"agent.sh: the agent has no session {name!r}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["sessions"]:
+        return sessions()
+    if argv[:1] in (["hold"], ["give"]) and len(argv) == 2:
+        return hold(argv[1], argv[0] == "hold")
     parser = argparse.ArgumentParser(prog="agent.sh", description=__doc__.splitlines()[0])
     parser.add_argument("--socket", required=True)
     parser.add_argument("--session", required=True)

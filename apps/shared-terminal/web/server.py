@@ -19,6 +19,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ WEB_DIR = Path(__file__).resolve().parent
 # The pause, approval and activity protocol is defined once, in the library.
 sys.path.insert(0, str(WEB_DIR.parents[2]))
 
+from agent_sessions import AgentSessions, AgentTermSocket, HoldHandler, SessionsHandler
 from control_api import (
     ApprovalHandler,
     ControlState,
@@ -43,6 +45,10 @@ from web_handlers import (
     SharedSession,
     TerminalSocket,
 )
+
+from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.judgement import human
+from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 NODE_MODULES = WEB_DIR / "node_modules" / "@xterm"
 LOG = logging.getLogger("shared-terminal")
@@ -73,7 +79,8 @@ def log_request(handler: RequestHandler) -> None:
     )
 
 
-def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermManager) -> Application:
+def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermManager,
+              sessions: AgentSessions) -> Application:
     vendor = {"xterm": NODE_MODULES / "xterm", "addon-fit": NODE_MODULES / "addon-fit"}
     shared = SharedSession(socket=args.socket, session=args.session)
     return Application(
@@ -85,6 +92,9 @@ def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermMana
             (r"/api/control", SwitchHandler),
             (r"/api/approval", ApprovalHandler),
             (r"/ws", TerminalSocket, {"term_manager": manager}),
+            (r"/api/sessions", SessionsHandler),
+            (r"/api/hold", HoldHandler),
+            (r"/agent-ws", AgentTermSocket, {"term_manager": manager}),
             (r"/static/(.*)", GuardedStatic, {"path": str(WEB_DIR / "static")}),
             *[(rf"/vendor/{name}/(.*)", GuardedStatic, {"path": str(path)}) for name, path in vendor.items()],
         ],
@@ -92,10 +102,30 @@ def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermMana
         access=AccessPolicy(token=token, cookie_name=f"tmux_tool_token_{args.port}"),
         shared=shared,
         control=ControlState(shared),
+        agent_sessions=sessions,
         term_manager=manager,
         log_function=log_request,
         websocket_ping_interval=30,
     )
+
+
+def page_address(bind: str, port: int) -> str:
+    """The page's address as a person on this machine opens it (any address: this host's name)."""
+    host = socket.gethostname() if bind in ("0.0.0.0", "::", "") else bind
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def set_page(tmux_socket: str, address: str | None, *, only_if: str = "") -> None:
+    """Tell the tool where the page is (it names it to the agent when the human has to type a secret);
+    at the end, forget it unless another page has taken over since."""
+    tmux = Tmux(tmux_socket)
+    try:
+        if address is not None:
+            tmux.cmd("set-option", "-g", human.PAGE, address)
+        elif tmux.cmd("show-options", "-gqv", human.PAGE).strip() == only_if:
+            tmux.cmd("set-option", "-gu", human.PAGE)
+    except TmuxError:
+        LOG.warning("the tmux server %s does not answer: the tool cannot name this page", tmux_socket)
 
 
 def remove_pid_file(path: str | None) -> None:
@@ -115,8 +145,12 @@ async def serve(args: argparse.Namespace, token: str | None) -> None:
         shell_command=tmux_client_argv(args.socket, args.session, args.tmux_conf),
         max_terminals=args.max_terminals,
     )
-    app = build_app(args, token, manager)
+    sessions = AgentSessions(config.load().private_socket)
+    app = build_app(args, token, manager, sessions)
     server = app.listen(args.port, address=args.bind)
+    sessions.start()
+    address = page_address(args.bind, args.port)
+    set_page(args.socket, address)
     LOG.info(
         "serving tmux -L %s session %s on %s:%d (pid %d, token %s)",
         args.socket,
@@ -132,6 +166,8 @@ async def serve(args: argparse.Namespace, token: str | None) -> None:
         loop.add_signal_handler(signum, stopping.set)
     await stopping.wait()
     LOG.info("stopping: closing %d browser terminal(s)", len(manager.ptys_by_fd))
+    sessions.stop.set()
+    set_page(args.socket, None, only_if=address)
     server.stop()
     await manager.shutdown()
     await server.close_all_connections()

@@ -118,10 +118,13 @@ class PrivateSession:
         return None
 
     def row(self) -> dict[str, Any]:
-        """What ``list`` says of the session."""
+        """What ``list`` says of the session (and the secret it asks for, if it does)."""
         st = self.state()
-        return {"session": self.name, "server": f"private ({self.server.cfg.private_socket})",
-                "program": st.program, "status": st.status, "evidence": st.evidence}
+        row: dict[str, Any] = {"session": self.name, "server": f"private ({self.server.cfg.private_socket})",
+                               "program": st.program, "status": st.status, "evidence": st.evidence}
+        if st.needs_human:
+            row.update(needs_human=True, question=st.question)
+        return row
 
     # --- acting -----------------------------------------------------------------
     def run(self, command: str, timeout: float) -> Result:

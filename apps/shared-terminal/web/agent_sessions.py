@@ -1,0 +1,200 @@
+"""The agent's private sessions in the page: listed with their state, watched, taken over, handed back.
+
+* ``GET /api/sessions?since=REV``: every private session of the agent with
+  its program, status, evidence, the question it asks, whether it needs the
+  human (a secret) and who of the humans holds it.  The list is kept by one
+  thread of this server, not by the pages: tmux stamps each session with the
+  time of its last output (``session_activity``), so one ``list-sessions``
+  tells which sessions changed, and only those are judged again (by the
+  tool's own ``status``, the facts the agent gets), plus every few seconds
+  the ones still at work.
+* ``POST /api/hold`` ``{"session", "held": bool, "why": "take"|"secret"}``:
+  the human takes a session's keyboard, or hands it back.  While the human
+  holds it the tool refuses the agent's keys there.  A session taken because
+  it asked for a secret is handed back by this server as soon as the secret
+  is no longer asked for.
+* ``/agent-ws?session=NAME``: a terminal view of one session, a tmux client
+  of the agent's server that never resizes its window (``ignore-size``) and,
+  unless the page holds the session, is read-only in tmux itself: a read-only
+  view cannot type, whatever the browser sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from control_api import ControlApi
+from tmux_terminals import DEFAULT_SIZE, TmuxTermSocket, _dimension
+from tornado.web import HTTPError
+from web_handlers import Guarded
+
+from python.helpers.tmux_tool.actions import dispatch
+from python.helpers.tmux_tool.judgement import human
+from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
+
+LOG = logging.getLogger("shared-terminal")
+LOOK_EVERY = 0.5  # seconds between two looks at the session list (one tmux command)
+AT_WORK_EVERY = 5.0  # a session at work is judged again this often even without output
+NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+HELD_BY_PAGE = ("page", "page:secret")
+
+
+@dataclass
+class AgentSessions:
+    """The agent's private sessions as the page shows them, kept up to date by one thread."""
+
+    socket: str
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    revision: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+    _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _judged_at: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def tmux(self) -> Tmux:
+        return Tmux(self.socket)
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="agent-sessions", daemon=True).start()
+
+    def view(self) -> tuple[int, list[dict[str, Any]]]:
+        with self.lock:
+            return self.revision, [dict(r) for r in self.rows.values()]
+
+    def _run(self) -> None:
+        while not self.stop.wait(LOOK_EVERY):
+            try:
+                self.refresh()
+            except Exception:
+                LOG.exception("the agent's sessions could not be looked at")
+
+    def refresh(self) -> None:
+        """Judge again the sessions that printed something, were held or let go, or are at work."""
+        try:
+            out = self.tmux.cmd("list-sessions", "-F",
+                                f"#{{session_name}}\x1f#{{session_activity}}\x1f#{{{human.HELD}}}")
+        except TmuxError:
+            out = ""
+        now = time.monotonic()
+        listed: dict[str, tuple[str, str]] = {}
+        for line in out.splitlines():
+            name, activity, held = (line.split("\x1f") + ["", ""])[:3]
+            listed[name] = (activity, held)
+        changed = False
+        for name, (activity, held) in listed.items():
+            row = self.rows.get(name)
+            at_work = row is not None and row["status"] in ("busy", "blocked")
+            if self._seen.get(name) == (activity, held) and not (
+                    at_work and now - self._judged_at.get(name, 0.0) >= AT_WORK_EVERY):
+                continue
+            self._seen[name], self._judged_at[name] = (activity, held), now
+            fresh = self._judge(name, held)
+            if held == "page:secret" and not fresh["needs_human"]:
+                self._let_go(name)  # the secret is typed: the keyboard goes back to the agent
+                fresh["held"] = ""
+            if fresh != row:
+                with self.lock:
+                    self.rows[name] = fresh
+                changed = True
+        for gone in set(self.rows) - set(listed):
+            with self.lock:
+                del self.rows[gone]
+            self._seen.pop(gone, None)
+            changed = True
+        if changed:
+            with self.lock:
+                self.revision += 1
+
+    def _judge(self, name: str, held: str) -> dict[str, Any]:
+        res = dispatch("status", {"session": name}).to_dict()
+        return {"session": name, "program": res.get("program") or "", "status": res.get("status"),
+                "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),
+                "needs_human": bool(res.get("needs_human")), "held": held}
+
+    def _let_go(self, name: str) -> None:
+        try:
+            self.tmux.cmd("set-option", "-u", "-t", f"={name}:", human.HELD)
+        except TmuxError:
+            pass
+
+    def hold(self, name: str, held: bool, why: str) -> None:
+        """The page takes ``name``'s keyboard (``why``: "take", or "secret": given back by itself), or hands
+        it back; the list shows it at once."""
+        if held:
+            self.tmux.cmd("set-option", "-t", f"={name}:", human.HELD, "page:secret" if why == "secret" else "page")
+        else:
+            self._let_go(name)
+        self._seen.pop(name, None)
+        self.refresh()
+
+    def held_by_page(self, name: str) -> bool:
+        try:
+            return human.held(self.tmux, name) in HELD_BY_PAGE
+        except TmuxError:
+            return False
+
+
+def session_name(raw: str | None) -> str:
+    if raw is None or not NAME.fullmatch(raw):
+        raise HTTPError(400, "name a session of the agent (letters, digits, _ . -)")
+    return raw
+
+
+class SessionsHandler(ControlApi):
+    """``GET /api/sessions?since=REV``."""
+
+    def get(self) -> None:
+        sessions: AgentSessions = self.settings["agent_sessions"]
+        revision, rows = sessions.view()
+        raw = self.get_query_argument("since", "")
+        if raw.isdigit() and int(raw) == revision:
+            self.write({"ok": True, "revision": revision, "unchanged": True})
+            return
+        self.write({"ok": True, "revision": revision, "sessions": sorted(rows, key=lambda r: r["session"])})
+
+
+class HoldHandler(ControlApi):
+    """``POST /api/hold`` ``{"session", "held": bool, "why": "take"|"secret"}``."""
+
+    async def post(self) -> None:
+        data = self.body()
+        name = session_name(data.get("session") if isinstance(data.get("session"), str) else None)
+        held, why = data.get("held"), data.get("why", "take")
+        if not isinstance(held, bool) or why not in ("take", "secret"):
+            raise HTTPError(400, 'send {"session": NAME, "held": true|false, "why": "take"|"secret"}')
+        sessions: AgentSessions = self.settings["agent_sessions"]
+        try:
+            await asyncio.to_thread(sessions.hold, name, held, why)
+        except TmuxError as exc:
+            raise HTTPError(404, f"there is no session {name} of the agent") from exc
+        self.write({"ok": True, "held": held})
+
+
+class AgentTermSocket(Guarded, TmuxTermSocket):
+    """One view of an agent's session: read-only in tmux unless the page holds the session."""
+
+    def open(self, *args: Any, **kwargs: Any) -> None:
+        sessions: AgentSessions = self.settings["agent_sessions"]
+        name = session_name(self.get_query_argument("session", None))
+        self.writable = self.get_query_argument("write", "") == "1" and sessions.held_by_page(name)
+        rows = _dimension(self.get_query_argument("rows", None), DEFAULT_SIZE[0])
+        cols = _dimension(self.get_query_argument("cols", None), DEFAULT_SIZE[1])
+        flags = "ignore-size" if self.writable else "read-only,ignore-size"
+        argv = ["tmux", "-u", "-L", sessions.socket, "attach-session", "-f", flags, "-t", f"={name}"]
+        self.term_name = f"agent:{name}"
+        self.terminal = self.term_manager.new_sized_terminal((rows, cols), argv)
+        self.terminal.clients.append(self)
+        self.size = (rows, cols)
+        self.send_json_message(["setup", {"writable": self.writable}])
+
+    def on_message(self, message: str | bytes) -> None:
+        if not self.writable and isinstance(message, str) and message.startswith('["stdin"'):
+            return  # a read-only view: tmux ignores its keys too
+        super().on_message(message)
