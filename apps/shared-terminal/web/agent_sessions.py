@@ -4,10 +4,12 @@
   its program, status, evidence, the question it asks, whether it needs the
   human (a secret) and who of the humans holds it.  The list is kept by one
   thread of this server, not by the pages: tmux stamps each session with the
-  time of its last output (``session_activity``), so one ``list-sessions``
+  time of its last output (``session_activity``, in whole seconds, so the
+  cursor and history of its pane are compared too), so one ``list-sessions``
   tells which sessions changed, and only those are judged again (by the
-  tool's own ``status``, the facts the agent gets), plus every few seconds
-  the ones still at work.
+  tool's own ``status``, the facts the agent gets), plus every second the
+  ones still at work.  Each row also gives the window's size (``cols``,
+  ``rows``): a view is drawn at that size, never resizing the agent's window.
 * ``POST /api/hold`` ``{"session", "held": bool, "why": "take"|"secret"}``:
   the human takes a session's keyboard, or hands it back.  While the human
   holds it the tool refuses the agent's keys there.  A session taken because
@@ -40,9 +42,13 @@ from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 LOG = logging.getLogger("shared-terminal")
 LOOK_EVERY = 0.5  # seconds between two looks at the session list (one tmux command)
-AT_WORK_EVERY = 5.0  # a session at work is judged again this often even without output
+AT_WORK_EVERY = 1.0  # a session at work is judged again this often even without output
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 HELD_BY_PAGE = ("page", "page:secret")
+# One line per session: name, last output (s), who holds it, window size, and what changes with any output
+# within the same second (the active pane's cursor and history).
+LOOK = "\x1f".join(["#{session_name}", "#{session_activity}", f"#{{{human.HELD}}}", "#{window_width}",
+                    "#{window_height}", "#{cursor_x},#{cursor_y},#{history_size},#{pane_dead}"])
 
 
 @dataclass
@@ -54,8 +60,10 @@ class AgentSessions:
     revision: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
-    _seen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _seen: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _judged_at: dict[str, float] = field(default_factory=dict)
+    # The thread and a hold from the page may refresh at once: one at a time.
+    _refreshing: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def tmux(self) -> Tmux:
@@ -77,25 +85,30 @@ class AgentSessions:
 
     def refresh(self) -> None:
         """Judge again the sessions that printed something, were held or let go, or are at work."""
+        with self._refreshing:
+            self._refresh()
+
+    def _refresh(self) -> None:
         try:
-            out = self.tmux.cmd("list-sessions", "-F",
-                                f"#{{session_name}}\x1f#{{session_activity}}\x1f#{{{human.HELD}}}")
+            out = self.tmux.cmd("list-sessions", "-F", LOOK)
         except TmuxError:
             out = ""
         now = time.monotonic()
-        listed: dict[str, tuple[str, str]] = {}
+        listed: dict[str, tuple[str, ...]] = {}
         for line in out.splitlines():
-            name, activity, held = (line.split("\x1f") + ["", ""])[:3]
-            listed[name] = (activity, held)
+            fields = (line.split("\x1f") + [""] * 5)[:6]
+            listed[fields[0]] = tuple(fields[1:])
         changed = False
-        for name, (activity, held) in listed.items():
+        for name, seen in listed.items():
+            held, cols, rows = seen[1], seen[2], seen[3]
             row = self.rows.get(name)
             at_work = row is not None and row["status"] in ("busy", "blocked")
-            if self._seen.get(name) == (activity, held) and not (
+            if self._seen.get(name) == seen and not (
                     at_work and now - self._judged_at.get(name, 0.0) >= AT_WORK_EVERY):
                 continue
-            self._seen[name], self._judged_at[name] = (activity, held), now
+            self._seen[name], self._judged_at[name] = seen, now
             fresh = self._judge(name, held)
+            fresh.update(cols=int(cols) if cols.isdigit() else None, rows=int(rows) if rows.isdigit() else None)
             if held == "page:secret" and not fresh["needs_human"]:
                 self._let_go(name)  # the secret is typed: the keyboard goes back to the agent
                 fresh["held"] = ""

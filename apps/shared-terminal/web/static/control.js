@@ -93,6 +93,12 @@
       notice.hidden = true;
     }, 6000);
   }
+  // For agent_sessions.js: the same requests (token, JSON) and notices.
+  shared.request = request;
+  shared.tell = tell;
+  shared.focusTerminal = function () {
+    shared.term.focus();
+  };
 
   // One line, short: the header has room for a command, not a script.
   function quoted(text) {
@@ -376,10 +382,13 @@
   byId("reject").addEventListener("click", function () {
     answer("reject");
   });
-  // Escape in the controls goes back to the terminal (Alt+F6 comes here).
+  // Escape in the controls goes back to the terminal (Alt+F6 comes here): the
+  // one on show (agent_sessions.js sets focusTerminal while a view of an
+  // agent's terminal is open). In any terminal, Escape is the program's.
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape" && !document.querySelector(".xterm").contains(document.activeElement)) {
-      shared.term.focus();
+    const active = document.activeElement;
+    if (event.key === "Escape" && !(active && active.closest(".xterm, #agent-view"))) {
+      shared.focusTerminal();
     }
   });
   shared.term.onKey(function () {

@@ -26,13 +26,12 @@ from ..core.messages import message
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from ..transport import kernel
-from ..transport.options import PREFIX
+from ..transport.options import HELD, PAGE
 from ..transport.panes import PaneFacts
 from ..transport.tmux import Tmux
 from .state import State
 
-PAGE = PREFIX + "page"  # global, on the shared server: the page's address while it serves
-HELD = PREFIX + "human"  # on a private session: who of the humans holds it (the page, agent.sh)
+__all__ = ["HELD", "PAGE", "answering", "asks_secret", "held", "hint", "page", "where_to_type"]
 
 
 def asks_secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None) -> State | None:
