@@ -1,0 +1,615 @@
+// The agent's own terminals (its private tmux server) in the page: listed
+// under the header with what each does, and watched in a view over the shared
+// terminal.
+//
+// GET /api/sessions?since=REV gives the list (the server keeps it up to date;
+// the page asks every half second). A view is a second xterm.js connected to
+// /agent-ws, a tmux client of the agent's session drawn at that session's own
+// size (the font shrinks to fit) and read-only in tmux itself unless the human
+// holds the session: "Take over" POSTs /api/hold and reconnects with write=1,
+// "Hand back" lets go and reconnects read-only. A terminal that waits for a
+// secret (a password) "needs you": the page opens it with the keyboard given
+// to the human; the server hands the keyboard back once the secret is typed.
+// Opening the page at #session=NAME opens that view.
+//
+// window.agentSessions exposes the list, the view and every sentence
+// announced, so automated checks can see what a person sees.
+(function () {
+  "use strict";
+
+  const shared = window.sharedTerminal;
+  const POLL_MS = 500;
+  const RETRY_MS = 2000;
+  const FONT_MAX = 14;
+  const FONT_MIN = 6;
+  const NEEDS_PREFIX = "(needs you) ";
+  const LOG_LIMIT = 200;
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+  const sharedTab = byId("shared-tab");
+  const list = byId("agent-list");
+  const none = byId("agent-none");
+  const announcer = byId("agent-announce");
+  const sharedBox = byId("terminal");
+  const viewBox = byId("agent-view");
+  const viewName = byId("agent-view-name");
+  const viewMode = byId("agent-view-mode");
+  const viewEvidence = byId("agent-view-evidence");
+  const viewAsk = byId("agent-view-ask");
+  const viewTerm = byId("agent-view-term");
+  const takeButton = byId("agent-take");
+  const giveButton = byId("agent-give");
+  const closeButton = byId("agent-close");
+  const baseTitle = document.title;
+
+  // rows: the last list, by name; view: the open view (null when none);
+  // announced: every sentence said in the live region, in order; shown: every
+  // "session status" the list has shown, in order.
+  const agent = { revision: null, rows: new Map(), view: null, announced: [], shown: [] };
+  window.agentSessions = agent;
+
+  let wanted = hashSession(); // #session=NAME: opened as soon as it is listed
+  const asked = new Set(); // secrets whose view was opened for the human (session + question)
+  const told = new Set(); // secrets announced while the human typed elsewhere
+  let lastPollStart = 0;
+
+  function hashSession() {
+    const match = /^#session=([A-Za-z0-9_.-]{1,64})$/.exec(window.location.hash);
+    return match ? match[1] : null;
+  }
+
+  function announce(sentence) {
+    announcer.textContent = sentence;
+    agent.announced.push(sentence);
+    if (agent.announced.length > LOG_LIMIT) {
+      agent.announced.shift();
+    }
+  }
+
+  function remember(sentence) {
+    agent.shown.push(sentence);
+    if (agent.shown.length > LOG_LIMIT) {
+      agent.shown.shift();
+    }
+  }
+
+  function heldByPage(row) {
+    return Boolean(row && (row.held === "page" || row.held === "page:secret"));
+  }
+
+  // --- the list ------------------------------------------------------------------
+  function tab(row) {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "tab agent-tab";
+    button.dataset.session = row.session;
+    button.dataset.status = row.status || "";
+    button.dataset.needs = row.needs_human ? "1" : "";
+    button.setAttribute("aria-current", String(Boolean(agent.view && agent.view.session === row.session)));
+    const parts = [];
+    function part(cls, text) {
+      const span = document.createElement("span");
+      span.className = cls;
+      span.textContent = text;
+      parts.push(span);
+      return span;
+    }
+    part("name", row.session);
+    if (row.program) {
+      part("program", row.program);
+    }
+    part("status", row.status || "?");
+    if (row.needs_human) {
+      part("badge", "needs you");
+    } else if (heldByPage(row)) {
+      part("held", "yours");
+    } else if (row.held) {
+      part("held", "held by " + row.held);
+    }
+    part("evidence", row.evidence || "");
+    button.append.apply(button, parts);
+    button.title = row.session + ": " + (row.evidence || row.status || "") +
+      (row.question ? "\nasks: " + row.question : "");
+    button.addEventListener("click", function () {
+      open(row.session);
+    });
+    item.append(button);
+    return item;
+  }
+
+  function renderList() {
+    const rows = Array.from(agent.rows.values());
+    const focused = document.activeElement && document.activeElement.closest(".agent-tab");
+    const focusedName = focused ? focused.dataset.session : null;
+    list.replaceChildren.apply(list, rows.map(tab));
+    none.hidden = rows.length > 0;
+    if (focusedName !== null) {
+      const again = list.querySelector('.agent-tab[data-session="' + focusedName + '"]');
+      if (again) {
+        again.focus();
+      }
+    }
+    sharedTab.setAttribute("aria-current", String(agent.view === null));
+    const needing = rows.filter(function (r) {
+      return r.needs_human;
+    });
+    document.title = (needing.length ? NEEDS_PREFIX : "") + baseTitle;
+    document.body.dataset.needsYou = needing.length ? "1" : "";
+  }
+
+  // --- the view ----------------------------------------------------------------------
+  function viewRow() {
+    return agent.view ? agent.view.row() : null;
+  }
+
+  function renderView() {
+    const view = agent.view;
+    viewBox.hidden = view === null;
+    sharedBox.inert = view !== null;
+    if (view === null) {
+      return;
+    }
+    const row = view.row();
+    viewName.textContent = view.session;
+    viewBox.dataset.writable = view.writable ? "1" : "";
+    viewBox.dataset.status = row ? row.status : "gone";
+    let mode;
+    if (!row) {
+      mode = "the session has ended";
+    } else if (view.socket === null) {
+      mode = "disconnected";
+    } else if (view.writable) {
+      mode = "you have the keyboard";
+    } else if (view.connecting) {
+      mode = "connecting…";
+    } else {
+      mode = "read-only: Take over to type";
+    }
+    if (viewMode.textContent !== mode) {
+      viewMode.textContent = mode;
+    }
+    viewEvidence.textContent = row
+      ? [row.program, row.status].filter(Boolean).join(" · ") + (row.evidence ? ": " + row.evidence : "")
+      : "";
+    const asking = Boolean(row && row.needs_human && view.writable);
+    viewAsk.hidden = !asking;
+    if (asking) {
+      viewAsk.textContent = "It asks " + (row.question ? "“" + row.question + "”" : "for a secret") +
+        ": type it here, then Enter. It goes to the terminal, never to the agent; the keyboard goes back " +
+        "to the agent by itself afterwards.";
+    }
+    takeButton.hidden = view.writable;
+    giveButton.hidden = !view.writable;
+    takeButton.disabled = !row;
+    takeButton.setAttribute("aria-label", "Take over " + view.session);
+    giveButton.setAttribute("aria-label", "Hand " + view.session + " back to the agent");
+    closeButton.setAttribute("aria-label", "Close the view of " + view.session);
+  }
+
+  function socketUrl(view, write) {
+    const query = new URLSearchParams({ session: view.session, rows: view.term.rows, cols: view.term.cols });
+    if (write) {
+      query.set("write", "1");
+    }
+    if (shared.token !== null) {
+      query.set("token", shared.token);
+    }
+    const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+    return scheme + "//" + window.location.host + "/agent-ws?" + query.toString();
+  }
+
+  function send(view, message) {
+    if (view.socket !== null && view.socket.readyState === WebSocket.OPEN) {
+      view.socket.send(JSON.stringify(message));
+    }
+  }
+
+  // (Re)connect the view, read-only or writable (the server decides: write=1
+  // counts only while the page holds the session). The old tmux client goes.
+  function connect(view, write) {
+    if (view.socket !== null) {
+      const old = view.socket;
+      view.socket = null;
+      old.onclose = null;
+      old.close();
+    }
+    view.writable = false;
+    view.connecting = true;
+    view.term.reset();
+    const socket = new WebSocket(socketUrl(view, write));
+    view.socket = socket;
+    socket.onmessage = function (event) {
+      if (view.socket !== socket) {
+        return;
+      }
+      const message = JSON.parse(event.data);
+      if (message[0] === "setup") {
+        view.connecting = false;
+        view.writable = Boolean(message[1] && message[1].writable);
+        renderView();
+        renderList();
+        if (view.writable) {
+          view.term.focus();
+        }
+      } else if (message[0] === "stdout") {
+        view.term.write(message[1]);
+      }
+    };
+    socket.onclose = function () {
+      if (view.socket !== socket) {
+        return;
+      }
+      view.socket = null;
+      view.writable = false;
+      view.connecting = false;
+      view.term.write("\r\n\x1b[7m the view is disconnected: press a key to connect again \x1b[0m");
+      renderView();
+    };
+    renderView();
+  }
+
+  // The session's own size, in a font small enough for the view's box.
+  function fit(view) {
+    const row = view.row();
+    const cols = (row && row.cols) || view.term.cols;
+    const rows = (row && row.rows) || view.term.rows;
+    if (view.term.cols !== cols || view.term.rows !== rows) {
+      view.term.resize(cols, rows);
+      send(view, ["set_size", rows, cols]);
+    }
+    let size = view.term.options.fontSize;
+    let room = view.fitAddon.proposeDimensions();
+    if (!room || !room.cols || !room.rows) {
+      return;
+    }
+    const scale = Math.min(room.cols / cols, room.rows / rows);
+    const next = Math.max(FONT_MIN, Math.min(FONT_MAX, Math.floor(size * scale * 2) / 2));
+    if (next !== size) {
+      size = next;
+      view.term.options.fontSize = size;
+    }
+    // Rounding: shrink by half points until the whole screen fits (or the font is at its least).
+    for (let i = 0; i < 16 && size > FONT_MIN; i++) {
+      room = view.fitAddon.proposeDimensions();
+      if (!room || (room.cols >= cols && room.rows >= rows)) {
+        break;
+      }
+      size -= 0.5;
+      view.term.options.fontSize = size;
+    }
+  }
+
+  function newView(name) {
+    const term = new Terminal({
+      cursorBlink: false,
+      fontFamily: "'DejaVu Sans Mono', 'Menlo', 'Consolas', monospace",
+      fontSize: FONT_MAX,
+      lineHeight: 1.15,
+      macOptionIsMeta: true,
+      theme: { background: "#141414", foreground: "#d4d4d4" },
+    });
+    const fitAddon = new FitAddon.FitAddon();
+    term.loadAddon(fitAddon);
+    const row = agent.rows.get(name);
+    if (row && row.cols && row.rows) {
+      term.resize(row.cols, row.rows);
+    }
+    const view = {
+      session: name,
+      term: term,
+      fitAddon: fitAddon,
+      socket: null,
+      writable: false,
+      connecting: false,
+      heldAt: 0, // performance.now() when this page last took the keyboard
+      row: function () {
+        return agent.rows.get(name) || null;
+      },
+      resizeObserver: null,
+    };
+    term.attachCustomKeyEventHandler(function (event) {
+      // Alt+F6 leaves the terminal for the view's buttons, as in the shared one.
+      if (event.type === "keydown" && event.altKey && event.key === "F6") {
+        (view.writable ? giveButton : takeButton).focus();
+        return false;
+      }
+      return true;
+    });
+    term.onData(function (data) {
+      if (view.socket === null && !view.connecting) {
+        if (view.row()) {
+          connect(view, heldByPage(view.row()) && Boolean(view.heldAt));
+        }
+        return;
+      }
+      if (view.writable) {
+        send(view, ["stdin", data]);
+      }
+    });
+    // A key in a read-only view goes nowhere: the mode says why (no notice
+    // above the terminals, which would change their size).
+    term.onKey(function () {
+      if (!view.writable && view.socket !== null) {
+        viewMode.classList.remove("flash");
+        void viewMode.offsetWidth; // restart the animation
+        viewMode.classList.add("flash");
+      }
+    });
+    return view;
+  }
+
+  function open(name, why) {
+    if (agent.view !== null && agent.view.session === name) {
+      if (why === "secret" && !agent.view.writable) {
+        take(agent.view, "secret");
+      } else {
+        agent.view.term.focus();
+      }
+      return;
+    }
+    close({ focus: false });
+    const view = newView(name);
+    agent.view = view;
+    viewBox.hidden = false;
+    sharedBox.inert = true;
+    view.term.open(viewTerm);
+    window.history.replaceState(null, "", window.location.pathname + window.location.search + "#session=" + name);
+    let fitPending = false;
+    view.resizeObserver = new ResizeObserver(function () {
+      if (!fitPending) {
+        fitPending = true;
+        window.requestAnimationFrame(function () {
+          fitPending = false;
+          if (agent.view === view) {
+            fit(view);
+          }
+        });
+      }
+    });
+    view.resizeObserver.observe(viewTerm);
+    fit(view);
+    renderView();
+    renderList();
+    if (why === "secret") {
+      take(view, "secret");
+    } else if (heldByPage(view.row())) {
+      connect(view, true); // this page (another tab, a reload) already holds it
+    } else {
+      connect(view, false);
+      view.term.focus();
+    }
+  }
+
+  // Close the view (a keyboard this page holds goes back to the agent).
+  function close(options) {
+    const view = agent.view;
+    if (view === null) {
+      return;
+    }
+    if (view.row() !== null && (view.writable || view.heldAt)) {
+      hold(view.session, false).catch(function () {});
+    }
+    agent.view = null;
+    if (view.socket !== null) {
+      const old = view.socket;
+      view.socket = null;
+      old.onclose = null;
+      old.close();
+    }
+    view.resizeObserver.disconnect();
+    view.term.dispose();
+    viewTerm.replaceChildren();
+    if (hashSession() !== null) {
+      window.history.replaceState(null, "", window.location.pathname + window.location.search);
+    }
+    renderView();
+    renderList();
+    if (!options || options.focus !== false) {
+      shared.term.focus();
+    }
+  }
+
+  function hold(name, held, why) {
+    const body = { session: name, held: held };
+    if (held) {
+      body.why = why || "take";
+    }
+    return shared.request("POST", "/api/hold", body);
+  }
+
+  async function take(view, why) {
+    takeButton.disabled = true;
+    try {
+      await hold(view.session, true, why);
+      view.heldAt = performance.now();
+      if (agent.view === view) {
+        connect(view, true);
+        announce(why === "secret"
+          ? view.session + " needs you: the keyboard of its view is yours, type the secret there"
+          : "you have the keyboard of " + view.session + "; the agent types nothing there until you hand it back");
+      }
+    } catch (error) {
+      shared.tell("Not taken: " + error.message);
+    } finally {
+      takeButton.disabled = false;
+      renderView();
+    }
+  }
+
+  async function give(view) {
+    giveButton.disabled = true;
+    try {
+      await hold(view.session, false);
+      view.heldAt = 0;
+      if (agent.view === view) {
+        connect(view, false);
+        announce(view.session + " is the agent's again; the view is read-only");
+        takeButton.focus();
+      }
+    } catch (error) {
+      shared.tell("Not handed back: " + error.message);
+    } finally {
+      giveButton.disabled = false;
+      renderView();
+    }
+  }
+
+  // --- following the list ---------------------------------------------------------------
+  function react(pollStart) {
+    // A secret asked for: its view opens with the keyboard (once per question: a
+    // human who hands it back meanwhile keeps it so). Not while the human types
+    // in another agent terminal: that one is only told, and opens when it is done.
+    for (const row of agent.rows.values()) {
+      const key = row.session + "\n" + (row.question || "");
+      if (!row.needs_human || asked.has(key)) {
+        continue;
+      }
+      const view = agent.view;
+      if (view !== null && view.session !== row.session && (view.writable || view.heldAt)) {
+        if (!told.has(key)) {
+          told.add(key);
+          announce(row.session + " needs you: it asks " + (row.question || "for a secret"));
+        }
+        continue;
+      }
+      asked.add(key);
+      open(row.session, "secret");
+      break;
+    }
+    for (const set of [asked, told]) {
+      for (const key of Array.from(set)) {
+        const row = agent.rows.get(key.split("\n")[0]);
+        if (!row || !row.needs_human || key !== row.session + "\n" + (row.question || "")) {
+          set.delete(key);
+        }
+      }
+    }
+    if (wanted !== null && agent.rows.has(wanted)) {
+      const name = wanted;
+      wanted = null;
+      if (!(agent.view && agent.view.session === name)) {
+        open(name);
+      }
+    }
+    const view = agent.view;
+    if (view === null) {
+      return;
+    }
+    const row = view.row();
+    if (row === null) {
+      if (view.socket !== null || view.writable) {
+        view.writable = false;
+      }
+      renderView();
+      return;
+    }
+    // The keyboard went back to the agent (the secret is typed, or another tab or
+    // agent.sh let go): read-only again. Only a look begun after this page took it counts.
+    if ((view.writable || view.heldAt) && !heldByPage(row) && pollStart > view.heldAt) {
+      const wasSecret = Boolean(view.heldAt) && !row.needs_human;
+      view.heldAt = 0;
+      connect(view, false);
+      announce(wasSecret
+        ? view.session + " has what it asked for; the keyboard is the agent's again and the view is read-only"
+        : view.session + " is the agent's again; the view is read-only");
+    }
+    if ((row.cols && row.cols !== view.term.cols) || (row.rows && row.rows !== view.term.rows)) {
+      fit(view);
+    }
+    renderView();
+  }
+
+  async function poll() {
+    let delay = POLL_MS;
+    const started = performance.now();
+    lastPollStart = started;
+    try {
+      const since = agent.revision === null ? "" : "?since=" + agent.revision;
+      const data = await shared.request("GET", "/api/sessions" + since);
+      if (!data.unchanged) {
+        agent.revision = data.revision;
+        const before = agent.rows;
+        agent.rows = new Map(data.sessions.map(function (row) {
+          return [row.session, row];
+        }));
+        for (const row of agent.rows.values()) {
+          const old = before.get(row.session);
+          if (!old || old.status !== row.status) {
+            remember(row.session + " " + row.status);
+          }
+        }
+        for (const name of before.keys()) {
+          if (!agent.rows.has(name)) {
+            remember(name + " gone");
+          }
+        }
+        renderList();
+      }
+      react(started);
+    } catch (error) {
+      delay = RETRY_MS;
+    }
+    window.setTimeout(poll, delay);
+  }
+
+  // --- wiring ---------------------------------------------------------------------------
+  sharedTab.addEventListener("click", function () {
+    close();
+  });
+  closeButton.addEventListener("click", function () {
+    const name = agent.view && agent.view.session;
+    close({ focus: false });
+    const again = name && list.querySelector('.agent-tab[data-session="' + name + '"]');
+    (again || sharedTab).focus();
+  });
+  takeButton.addEventListener("click", function () {
+    if (agent.view !== null) {
+      // Taken for a secret, it goes back to the agent by itself once typed.
+      const row = agent.view.row();
+      take(agent.view, row && row.needs_human ? "secret" : "take");
+    }
+  });
+  giveButton.addEventListener("click", function () {
+    if (agent.view !== null) {
+      give(agent.view);
+    }
+  });
+  // Escape on the view's buttons goes back to the view's terminal.
+  viewBox.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && agent.view !== null && !event.target.closest(".xterm")) {
+      agent.view.term.focus();
+    }
+  });
+  shared.focusTerminal = function () {
+    (agent.view !== null ? agent.view.term : shared.term).focus();
+  };
+  window.addEventListener("hashchange", function () {
+    const name = hashSession();
+    if (name !== null && !(agent.view && agent.view.session === name)) {
+      wanted = name;
+      react(lastPollStart);
+    }
+  });
+  // Leaving the page gives back a keyboard it holds: nobody would type there.
+  window.addEventListener("pagehide", function () {
+    const view = agent.view;
+    if (view !== null && (view.writable || view.heldAt)) {
+      const headers = { "Content-Type": "application/json" };
+      if (shared.token !== null) {
+        headers.Authorization = "Bearer " + shared.token;
+      }
+      fetch("/api/hold", {
+        method: "POST", keepalive: true, credentials: "same-origin", headers: headers,
+        body: JSON.stringify({ session: view.session, held: false }),
+      }).catch(function () {});
+    }
+  });
+
+  agent.open = open;
+  agent.close = close;
+  renderList();
+  document.fonts.ready.then(poll);
+})();
