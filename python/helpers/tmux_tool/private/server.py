@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ..core.clock import Deadline
 from ..core.config import Config, private_path, write_private
-from ..core.errors import NoServer, NoTarget, ShellNotReady
-from ..transport import options
+from ..core.errors import NoServer, NoTarget, ShellNotReady, TmuxError
+from ..transport import kernel, options
 from ..transport.tmux import Tmux
 from . import markers
 from .logwatch import LogWatch
@@ -46,6 +46,7 @@ set -g bell-action none
 """
 
 READY_TIMEOUT = 15.0
+EDITOR_WITHIN = 1.0  # seconds from the first prompt's marker to the line editor's raw mode, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +200,18 @@ class PrivateServer:
 
         return [shutil.which("bash") or "/bin/bash", "--noprofile", "--rcfile", str(self.rcfile), "-i"]
 
+    def _await_editor(self, shell: Shell, deadline: Deadline) -> None:
+        """Wait, briefly, for the line editor to take the terminal (raw mode): the prompt's marker comes
+        just before it, and text pasted in between would be echoed raw, escape codes and all, on the
+        screen the human watches (it still runs)."""
+        try:
+            tty = self.tmux.display(f"={shell.name}:", "#{pane_tty}")
+        except TmuxError:
+            return
+        for _ in Deadline(min(EDITOR_WITHIN, deadline.left())).ticks(0.002):
+            if kernel.line_editor(tty):
+                return
+
     def _await_prompt(self, shell: Shell, offset: int = 0) -> None:
         """Wait for the shell's first prompt after ``offset`` in its log: it is ready for input.
 
@@ -219,5 +232,6 @@ class PrivateServer:
                         )
                     watch.wait(left)
                 if end.kind == "E":
+                    self._await_editor(shell, deadline)
                     return
                 offset = end.end

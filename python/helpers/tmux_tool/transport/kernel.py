@@ -183,6 +183,12 @@ def _modes(tty: str) -> tuple[bool, bool, int] | None:
     return not lflag & termios.ICANON, bool(lflag & termios.ECHO), queued
 
 
+def line_editor(tty: str) -> bool:
+    """Whether terminal ``tty`` is in raw mode without echo, as a line editor (readline, zle) keeps it."""
+    modes = _modes(tty)
+    return bool(modes and modes[0] and not modes[1])
+
+
 def unread(tty: str) -> int:
     """Bytes typed into terminal ``tty`` that no process has read yet (0 when unknown)."""
     modes = _modes(tty)
