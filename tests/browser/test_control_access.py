@@ -136,9 +136,11 @@ def test_cross_origin_and_non_json_posts_are_refused(shared_terminal: SharedTerm
         ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
         ({**as_json, "Host": "evil.example"}, 403),
     ]
+    hold = json.dumps({"session": "nobody", "held": True})
     for headers, status in refused:
         assert post(app, "/api/control", body, headers)[0] == status, headers
         assert not options(app).paused, headers
+        assert post(app, "/api/hold", hold, headers)[0] == status, headers
     same_page = {**as_json, "Origin": f"http://127.0.0.1:{app.port}", "Sec-Fetch-Site": "same-origin"}
     assert post(app, "/api/control", body, same_page)[0] == 200
     assert options(app).paused
@@ -173,10 +175,12 @@ def test_without_the_token_nothing_changes(exposed: SharedTerminalApp) -> None:
         assert post(app, "/api/control", json.dumps({"paused": True}), headers)[0] == 401
         assert post(app, "/api/control", json.dumps({"approve": False}), headers)[0] == 401
         assert post(app, "/api/approval", answer, headers)[0] == 401
-    conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=5)
-    conn.request("GET", "/api/state")
-    assert conn.getresponse().status == 401
-    conn.close()
+        assert post(app, "/api/hold", json.dumps({"session": "any", "held": True}), headers)[0] == 401
+    for path in ("/api/state", "/api/sessions", "/agent-ws?session=any"):
+        conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=5)
+        conn.request("GET", path)
+        assert conn.getresponse().status == 401, path
+        conn.close()
     state = options(app)
     assert not state.paused and state.approve and state.approval is None
     assert logged(app, 401, "POST /api/approval") == 3
