@@ -256,6 +256,30 @@ def test_a_watched_session_shows_output_as_it_comes(agent_app: SharedTerminalApp
                       "#{window_width}x#{window_height}").strip() == f"{cols}x{rows}"
 
 
+def test_a_view_starts_with_the_sessions_history_in_its_scrollback(agent_app: SharedTerminalApp,
+                                                                 page: BrowserTerminal) -> None:
+    """Rows that scrolled off the agent's screen before the view opened are in the view's scrollback: the
+    view is given them first, and its client draws on the normal screen below them.  tmux redraws a
+    screen that scrolls fast rather than scrolling it, so rows that went by while watching come with
+    the next opening of the view."""
+    tabs = page.page
+    done = call("run", session="long", command="seq -f 'row-%g' 1 300", timeout=30)
+    assert done["ok"] and done["output"].splitlines()[-1] == "row-300", done
+    wait_for(lambda: tab(tabs, "long"), "long in the list")
+    open_view(agent_app, tabs, "long")
+    wait_for(lambda: view_text_with(tabs, "row-300"), "the screen in the view")
+    lines = view_text(tabs).splitlines()
+    assert "row-1" in lines and "row-150" in lines, "the history before the view opened is in its scrollback"
+    assert call("run", session="long", command="seq -f 'more-%g' 1 200", timeout=30)["ok"]
+    wait_for(lambda: view_text_with(tabs, "more-200"), "the new rows in the view")
+    tabs.click("#agent-close")
+    wait_for(lambda: not view_clients(agent_app, "long"), "the view's tmux client to go with the view")
+    open_view(agent_app, tabs, "long")
+    wait_for(lambda: view_text_with(tabs, "more-200"), "the screen in the view again")
+    lines = view_text(tabs).splitlines()
+    assert "row-1" in lines and "more-1" in lines and "more-100" in lines, "the whole history when opened again"
+
+
 # --- a read-only view --------------------------------------------------------------------------
 def test_a_read_only_view_cannot_type(agent_app: SharedTerminalApp, page: BrowserTerminal) -> None:
     tabs = page.page

@@ -26,9 +26,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from control_api import ControlApi
@@ -41,6 +43,8 @@ from python.helpers.tmux_tool.judgement import human
 from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
 LOG = logging.getLogger("shared-terminal")
+HISTORY_ROWS = 2000  # rows of a session's history a new view starts with
+VIEW_TERM = "tmux-tool-view"  # xterm-256color without the alternate screen, so a view keeps a scrollback
 LOOK_EVERY = 0.5  # seconds between two looks at the session list (one tmux command)
 AT_WORK_EVERY = 1.0  # a session at work is judged again this often even without output
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -64,6 +68,7 @@ class AgentSessions:
     _judged_at: dict[str, float] = field(default_factory=dict)
     # The thread and a hold from the page may refresh at once: one at a time.
     _refreshing: threading.Lock = field(default_factory=threading.Lock)
+    view_env: dict[str, str] = field(default_factory=dict)  # TERM (and TERMINFO) of a view's client
 
     @property
     def tmux(self) -> Tmux:
@@ -147,11 +152,36 @@ class AgentSessions:
         self._seen.pop(name, None)
         self.refresh()
 
+    def history(self, name: str) -> str:
+        """The last rows of the session's history (above its screen), with their colours, for a view."""
+        try:
+            out = self.tmux.cmd("capture-pane", "-p", "-e", "-S", f"-{HISTORY_ROWS}", "-E", "-1", "-t", f"={name}:")
+        except TmuxError:
+            return ""
+        return out.rstrip("\n").replace("\n", "\r\n") if out.strip() else ""
+
     def held_by_page(self, name: str) -> bool:
         try:
             return human.held(self.tmux, name) in HELD_BY_PAGE
         except TmuxError:
             return False
+
+
+def view_terminal(folder: Path) -> dict[str, str]:
+    """The terminal a view's tmux client believes it draws on: xterm-256color without the alternate
+    screen, compiled into ``folder`` ({} when that fails: then a view has no scrollback).
+
+    tmux draws on the alternate screen when the terminal has one, and xterm.js keeps no scrollback
+    there; on the normal screen, the rows tmux scrolls up stay in the view's scrollback.
+    """
+    source = f"{VIEW_TERM}|xterm-256color on the normal screen only,\n\tsmcup@, rmcup@, use=xterm-256color,\n"
+    try:
+        subprocess.run(["tic", "-x", "-o", str(folder), "-"], input=source, text=True, capture_output=True,
+                       check=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        LOG.warning("tic could not compile the views' terminal: a view of an agent's session has no scrollback")
+        return {}
+    return {"TERM": VIEW_TERM, "TERMINFO": str(folder)}
 
 
 def session_name(raw: str | None) -> str:
@@ -202,10 +232,13 @@ class AgentTermSocket(Guarded, TmuxTermSocket):
         flags = "ignore-size" if self.writable else "read-only,ignore-size"
         argv = ["tmux", "-u", "-L", sessions.socket, "attach-session", "-f", flags, "-t", f"={name}"]
         self.term_name = f"agent:{name}"
-        self.terminal = self.term_manager.new_sized_terminal((rows, cols), argv)
+        self.terminal = self.term_manager.new_sized_terminal((rows, cols), argv, sessions.view_env)
         self.terminal.clients.append(self)
         self.size = (rows, cols)
         self.send_json_message(["setup", {"writable": self.writable}])
+        # The session's history first, pushed into the view's scrollback; the client then draws the
+        # screen below it (on the normal screen: see view_terminal).
+        self.send_json_message(["stdout", sessions.history(name) + "\r\n" * rows])
 
     def on_message(self, message: str | bytes) -> None:
         if not self.writable and isinstance(message, str) and message.startswith('["stdin"'):

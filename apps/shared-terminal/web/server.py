@@ -27,7 +27,7 @@ WEB_DIR = Path(__file__).resolve().parent
 # The pause, approval and activity protocol is defined once, in the library.
 sys.path.insert(0, str(WEB_DIR.parents[2]))
 
-from agent_sessions import AgentSessions, AgentTermSocket, HoldHandler, SessionsHandler
+from agent_sessions import AgentSessions, AgentTermSocket, HoldHandler, SessionsHandler, view_terminal
 from control_api import (
     ApprovalHandler,
     ControlState,
@@ -47,6 +47,7 @@ from web_handlers import (
 )
 
 from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.core.config import private_path
 from python.helpers.tmux_tool.judgement import human
 from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
@@ -145,7 +146,9 @@ async def serve(args: argparse.Namespace, token: str | None) -> None:
         shell_command=tmux_client_argv(args.socket, args.session, args.tmux_conf),
         max_terminals=args.max_terminals,
     )
-    sessions = AgentSessions(config.load().private_socket)
+    cfg = config.load()
+    sessions = AgentSessions(cfg.private_socket,
+                             view_env=view_terminal(private_path(cfg.state_root / "page-terminfo")))
     app = build_app(args, token, manager, sessions)
     server = app.listen(args.port, address=args.bind)
     sessions.start()

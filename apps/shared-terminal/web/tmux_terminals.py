@@ -57,9 +57,10 @@ class SizedPty(PtyWithClients):
 class TmuxTermManager(UniqueTermManager):
     """One tmux client per WebSocket, each in a pty sized like its page."""
 
-    def new_sized_terminal(self, size: tuple[int, int], argv: list[str] | None = None) -> PtyWithClients:
-        """Start a tmux client (the shared session's, or `argv`) in a pty of `size` (rows, cols) and
-        read from it."""
+    def new_sized_terminal(self, size: tuple[int, int], argv: list[str] | None = None,
+                           env_extra: dict[str, str] | None = None) -> PtyWithClients:
+        """Start a tmux client (the shared session's, or `argv` with `env_extra`) in a pty of `size`
+        (rows, cols) and read from it."""
         if self.max_terminals and len(self.ptys_by_fd) >= self.max_terminals:
             raise RuntimeError(f"at most {self.max_terminals} browser terminals at once")
         env = self.make_term_env(height=size[0], width=size[1])
@@ -67,6 +68,7 @@ class TmuxTermManager(UniqueTermManager):
         # nested with care") when it inherits TMUX from whoever started us.
         env.pop("TMUX", None)
         env.pop("TMUX_PANE", None)
+        env.update(env_extra or {})
         term = SizedPty(argv or self.shell_command, env, size)
         self.start_reading(term)
         return term
