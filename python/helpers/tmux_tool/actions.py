@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import handlers
-from .core import config, masking
+from .core import config, masking, names
 from .core.args import MAX_PATTERN, Arg, bind, brief
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.messages import message
@@ -127,10 +127,14 @@ TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
 
 
 def _held(cfg: config.Config, session: str | None) -> str:
-    """Who of the humans holds private session ``session`` ("" when none does, or it is the shared one)."""
+    """Who of the humans holds private session ``session`` ("" when none does, it is the shared one, or it
+    is no usable name: the action itself says so)."""
     if not session or session.partition(":")[0] == cfg.shared_session:
         return ""
-    return human.held(Tmux(cfg.private_socket), session)
+    try:
+        return human.held(Tmux(cfg.private_socket), names.check(session))
+    except BadInput:
+        return ""
 
 
 def _masked(result: Result) -> Result:
