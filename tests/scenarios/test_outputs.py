@@ -73,15 +73,21 @@ def test_a_command_longer_than_the_screen_is_wide(scene: Scene) -> None:
 
 
 def test_the_output_after_an_answer_the_terminal_does_not_echo(scene: Scene) -> None:
-    """A secret typed into ``read -s`` never shows: the output is what came after it, not the whole screen."""
+    """A secret typed into ``read -s`` never shows, and only the human types it: the output is what came
+    after it, not the whole screen."""
     settle(scene)
     for i in range(3):
         assert call("send", text=f"echo earlier-{i}", timeout=6)["ok"]
     res = call("send", text="read -s -p 'Secret: ' s; echo; echo \"got ${#s} characters\"", timeout=4)
-    assert res["ok"] and res["status"] == "blocked", explain("the question is not seen", res, scene)
-    res = call("send", text="hunter2", timeout=6)
+    assert res["ok"] and res["status"] == "blocked" and res.get("needs_human"), \
+        explain("the question is not seen as a secret", res, scene)
+    refused = call("send", text="hunter2", timeout=6)
+    assert not refused["ok"] and "only the human" in refused["error"], explain("the agent typed a secret", refused,
+                                                                              scene)
+    scene.human.line("hunter2")
+    res = call("wait", timeout=10)
     assert res["ok"] and res["status"] == "ready", explain("the answer did not end the command", res, scene)
-    assert res["output"] == "got 7 characters", explain("the output is not what followed the answer", res, scene)
+    assert res["output"] == "Secret:\ngot 7 characters", explain("the output is not the command's", res, scene)
     ends_right(scene)
 
 

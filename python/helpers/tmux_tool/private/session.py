@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import programs
 from ..core.clock import Deadline
+from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
@@ -220,8 +221,12 @@ class PrivateSession:
         """While a command runs (its output quiet for ``quiet`` seconds): stop waiting if it asks for a
         secret (the kernel says so at once) other than the one ``asked`` at the start, which the human
         is typing; or, after a quiet second, if it asks a question or opened a program that waits for
-        input (the editor of ``git merge``, a REPL): it will not end by itself."""
-        st = self.state()
+        input (the editor of ``git merge``, a REPL): it will not end by itself.  A session gone meanwhile
+        is for the run's own check of its pane to report."""
+        try:
+            st = self.state()
+        except TmuxError:
+            return None
         if human.answering(st, asked):
             return None
         if st.needs_human:

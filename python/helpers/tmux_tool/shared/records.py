@@ -28,9 +28,6 @@ from ..transport import options
 from ..transport.tmux import Tmux
 from .prompt import MAX_PROMPTS
 
-FACE = "|(?#face)"  # between the faces of one learned prompt: an alternative, marked by a comment
-FACES = 4
-
 PROMPTS, SENT, OWNED, UPPER = options.PROMPTS, options.SENT, options.OWNED, options.UPPER
 KEEP_OWNED = 8
 GRACE = 2.0  # seconds the shell may take to read what we typed before we stop counting on it
@@ -125,15 +122,9 @@ def save(tmux: Tmux, target: str, option: str, value: Any) -> None:
 
 
 def learn(tmux: Tmux, target: str, book: dict[str, str], pid: int, pattern: str) -> None:
-    """Remember ``pattern`` as a face of the prompt of shell ``pid`` (the newest few shells are kept).
-
-    A prompt can have several faces at once - a vi mode's ``[I]`` and ``[N]``, a
-    mark that comes and goes - so a new one is added to those learned (the
-    newest :data:`FACES`), not put in their place.
-    """
-    faces = [f for f in book.get(str(pid), "").split(FACE) if f and f != pattern][1 - FACES:]
+    """Remember ``pattern`` as the prompt of shell ``pid`` (the newest few shells are kept)."""
     book = {k: v for k, v in book.items() if k != str(pid)}
-    book[str(pid)] = FACE.join([*faces, pattern])
+    book[str(pid)] = pattern
     save(tmux, target, PROMPTS, dict(list(book.items())[-MAX_PROMPTS:]))
 
 
