@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, recalled, remember, same_prompt, size, written_after
+from .journal import Feed, Journal, Turn, holding_prompt, recalled, remember, same_prompt, size, written_after
 
 TRIMMED = "Gemini CLI saves an answer without its leading and trailing blank lines"
 
@@ -91,20 +91,9 @@ class GeminiReading:
 
     def _look(self) -> None:
         """Read every chat file written since the ask began until one holds this prompt."""
-        known = {str(f.path) for f in self.feeds}
-        for path in glob.glob(_chats(self.pid)):
-            try:
-                fresh = os.stat(path).st_mtime >= self.since - 1
-            except OSError:
-                continue
-            if fresh and path not in known:
-                self.feeds.append(Feed(Path(path), 0))
-        for feed in self.feeds:
-            taken = [self._take(line) for line in feed]  # every line read is taken, even after the prompt's
-            if any(taken):
-                self.chat = feed
-                remember(self.folder, chat=str(feed.path))
-                return
+        self.chat = holding_prompt(self.feeds, _chats(self.pid), self.since, self._take)
+        if self.chat is not None:
+            remember(self.folder, chat=str(self.chat.path))
 
     def _take(self, line: dict[str, Any]) -> bool:
         """Take one line; True when it is this prompt's own record."""

@@ -14,6 +14,7 @@ Odd or half-written lines are skipped, never raised.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import sys
@@ -223,6 +224,28 @@ def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
 def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
     """The files of :func:`holders`, each once."""
     return list(dict.fromkeys(path for _, path in holders(pid, match)))
+
+
+def holding_prompt(feeds: list[Feed], pattern: str | None, since: float,
+                   take: Callable[[dict[str, Any]], bool]) -> Feed | None:
+    """The record, among the files ``pattern`` matches that were written since the ask began (``since``),
+    where this prompt appears: each new file joins ``feeds`` and is followed from its start, every line
+    read is given to ``take`` (True for the prompt's own line), even after the prompt's."""
+    known = {str(f.path) for f in feeds}
+    for path in glob.glob(pattern) if pattern else []:
+        try:
+            fresh = os.stat(path).st_mtime >= since - 1
+        except OSError:
+            continue
+        if fresh and path not in known:
+            feeds.append(Feed(Path(path), 0))
+    for feed in feeds:
+        found = False
+        for line in feed:  # every line, not only up to the prompt's: a reader learns from all it reads
+            found = take(line) or found
+        if found:
+            return feed
+    return None
 
 
 def events(feed: Feed) -> Iterator[dict[str, Any]]:

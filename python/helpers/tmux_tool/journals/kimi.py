@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, holders, recalled, remember, same_prompt, size
+from .journal import Feed, Journal, Turn, holders, holding_prompt, recalled, remember, same_prompt, size
 
 LOG = os.path.join("logs", "kimi.log")
 WIRE = "wire.jsonl"
@@ -92,21 +92,9 @@ class KimiReading:
 
     def _look(self) -> None:
         """Read every wire file written since the ask began until one holds this prompt."""
-        pattern = _wires(self.pid)
-        known = {str(f.path) for f in self.feeds}
-        for path in glob.glob(pattern) if pattern else []:
-            try:
-                fresh = os.stat(path).st_mtime >= self.since - 1
-            except OSError:
-                continue
-            if fresh and path not in known:
-                self.feeds.append(Feed(Path(path), 0))
-        for feed in self.feeds:
-            taken = [self._take(line) for line in feed]  # every line read is taken, even after the prompt's
-            if any(taken):
-                self.wire = feed
-                remember(self.folder, wire=str(feed.path))
-                return
+        self.wire = holding_prompt(self.feeds, _wires(self.pid), self.since, self._take)
+        if self.wire is not None:
+            remember(self.folder, wire=str(self.wire.path))
 
     def _take(self, line: dict[str, Any]) -> bool:
         """Take one line; True when it begins this prompt's turn."""
