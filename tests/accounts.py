@@ -58,7 +58,7 @@ SUDOERS_DIR = Path("/etc/sudoers.d")
 PACKAGES = {
     "useradd": "passwd", "chpasswd": "passwd", "userdel": "passwd", "su": "util-linux",
     "sudo": "sudo", "visudo": "sudo", "ssh": "openssh-client", "ssh-keygen": "openssh-client",
-    SSHD: "openssh-server",
+    SSHD: "openssh-server", "zsh": "zsh",
 }
 
 
@@ -168,7 +168,7 @@ class SecretUser:
 
 
 @contextmanager
-def account(home_base: Path = Path("/home")) -> Iterator[SecretUser]:
+def account(home_base: Path = Path("/home"), login_shell: str = "/bin/bash") -> Iterator[SecretUser]:
     """Make a user ``tt-human-<6 hex>`` with a random password and a sudo rule that always asks;
     remove all of it (sudoers file, the user's processes, the user and home) afterwards."""
     require("useradd", "chpasswd", "userdel", "su", "sudo", "visudo")
@@ -178,7 +178,7 @@ def account(home_base: Path = Path("/home")) -> Iterator[SecretUser]:
     sudoers = SUDOERS_DIR / name
     made, uid = False, -1
     try:
-        _run(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash", "--user-group",
+        _run(["useradd", "--create-home", "--home-dir", str(home), "--shell", login_shell, "--user-group",
               "--comment", "tmux_tool test human", name], retry_lock=True)
         made = True
         _run(["chpasswd"], stdin=f"{name}:{password}\n", retry_lock=True)
@@ -392,3 +392,46 @@ def passphrase_key(tmp_path: Path) -> PassphraseKey:
 
 __all__ = ["LocalSshd", "PassphraseKey", "SecretUser", "account", "authorize_key", "local_sshd", "make_key",
            "new_secret", "passphrase_key", "require", "secret_user", "sshd"]
+
+
+# --------------------------------------------------------------------------- a host to work on
+
+
+@dataclass(frozen=True)
+class RemoteHost:
+    """Another machine for the tool: a user of its own (login shell zsh) behind the test's sshd, reached
+    with a key; ``line`` declares it in a hosts file (``NAME ssh OPTIONS... user@host``)."""
+
+    name: str
+    user: SecretUser
+    server: LocalSshd
+    key: Path
+
+    def ssh_options(self) -> list[str]:
+        return ["-F", "none", "-p", str(self.server.port), "-i", str(self.key), "-o", "IdentitiesOnly=yes",
+                "-o", "IdentityAgent=none", "-o", f"UserKnownHostsFile={self.server.known_hosts}",
+                "-o", "StrictHostKeyChecking=yes", "-o", "ConnectTimeout=10"]
+
+    @property
+    def line(self) -> str:
+        return shlex.join([self.name, "ssh", *self.ssh_options(), f"{self.user.name}@{self.server.host}"])
+
+    def ssh(self, script: str, timeout: float = 20) -> str:
+        """Run ``script`` there as the user (a separate connection: what a person's own ssh does)."""
+        argv = ["ssh", *self.ssh_options(), "-o", "BatchMode=yes", f"{self.user.name}@{self.server.host}",
+                script]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=True).stdout
+
+
+@pytest.fixture(scope="session")
+def remote_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteHost]:
+    """A host reached over a real sshd on 127.0.0.2 by a user whose login shell is zsh, with a key
+    (no passphrase) that the tool's ssh uses."""
+    require("zsh", "ssh", "ssh-keygen", SSHD)
+    folder = tmp_path_factory.mktemp("remote")
+    with account(login_shell=shutil.which("zsh") or "/bin/zsh") as user:
+        key = folder / "id_ed25519"
+        _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tt-remote", "-f", str(key)])
+        authorize_key(user, (folder / "id_ed25519.pub").read_text())
+        with sshd(folder / "sshd", [user.name]) as server:
+            yield RemoteHost(name="box", user=user, server=server, key=key)

@@ -4,15 +4,18 @@
 # On a fresh Debian machine this brings tmux, the virtualenv, the web
 # terminal's packages (apps/shared-terminal/setup.sh), the real programs the
 # tests drive (vim, less, sqlite3, zsh, fish, dash, man, top/watch, htop, sudo, screen, Chromium for the
-# browser test) and the AI CLIs from npm (tests/e2e/clis).  Every step is
-# skipped when already in place.  Extra arguments go to pytest.
+# browser test; podman, runc and debootstrap for the container of tests/containers.py) and the AI CLIs
+# from npm (tests/e2e/clis).  Every step is skipped when already in place.  Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 apps/shared-terminal/setup.sh
 
 need=()
-for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh fish:fish dash:dash htop:htop man:man-db watch:procps sudo:sudo screen:screen chromium:chromium /usr/sbin/sshd:openssh-server; do
+# runc, not podman's default crun, which fails here (tests/containers.py); asked for with podman, it also
+# satisfies podman's "crun | runc" so crun is not installed.
+for pair in vim:vim less:less sqlite3:sqlite3 zsh:zsh fish:fish dash:dash htop:htop man:man-db watch:procps sudo:sudo screen:screen chromium:chromium /usr/sbin/sshd:openssh-server \
+            podman:podman /usr/sbin/runc:runc /usr/sbin/debootstrap:debootstrap; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if ((${#need[@]})); then

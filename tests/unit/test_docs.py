@@ -161,13 +161,23 @@ def test_prompt_fits_its_budget() -> None:
     assert len(prompt_text()) <= PROMPT_BUDGET, f"{len(prompt_text())} characters; move detail to SKILL.md"
 
 
+COMMON = {"host"}  # arguments every action takes: the prompt names them once, above the actions
+
+
+def test_prompt_names_the_arguments_every_action_takes_once() -> None:
+    header = next(line for line in prompt_text().splitlines() if line.startswith("actions ("))
+    for name in COMMON:
+        assert all(any(a.name == name for a in action.args) for action in ACTIONS.values()), name
+        assert f"{name}?" in header, f"the prompt's list of actions does not say that all take {name}"
+
+
 def test_prompt_names_every_action_with_its_arguments() -> None:
     lines = prompt_actions()
     assert set(lines) == set(ACTIONS), f"prompt lists {sorted(lines)}, ACTIONS has {sorted(ACTIONS)}"
     for action, line in lines.items():
         written = ACTION_LINE.match(line)["args"]  # type: ignore[index]
         named = dict(re.findall(r"(\w+)(\??)", written))
-        declared = {a.name: a for a in ACTIONS[action].args}
+        declared = {a.name: a for a in ACTIONS[action].args if a.name not in COMMON}
         assert set(named) >= set(declared), f"{action}: the prompt does not name {set(declared) - set(named)}"
         for name, arg in declared.items():
             optional = named[name] == "?"
@@ -261,7 +271,7 @@ def test_skill_documents_every_argument_with_its_type_and_default(action: str) -
     section = skill_sections().get(action)
     assert section is not None, f"{action} has no section"
     documented = documented_args(section)
-    declared = {a.name: a for a in ACTIONS[action].args}
+    declared = {a.name: a for a in ACTIONS[action].args if a.name not in COMMON}
     assert set(documented) == set(declared), f"{action}: documented {sorted(documented)}, " \
                                              f"declared {sorted(declared)}"
     for name, (kind, extra) in documented.items():
@@ -277,6 +287,13 @@ def test_skill_documents_every_argument_with_its_type_and_default(action: str) -
                 f"{action}.{name}: default is {arg.default!r}, the skill says {defaults or 'nothing'}"
         for choice in arg.choices:
             assert f"`{choice}`" in section, f"{action}.{name}: choice {choice!r} is not mentioned"
+
+
+def test_skill_says_once_which_arguments_every_action_takes() -> None:
+    intro = SKILL.read_text(encoding="utf-8").split("\n## Every action and its arguments\n", 1)[1]
+    intro = intro.split("\n### ", 1)[0]
+    for name in COMMON:
+        assert f"`{name}` (string)" in intro, f"the skill's list of actions does not say that all take {name}"
 
 
 def test_skill_has_an_example_of_every_action() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import handlers
@@ -22,11 +22,14 @@ from .core.result import Result, failure
 from .core.status import Status
 from .judgement import human
 from .sessions.context import Context
+from .transport.hosts import HostWaits
 from .transport.tmux import Tmux
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session); "
                "a pane of the shared session as shared:WINDOW.PANE or %N")
 _TIMEOUT = "seconds to wait"
+_HOST = Arg("host", "str", "where: an ssh destination (user@name, a Host of ~/.ssh/config) or a name of the "
+            "hosts file (a container); default: this machine")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ def _drive(module: str, name: str) -> Callable[..., Result]:
 
 
 ACTIONS: dict[str, Action] = {
-    a.name: a
+    a.name: replace(a, args=(*a.args, _HOST))
     for a in (
         Action("run", "run one shell command in a private scratch session; output and exit code",
                (Arg("command", "str", "the shell command to run", required=True),
@@ -126,13 +129,15 @@ TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
 """The actions that type into a session (or end it): none while the human holds it."""
 
 
-def _held(cfg: config.Config, session: str | None) -> str:
+def _held(ctx: Context, session: str | None) -> str:
     """Who of the humans holds private session ``session`` ("" when none does, it is the shared one, or it
     is no usable name: the action itself says so)."""
+    cfg = ctx.cfg
     if not session or session.partition(":")[0] == cfg.shared_session:
         return ""
     try:
-        return human.held(Tmux(cfg.private_socket), names.check(session))
+        tmux = Tmux(cfg.private_socket) if ctx.host_name is None else ctx.private.tmux
+        return human.held(tmux, names.check(session))
     except BadInput:
         return ""
 
@@ -176,12 +181,21 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
     try:
         bound = bind(name, spec.args, args)
         cfg = config.load()
-        if name in TYPING and (holder := _held(cfg, session)):
+        ctx = Context(cfg, bound.pop("host"))
+        if name in TYPING and (holder := _held(ctx, session)):
             return failure(message("human_holds", session=session), session=session, status=Status.UNKNOWN,
                            hint=message("human_holds_hint"), held_by=holder)
-        result = spec.handler(Context(cfg), **bound)
+        result = spec.handler(ctx, **bound)
+        if ctx.host_name is not None:
+            result.extra.setdefault("host", ctx.host_name)
         if result.extra.get("needs_human") and result.session:
             result.hint = human.hint(cfg, result.session, result.extra.get("program"))
+        return _masked(result)
+    except HostWaits as exc:
+        # ssh asks the human (a password, a passphrase, a new host key) in its session here.
+        result = failure(str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
+                         question=exc.question, program="ssh")
+        result.hint = human.hint(config.load(), exc.session, "ssh")
         return _masked(result)
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)

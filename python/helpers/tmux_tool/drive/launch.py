@@ -23,7 +23,7 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import reported
-from ..private import markers, run_record, runs
+from ..private import run_record, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile
 from ..programs.ai import AiProfile, squash
@@ -227,7 +227,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         return found
     target, shell, profile = found
     srv = ctx.private
-    mark = markers.last_mark(shell.log_path, shell.nonce)
+    mark = srv.last_mark(shell)
     if mark is None or mark.kind != "S":
         st = observe.state_of(ctx.open(target))
         return reported(st, target.name, ok=False, error="no program is running in this session",

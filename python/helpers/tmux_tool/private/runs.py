@@ -38,6 +38,7 @@ from ..transport import kernel
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
+from .mirror import Mirror
 from .output import RunOutput
 from .run_record import COLLECTED_OPTION, RUN_OPTION, RunRecord, describe, running_record, short
 from .server import PrivateServer, Shell
@@ -79,10 +80,10 @@ def _ensure_shell(srv: PrivateServer, name: str) -> tuple[Shell, Mark | None]:
     if shell is None or pane is None:
         shell = srv.create(name)
         pane = "0"
-    mark = markers.last_mark(shell.log_path, shell.nonce)
+    mark = srv.last_mark(shell)
     if (mark is not None and mark.kind == "X") or pane == "1":
         srv.respawn(shell, mark.cwd if mark else None)
-        mark = markers.last_mark(shell.log_path, shell.nonce)
+        mark = srv.last_mark(shell)
     if shell.program is not None and mark is not None and mark.kind == "E":
         srv.set_program(name, None)  # the program ended: the shell is back
         shell = srv.shell(name) or shell
@@ -112,17 +113,13 @@ def run(
         ended = collect(srv, shell, running_record(srv, name, mark), SLICE * 3)
         if not ended.ok:
             return ended
-        mark = markers.last_mark(shell.log_path, shell.nonce)
+        mark = srv.last_mark(shell)
     if mark is not None and mark.kind == "S":
         return failure(f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
                        session=name, status=Status.BUSY, hint=message("session_busy_hint"))
-    log = shell.log_path
-    try:
-        size = os.stat(log).st_size
-    except FileNotFoundError:
-        size = 0
+    size = srv.log_size(shell)
     if size > LOG_ROTATE:
-        os.truncate(log, 0)  # pipe-pane appends (O_APPEND): the next bytes land at 0
+        srv.empty_log(shell)
         size = 0
     rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
     record = {**asdict(rec), "command": short(command, RECORDED_COMMAND)}
@@ -159,7 +156,8 @@ def unmarked(srv: PrivateServer, name: str) -> str | None:
         pid, _, tty = srv.tmux.display(f"={name}:", "#{pane_pid} #{pane_tty}").partition(" ")
     except NoTarget:
         return None
-    term = kernel.look(int(pid), tty) if pid.isdigit() else kernel.Terminal(False)
+    local = srv.host is None and pid.isdigit()  # (the kernel of another host is not asked)
+    term = kernel.look(int(pid), tty) if local else kernel.Terminal(False)
     sh = term.shell
     if not (term.known and sh and sh.shell and term.shell_in_front):
         return None
@@ -230,7 +228,7 @@ def collect(
     started_by = Deadline(max(timeout, STARTED_WITHIN))
     next_look = next_ask = grew = start
     try:
-        with LogWatch(shell.log_path) as watch:
+        with srv.watch(shell) as watch:
             while True:
                 pos = follow.pos
                 end = follow.read(feed)
@@ -264,7 +262,7 @@ def collect(
                         # line keeps its exit code) and take the end mark that line prints.  Its own
                         # end mark may yet be on its way to the log: the log tells which came first.
                         follow.relaunch(feed.close)
-                        _submit(srv, shell.name, markers.rearm_line(str(srv.hooks())))
+                        _submit(srv, shell.name, markers.rearm_line(srv.hooks()))
                         rearmed = True
                         continue
                 if on_slice is not None and follow.started and now >= next_ask + ASK_EVERY:
@@ -298,7 +296,7 @@ def collect(
                   output=text, hint=hint, extra={"command": rec.command, **extra})
 
 
-def _pass_typed_line(shell: Shell, end: Mark, watch: LogWatch) -> None:
+def _pass_typed_line(shell: Shell, end: Mark, watch: LogWatch | Mirror) -> None:
     """Wait, at most ``SLICE``, for the end mark of the line typed after a run that had ended after all,
     so that the next run does not take that line's marks for its own."""
     after = markers.Follow(shell.log_path, shell.nonce, end.end)

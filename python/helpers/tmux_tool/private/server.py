@@ -12,13 +12,21 @@ a small JSON file, because every call may come from a new process.
 A long-lived host builds a server object for every call; the files it
 prepares (tmux config, rcfile, state folder) are checked once per process and
 folder, and again whenever a session is created.
+
+On another host (``host``) the server, the shells, their rcfile and their
+logs are there, in a folder of the user's home only they can read
+(``~/.tmux_tool/SOCKET``); what the tool remembers of the sessions stays
+here, in a folder per host, with a copy of each pane log kept current by
+:mod:`.mirror`.  The same marks, the same runs.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
+import tarfile
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
@@ -28,9 +36,11 @@ from ..core.clock import Deadline
 from ..core.config import Config, private_path, write_private
 from ..core.errors import NoServer, NoTarget, ShellNotReady, TmuxError
 from ..transport import kernel, options
+from ..transport.hosts import Host, HostError
 from ..transport.tmux import Tmux
 from . import markers
 from .logwatch import LogWatch
+from .mirror import Mirror, forget
 
 SERVER_CONF = """\
 # tmux config of the tmux_tool private server (generated; do not edit)
@@ -55,9 +65,10 @@ class Shell:
 
     name: str
     nonce: str
-    log: str
+    log: str  # the pane log here: the log itself, or for a host the copy of it
     program: str | None = None
     created: float = 0.0
+    far: str = ""  # on a host: the pane log there
 
     @property
     def log_path(self) -> Path:
@@ -66,35 +77,111 @@ class Shell:
 
 _SHELL_FIELDS = frozenset(f.name for f in fields(Shell))
 _prepared: set[Path] = set()  # state folders whose files this process has checked
+_far_dirs: dict[tuple[str, str], str] = {}  # (host, socket) -> the server's folder there, asked once
 
 
 
 class PrivateServer:
     """The agent's tmux server and the bookkeeping of its sessions."""
 
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, host: Host | None = None) -> None:
         self.cfg = cfg
-        self.dir = cfg.private_dir
-        self.rcfile = self.dir / "bashrc"
-        self.tmux = Tmux(cfg.private_socket, config_file=str(self.dir / "tmux.conf"))
+        self.host = host
+        if host is None:
+            self.dir = cfg.private_dir
+            self.far = str(self.dir)
+            self.tmux = Tmux(cfg.private_socket, config_file=str(self.dir / "tmux.conf"))
+        else:
+            self.dir = host.state
+            self.far = _far_dirs.get((host.name, cfg.private_socket)) or self._far_dir(host)
+            self.tmux = Tmux(cfg.private_socket, config_file=f"{self.far}/tmux.conf", host=host)
+        self.rcfile = f"{self.far}/bashrc"
         if self.dir not in _prepared:
             self._prepare()
 
+    def _far_dir(self, host: Host) -> str:
+        """The server's folder on the host (asked once per process): ``~/.tmux_tool/SOCKET``."""
+        home = host.run('printf %s "$HOME"').strip()
+        if not home.startswith("/"):
+            raise HostError(f"{host.name} has no home folder for the tool's files ($HOME is {home!r})")
+        found = f"{home.rstrip('/')}/.tmux_tool/{self.cfg.private_socket}"
+        _far_dirs[(host.name, self.cfg.private_socket)] = found
+        return found
+
+    def _files(self) -> dict[str, str]:
+        return {"tmux.conf": SERVER_CONF, "bashrc": markers.rcfile(), "hooks.sh": markers.hooks()}
+
     def _prepare(self) -> None:
-        """Write the tmux config and the rcfile if they are missing or stale."""
+        """Write the tmux config and the rcfile if they are missing or stale (on the host too)."""
         private_path(self.dir)
-        for path, text in ((self.dir / "tmux.conf", SERVER_CONF), (self.rcfile, markers.rcfile()),
-                           (self.dir / "hooks.sh", markers.hooks())):
-            if not path.exists() or path.read_text() != text:
-                write_private(path, text)
+        if self.host is None:
+            for name, text in self._files().items():
+                path = self.dir / name
+                if not path.exists() or path.read_text() != text:
+                    write_private(path, text)
+        else:
+            self._prepare_far(self.host)
+            write_private(self.dir / "host", self.host.name)  # (how list finds the hosts used)
         _prepared.add(self.dir)
 
-    def hooks(self) -> Path:
+    def _prepare_far(self, host: Host) -> None:
+        """The tool's folder on the host, private to the user, with its files: one call, a tar on stdin.
+
+        tmux and bash must be there: the sentence says how to get them.
+        """
+        pack = io.BytesIO()
+        with tarfile.open(fileobj=pack, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+            for name, text in self._files().items():
+                data = text.encode()
+                info = tarfile.TarInfo(name)
+                info.size, info.mode, info.mtime = len(data), 0o600, int(time.time())
+                tar.addfile(info, io.BytesIO(data))
+        far = shlex.quote(self.far)
+        script = (
+            "command -v tmux >/dev/null 2>&1 || { echo 'tmux: not found' >&2; exit 127; }; "
+            "command -v bash >/dev/null 2>&1 || { echo 'bash: not found' >&2; exit 125; }; "
+            f"umask 077 && mkdir -p {far}/sessions && chmod 700 {far} && tar -xof - -C {far}"
+        )
+        try:
+            host.run(script, pack.getvalue())
+        except HostError as exc:
+            if "bash: not found" in str(exc):
+                raise HostError(f"bash is not installed on {host.name}; the agent's shells there are bash "
+                                "(apt-get install bash, apk add bash)") from exc
+            raise
+
+    def hooks(self) -> str:
         """The file that puts a shell's marks back (see :func:`markers.hooks`), written if missing."""
-        path = self.dir / "hooks.sh"
-        if not path.exists():
+        if self.host is None and not (self.dir / "hooks.sh").exists():
             self._prepare()
-        return path
+        return f"{self.far}/hooks.sh"
+
+    def watch(self, shell: Shell) -> LogWatch | Mirror:
+        """What a wait for the session's log to grow sleeps on: the file, or the copy of a log on a host."""
+        if self.host is None or not shell.far:
+            return LogWatch(shell.log_path)
+        return Mirror(self.host, shell.far, shell.log_path)
+
+    def last_mark(self, shell: Shell) -> markers.Mark | None:
+        """The last mark in the session's log (on a host: once the copy holds all the log held)."""
+        if self.host is not None and shell.far:
+            with self.watch(shell):
+                pass
+        return markers.last_mark(shell.log_path, shell.nonce)
+
+    def log_size(self, shell: Shell) -> int:
+        """How long the pane log is (on a host: the copy, which a watch has brought up to date)."""
+        try:
+            return os.stat(shell.log_path).st_size
+        except FileNotFoundError:
+            return 0
+
+    def empty_log(self, shell: Shell) -> None:
+        """Empty the pane log between commands (``pipe-pane`` appends: its next bytes land at 0)."""
+        if self.host is not None and shell.far:
+            forget(self.host, shell.far)
+            self.host.run(f": > {shlex.quote(shell.far)}")
+        os.truncate(shell.log_path, 0)
 
     # --- bookkeeping -------------------------------------------------------
     def session_dir(self, name: str) -> Path:
@@ -138,14 +225,20 @@ class PrivateServer:
             shutil.rmtree(sdir, ignore_errors=True)
         private_path(sdir)
         nonce = os.urandom(8).hex()
+        far_dir = f"{self.far}/sessions/{name}"
         shell = Shell(name=name, nonce=nonce, log=str(sdir / "pane.log"), program=program,
-                      created=time.time())
+                      created=time.time(), far=f"{far_dir}/pane.log" if self.host else "")
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
         write_private(shell.log_path, "")
-        start_dir = cwd or os.getcwd()
-        new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height),
-               "-c", start_dir.replace("#", "##")]
-        for key, value in {"TT_NONCE": nonce, "TT_DIR": str(sdir), **(env or {})}.items():
+        if self.host is not None:
+            forget(self.host, shell.far)
+            self.host.run(f"umask 077; rm -rf {shlex.quote(far_dir)}; mkdir -p {shlex.quote(far_dir)} && "
+                          f": > {shlex.quote(shell.far)}")
+        start_dir = cwd or (os.getcwd() if self.host is None else None)
+        new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height)]
+        if start_dir:
+            new += ["-c", start_dir.replace("#", "##")]
+        for key, value in {"TT_NONCE": nonce, "TT_DIR": far_dir, **(env or {})}.items():
             new += ["-e", f"{key}={value}"]
         new += self._shell_argv()
         self.tmux.chain(
@@ -155,22 +248,27 @@ class PrivateServer:
             ["set-option", "-w", "-t", f"={name}:", "window-size", "manual"],
             ["set-option", "-t", f"={name}:", options.PROGRAM, program or "bash"],
             ["set-option", "-t", f"={name}:", options.CREATED, str(int(shell.created))],
-            ["pipe-pane", "-o", "-t", f"={name}:", f"umask 077; exec cat >> {shlex.quote(shell.log)}".replace("#", "##")],
+            ["pipe-pane", "-o", "-t", f"={name}:", self._pipe(shell)],
         )
         self._await_prompt(shell)
         return shell
 
+    def _pipe(self, shell: Shell) -> str:
+        """The ``pipe-pane`` command that appends the pane's output to its log."""
+        return f"umask 077; exec cat >> {shlex.quote(shell.far or shell.log)}".replace("#", "##")
+
     def respawn(self, shell: Shell, cwd: str | None) -> None:
         """Give a session whose shell exited a fresh shell (same log, same markers)."""
-        offset = shell.log_path.stat().st_size if shell.log_path.exists() else 0
+        with self.watch(shell):
+            offset = self.log_size(shell)
         argv = ["respawn-pane", "-k", "-t", f"={shell.name}:"]
-        if cwd and os.path.isdir(cwd):
+        if cwd and (self.host is not None or os.path.isdir(cwd)):
             argv += ["-c", cwd.replace("#", "##")]
         # Without "-o": respawning leaves the old pipe half-open, and "-o" would
         # refuse to replace it.
         self.tmux.chain(
             argv + self._shell_argv(),
-            ["pipe-pane", "-t", f"={shell.name}:", f"umask 077; exec cat >> {shlex.quote(shell.log)}".replace("#", "##")],
+            ["pipe-pane", "-t", f"={shell.name}:", self._pipe(shell)],
         )
         self._await_prompt(shell, offset)
 
@@ -183,6 +281,13 @@ class PrivateServer:
             existed = False
         import shutil
 
+        shell = self.shell(name)
+        if self.host is not None and shell is not None and shell.far:
+            forget(self.host, shell.far)
+            try:
+                self.host.run(f"rm -rf {shlex.quote(shell.far.rpartition('/')[0])}")
+            except HostError:
+                pass  # the host is away: the folder holds a log only, emptied when the name is used again
         shutil.rmtree(self.session_dir(name), ignore_errors=True)
         return existed
 
@@ -198,12 +303,16 @@ class PrivateServer:
     def _shell_argv(self) -> list[str]:
         import shutil
 
-        return [shutil.which("bash") or "/bin/bash", "--noprofile", "--rcfile", str(self.rcfile), "-i"]
+        bash = (shutil.which("bash") or "/bin/bash") if self.host is None else "bash"
+        return [bash, "--noprofile", "--rcfile", self.rcfile, "-i"]
 
     def _await_editor(self, shell: Shell, deadline: Deadline) -> None:
         """Wait, briefly, for the line editor to take the terminal (raw mode): the prompt's marker comes
         just before it, and text pasted in between would be echoed raw, escape codes and all, on the
-        screen the human watches (it still runs)."""
+        screen the human watches (it still runs).  On a host, where this kernel cannot look, it is not
+        waited for."""
+        if self.host is not None:
+            return
         try:
             tty = self.tmux.display(f"={shell.name}:", "#{pane_tty}")
         except TmuxError:
@@ -219,7 +328,7 @@ class PrivateServer:
         An exit marker on the way (the shell replaced by a respawn) is passed over.
         """
         deadline = Deadline(READY_TIMEOUT)
-        with LogWatch(shell.log_path) as watch:
+        with self.watch(shell) as watch:
             while True:
                 follow = markers.Follow(shell.log_path, shell.nonce, offset)
                 follow.started = True  # a fresh shell's first marker is its prompt: no command before

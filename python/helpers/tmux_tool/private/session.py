@@ -26,7 +26,7 @@ from ..screen.snapshot import Snapshot
 from ..transport import kernel, keyboard, panes
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
-from . import markers, run_record, runs
+from . import run_record, runs
 from .server import PrivateServer
 
 POLL = 0.05  # seconds between looks after typing, until the session settles
@@ -52,7 +52,7 @@ class PrivateSession:
             return st
         # Keys typed into the terminal that the program has not read yet (a key that answers
         # a dialog, say) will change what it shows: the screen is out of date until it reads them.
-        unread = kernel.unread(st.facts.tty)
+        unread = kernel.unread(st.facts.tty) if self.target.tmux.host is None else 0
         if unread:
             st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read the {unread} "
                                                    f"byte(s) typed into its terminal yet (the screen showed: "
@@ -67,7 +67,7 @@ class PrivateSession:
         program = shell.program if shell else None
         if facts.dead:
             return State(Status.ERROR, "the pane's process has ended", program, snap, facts)
-        mark = markers.last_mark(shell.log_path, shell.nonce) if shell else None
+        mark = srv.last_mark(shell) if shell else None
         if shell is None or mark is None:
             return _by_screen(snap, facts, program, target)
         rec = run_record.load_record(srv, target.name)
@@ -83,7 +83,7 @@ class PrivateSession:
             # Something runs at the shell: it may read a secret (the kernel says), and the screen
             # tells whether it is a program waiting at its own prompt (a REPL started by send) or
             # asking a question.
-            term = kernel.look(facts.pid, facts.tty)
+            term = _kernel(target, facts)
             if (secret := _secret(term, snap, facts, None, target)) is not None:
                 return secret
             verdict = programs.detect(_at_work(snap, term), program=None)
@@ -182,7 +182,7 @@ class PrivateSession:
         rec = run_record.load_record(srv, self.name)
         if shell is None or rec is None or shell.program is not None:
             return None
-        mark = markers.last_mark(shell.log_path, shell.nonce)
+        mark = srv.last_mark(shell)
         running = mark is not None and mark.kind == "S" and mark.start >= rec.offset
         if not running and rec.collected:
             return None
@@ -244,8 +244,14 @@ class PrivateSession:
 
 def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Target) -> State:
     """A program at work, judged by its screen - unless the kernel says it reads a secret."""
-    secret = _secret(kernel.look(facts.pid, facts.tty), snap, facts, program, target)
+    secret = _secret(_kernel(target, facts), snap, facts, program, target)
     return secret or _from_verdict(programs.detect(snap, program=program), snap, facts)
+
+
+def _kernel(target: Target, facts: PaneFacts) -> kernel.Terminal:
+    """What the kernel knows about the pane's terminal; nothing for a pane on another host, which this
+    machine's kernel cannot see (the screen decides there)."""
+    return kernel.look(facts.pid, facts.tty) if target.tmux.host is None else kernel.Terminal(False)
 
 
 def _secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None,

@@ -2,8 +2,10 @@
 
 The human's session (``TMUX_TOOL_SHARED_SESSION`` on the shared socket) is the
 only name that routes to the shared server; every other name is a private
-session on the agent's own server.  The private server object is built lazily
-because reading the shared screen should not create private state.
+session on the agent's own server - on this machine, or on the action's
+``host``, where the same names name that host's sessions.  The private server
+object is built lazily because reading the shared screen should not create
+private state.
 """
 
 from __future__ import annotations
@@ -18,20 +20,30 @@ from ..private.server import PrivateServer
 from ..private.session import PrivateSession
 from ..shared import where
 from ..shared.session import SharedSession
+from ..transport import hosts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from .session import Session
 
 
 class Context:
-    """Configuration plus the two servers, for one action."""
+    """Configuration plus the two servers, for one action (on ``host``, when it names one)."""
 
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, host: str | None = None) -> None:
         self.cfg = cfg
+        self.host_name = hosts.check(host) if host else None
+
+    @cached_property
+    def host(self) -> hosts.Host | None:
+        """The host the action is about (None: this machine)."""
+        if self.host_name is None:
+            return None
+        local = PrivateServer(self.cfg).tmux
+        return hosts.resolve(self.host_name, self.cfg.private_dir / "hosts", local)
 
     @cached_property
     def private(self) -> PrivateServer:
-        return PrivateServer(self.cfg)
+        return PrivateServer(self.cfg, self.host)
 
     @cached_property
     def shared_tmux(self) -> Tmux:
@@ -47,6 +59,9 @@ class Context:
         given = name if name is not None else default
         session, spec = where.split(given) if isinstance(given, str) else (given, "")
         session = names.check(self.cfg.shared_session if spec.startswith("%") and not session else session)
+        if session == self.cfg.shared_session and self.host_name is not None:
+            raise BadName(f"there is no shared session on {self.host_name} yet; name a private session "
+                          "(run without a session uses the scratch one)")
         if session == self.cfg.shared_session:
             return replace(where.resolve(self.shared_tmux, session, spec, fresh=fresh), spec=spec)
         if spec:

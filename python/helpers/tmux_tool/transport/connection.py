@@ -54,12 +54,12 @@ import select
 import signal
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.clock import Deadline
 from ..core.errors import Unavailable
 from .protocol import ATTACH_OPTION, Block, Stream, client_env
-from .tmux import command_line
+from .tmux import command_line, program
 
 SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
@@ -115,7 +115,7 @@ class Request:
 class Connection:
     """A ``tmux -C attach-session`` client of one server, shared by the threads of this process."""
 
-    def __init__(self, argv: Sequence[str], session: str, deadline: Deadline) -> None:
+    def __init__(self, launch: Callable[..., list[str]], session: str, deadline: Deadline) -> None:
         self.session = session
         self.owner = os.getpid()
         self.alive = True
@@ -127,12 +127,13 @@ class Connection:
         self._stream = Stream()
         self._count = 0
         self._over = threading.Event()
+        argv = launch("-N", "-C", "attach-session", "-f", ATTACH_FLAGS, "-t", f"={session}")
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
         try:
             self.pid = os.posix_spawn(
-                argv[0],
-                [*argv, "-N", "-C", "attach-session", "-f", ATTACH_FLAGS, "-t", f"={session}"],
+                program(argv[0]),
+                argv,
                 client_env(),
                 file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
                               (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable
 
 from ..core.clock import Deadline
 from ..core.errors import Unavailable
@@ -34,10 +34,11 @@ def _reap() -> None:
     reap_ended()
 
 
-def for_server(argv: Sequence[str], socket: str, session: str | None, timeout: float) -> Connection | None:
-    """This process's connection to the server of ``socket``, connecting now if needed.
+def for_server(launch: Callable[..., list[str]], socket: str, session: str | None, timeout: float,
+               ) -> Connection | None:
+    """This process's connection to the server ``socket`` (its key), connecting now if needed.
 
-    A new connection attaches to ``session``; without one, or when it cannot
+    ``launch`` gives the argv of a control client.  A new connection attaches to ``session``; without one, or when it cannot
     attach (no such session, no server), there is none and the caller runs
     a tmux process instead.  Call it without holding the server's gate.
     """
@@ -56,11 +57,21 @@ def for_server(argv: Sequence[str], socket: str, session: str | None, timeout: f
             return None
         try:
             with gate(socket).attaching():
-                conn = Connection(argv, session, Deadline(min(timeout, CONNECT_TIMEOUT)))
+                conn = Connection(launch, session, Deadline(min(timeout, CONNECT_TIMEOUT)))
         except (Unavailable, TimeoutError):
             return None
         _connections[socket] = conn
         return conn
+
+
+def drop(socket: str) -> None:
+    """Close this process's connection to ``socket`` (one that stopped answering): the next command
+    makes a new one."""
+    with _lock:
+        conn = _connections.pop(socket, None)
+    if conn is not None and conn.owner == os.getpid():
+        with gate(socket).command():
+            conn.close()
 
 
 def close_all() -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
 from .gate import gate
+from .hosts import Host
 
 DEFAULT_TIMEOUT = 5.0
 
@@ -119,6 +121,18 @@ def command_line(commands: Sequence[Sequence[str]]) -> bytes:
 
 
 _exe: tuple[str, str | None] = ("", None)
+
+
+def program(name: str) -> str:
+    """The file of a program named by path or found on ``PATH`` (``ssh``, ``podman``)."""
+    if "/" in name:
+        return name
+    import shutil
+
+    found = shutil.which(name)
+    if found is None:
+        raise TmuxError(f"{name} is not installed here; install it to reach that host")
+    return found
 
 
 def executable() -> str:
@@ -248,16 +262,31 @@ def run_process(argv: Sequence[str], data: bytes, timeout: float, program: str |
 
 @dataclass(frozen=True, slots=True)
 class Tmux:
-    """One tmux server, addressed by its socket name (``tmux -L``)."""
+    """One tmux server, addressed by its socket name (``tmux -L``), on this machine or on ``host``."""
 
     socket: str
     config_file: str | None = None
+    host: Host | None = None
 
-    def _argv(self) -> list[str]:
+    @property
+    def key(self) -> str:
+        """The server's name in this process (connections, gates): its socket, and its host if any."""
+        return f"{self.host.name}/{self.socket}" if self.host else self.socket
+
+    def _argv(self, *args: str, config: bool = True) -> list[str]:
+        """The argv of a tmux process with ``args``: here, or the host's command running it there."""
+        if self.host is not None:
+            return self.host.argv(self._script(*args, config=config))
         argv = [executable(), "-L", self.socket]
-        if self.config_file:
+        if config and self.config_file:
             argv += ["-f", self.config_file]
-        return argv
+        return argv + list(args)
+
+    def _script(self, *args: str, config: bool = True) -> str:
+        """The ``sh`` line that runs tmux with ``args`` on the host."""
+        argv = ["tmux", "-L", self.socket, *(["-f", self.config_file] if config and self.config_file else []),
+                *args]
+        return "exec " + shlex.join(argv)
 
     def chain(
         self,
@@ -277,12 +306,14 @@ class Tmux:
             return self._process(commands, input, timeout, what)
         from .connection import Lost  # (imported with the connection: it imports this module)
 
-        argv, session = [executable(), "-L", self.socket], _session_named(commands)
+        session = _session_named(commands)
+        if self.host is not None:
+            self.host.ensure(Deadline(timeout))  # (here: a new connection's client needs the master)
         for _attempt in range(2):  # a connection found dead is replaced once, by a fresh one
-            conn = connections.for_server(argv, self.socket, session, timeout)
+            conn = connections.for_server(self._client, self.key, session, timeout)
             if conn is None:
                 break
-            with gate(self.socket).command():
+            with gate(self.key).command():
                 try:
                     replies = conn.run(inline, timeout)
                 except Lost as exc:
@@ -292,6 +323,9 @@ class Tmux:
                 except Unavailable:
                     continue  # gone before the line was written
                 except TimeoutError as exc:
+                    if self.host is not None:  # the way there may be what hangs: next time, a new one
+                        connections.drop(self.key)
+                        self.host.recover()
                     raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
                                     "be wedged or a pane's input is blocked)") from exc
             out: list[str] = []
@@ -301,19 +335,27 @@ class Tmux:
                     raise _classify(decoded, what)
                 out.append(decoded)
             return "".join(out)
-        with gate(self.socket).command():
+        with gate(self.key).command():
             return self._process(commands, input, timeout, what)
+
+    def _client(self, *args: str) -> list[str]:
+        """The argv of a control-mode client with ``args`` (no config file: the server is running)."""
+        return self._argv(*args, config=False)
 
     def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,
                  what: str) -> str:
         """The commands as one ``tmux`` process."""
-        argv = self._argv()
+        args: list[str] = []
         for i, command in enumerate(commands):
             if i:
-                argv.append(";")
-            argv.extend(escape_arg(a) for a in command)
+                args.append(";")
+            args.extend(escape_arg(a) for a in command)
         try:
-            status, out, err = run_process(argv, input or b"", timeout)
+            if self.host is not None:
+                status, out, err = self.host.call(self._script(*args), input or b"", timeout)
+            else:
+                argv = self._argv(*args)
+                status, out, err = run_process(argv, input or b"", timeout, argv[0])
         except TimeoutError as exc:
             raise TmuxError(
                 f"tmux {what} did not answer within {timeout:g}s (the server may be wedged "
@@ -322,7 +364,13 @@ class Tmux:
         except OSError as exc:
             raise _unstartable(exc, what) from exc
         if status != 0:
-            raise _classify(err.decode("utf-8", "replace"), what)
+            said = err.decode("utf-8", "replace")
+            if self.host is not None and status in (126, 127, 255) and not any(
+                    s in said.lower() for s in (*_NO_SERVER, *_NO_TARGET)):
+                from .hosts import HostError
+
+                raise HostError(self.host.says(said, status))
+            raise _classify(said, what)
         return out.decode("utf-8", "replace")
 
     def cmd(self, *args: str, input: bytes | None = None, timeout: float = DEFAULT_TIMEOUT) -> str:

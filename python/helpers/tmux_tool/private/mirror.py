@@ -1,0 +1,256 @@
+"""A pane log on another host, copied here as it grows, so that runs there are read as runs here are.
+
+A private shell on a host logs its pane there (``pipe-pane``), and that log is
+the record of every run: its marks, its output, its exit code.  This module
+keeps a byte-exact copy of it in this machine's state folder: one follower
+per log, a ``tail -c +N -f`` over the host's connection, writes what it reads
+at the offset it belongs to.  Everything that reads a log (the marks, a run's
+output) then reads the copy, unchanged; the follower's arrival of new bytes
+is the event a waiting run wakes on.
+
+* **Caught up**: a follower first says how long the log is, so the first
+  look after it starts waits for the copy to reach that size: nothing
+  written before the look is missed.
+* **Dropped connection**: the follower ends with the connection; the next
+  wait starts one again from the copy's length (the log on the host is
+  whole: the command ran on inside tmux), so the copy stays exact.
+* **Kept**: a follower outlives its wait by :data:`LINGER` seconds (at most
+  :data:`KEPT` per host), so consecutive runs start nothing; they are ended
+  by PID when this process exits.
+* Two processes following the same log write the same bytes at the same
+  offsets: the copy stays right.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shlex
+import threading
+import time
+from pathlib import Path
+from typing import Self
+
+from ..core.clock import Deadline
+from ..core.errors import TmuxError
+from ..transport.hosts import Host, HostError, end_followers
+from ..transport.tmux import program
+
+LINGER = 60.0
+KEPT = 6  # followers kept per host (sshd allows 10 channels per connection by default)
+CATCH_UP = 10.0  # seconds for a new follower to copy what the log already holds, at most
+
+
+class _Follower:
+    """One ``tail -f`` of a log on a host, copying into a file here."""
+
+    def __init__(self, host: Host, far: str, copy: Path) -> None:
+        self.host, self.far, self.copy = host, far, copy
+        self.cond = threading.Condition()
+        self.size = self.start = copy.stat().st_size if copy.exists() else 0
+        self.target = -1  # the log's length when the follower started: caught up at it
+        self.alive = True
+        self.users = 0
+        self.last_used = time.monotonic()
+        script = (f"f={shlex.quote(far)}; [ -f \"$f\" ] || exit 3; wc -c < \"$f\"; "
+                  f"exec tail -c +{self.size + 1} -f -- \"$f\"")
+        argv = host.argv(script)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            self.pid = os.posix_spawn(program(argv[0]), argv, dict(os.environ), file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
+        except OSError as exc:
+            for fd in (out_r, err_r):
+                os.close(fd)
+            raise HostError(f"could not follow the log on {host.name}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        self.said = b""
+        self._err = err_r
+        threading.Thread(target=self._read, args=(out_r,), name=f"tmux-tool-follow-{copy.parent.name}",
+                         daemon=True).start()
+
+    def _read(self, fd: int) -> None:
+        """Copy the follower's output into the file, at the offset each byte belongs to."""
+        head = b""
+        copy = os.open(self.copy, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                if self.target < 0:
+                    head += chunk
+                    if b"\n" not in head:
+                        continue
+                    line, _, chunk = head.partition(b"\n")
+                    with self.cond:
+                        self.target = int(line.strip() or b"0")
+                        self.cond.notify_all()
+                if chunk:
+                    os.pwrite(copy, chunk, self.size)
+                    with self.cond:
+                        self.size += len(chunk)
+                        self.cond.notify_all()
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(copy)
+            os.close(fd)
+            try:
+                self.said = os.read(self._err, 4096)
+            except OSError:
+                pass
+            os.close(self._err)
+            with self.cond:
+                self.alive = False
+                self.cond.notify_all()
+
+    def end(self) -> None:
+        if self.alive:
+            end_followers([self.pid])
+        else:
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
+
+
+_followers: dict[tuple[str, str], _Follower] = {}
+_lock = threading.Lock()
+
+
+def _acquire(host: Host, far: str, copy: Path, deadline: Deadline) -> _Follower:
+    """The live follower of this log, started now if there is none (a dropped one is started again)."""
+    host.ensure(deadline)
+    with _lock:
+        key = (host.name, far)
+        found = _followers.get(key)
+        if found is not None and found.alive:
+            found.users += 1
+            return found
+        if found is not None:
+            found.end()
+        _retire(host)
+        found = _followers[key] = _Follower(host, far, copy)
+        found.users += 1
+        return found
+
+
+def _retire(host: Host) -> None:
+    """End followers nobody waits on: those idle past ``LINGER``, and the oldest beyond ``KEPT`` per host."""
+    now = time.monotonic()
+    idle = sorted((f for f in _followers.values() if f.users == 0), key=lambda f: f.last_used)
+    mine = [f for f in idle if f.host.name == host.name]
+    for f in [f for f in idle if now - f.last_used > LINGER] + mine[:max(0, len(mine) - KEPT + 1)]:
+        if _followers.get((f.host.name, f.far)) is f:
+            del _followers[(f.host.name, f.far)]
+            f.end()
+
+
+@atexit.register
+def _end_all() -> None:
+    with _lock:
+        for f in _followers.values():
+            f.end()
+        _followers.clear()
+
+
+def forget(host: Host, far: str) -> None:
+    """Stop following a log (it was emptied or removed there)."""
+    with _lock:
+        found = _followers.pop((host.name, far), None)
+    if found is not None:
+        found.end()
+
+
+class Mirror:
+    """Wait for a log on a host to grow, reading it from its copy here (a context manager, like LogWatch)."""
+
+    def __init__(self, host: Host, far: str, copy: Path, deadline: Deadline | None = None) -> None:
+        self.host, self.far, self.copy = host, far, copy
+        deadline = deadline or Deadline(CATCH_UP)
+        self._follower = _acquire(host, far, copy, deadline)
+        self._held = True
+        self._seen = -1
+        try:
+            self.catch_up(deadline)
+        except BaseException:
+            self._release()
+            raise
+
+    def catch_up(self, deadline: Deadline) -> None:
+        """Wait until the copy holds everything the log held when its follower started.
+
+        A log shorter than the copy was emptied or made anew there: the copy
+        starts again from nothing.
+        """
+        f = self._follower
+        with f.cond:
+            while f.alive and (f.target < 0 or f.size < f.target) and (left := deadline.left()) > 0:
+                f.cond.wait(left)
+            shorter = 0 <= f.target < f.start
+        if shorter:
+            forget(self.host, self.far)
+            os.truncate(self.copy, 0)
+            self._refollow(deadline)
+            return
+        with f.cond:
+            if f.target >= 0 and f.size >= f.target:
+                self._seen = f.size
+                return
+        if not f.alive:
+            raise HostError(self._why(f))
+        raise HostError(f"the log of a session on {self.host.name} did not arrive in time; "
+                        "the connection may be slow: try again")
+
+    def _why(self, f: _Follower) -> str:
+        said = f.said.decode("utf-8", "replace").strip()
+        if "tail" in said or "No such file" in said:
+            return f"the log of a session on {self.host.name} is gone ({said}); kill the session to start afresh"
+        return self.host.says(said, 255) if said else f"the connection to {self.host.name} was lost"
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep until the copy grows, or at most ``timeout``; False if nothing arrived.
+
+        A follower that ended (the connection dropped) is started again;
+        while that cannot be done, the wait sleeps its time and says nothing
+        arrived, so the caller's own look at the session reports the host.
+        """
+        deadline = Deadline(timeout)
+        f = self._follower
+        if not f.alive:
+            try:
+                self._refollow(deadline)
+            except TmuxError:
+                deadline.sleep(deadline.left())
+                return False
+            f = self._follower
+        with f.cond:
+            while f.size == self._seen and f.alive and (left := deadline.left()) > 0:
+                f.cond.wait(left)
+            grew = f.size != self._seen
+            self._seen = f.size
+        return grew
+
+    def _refollow(self, deadline: Deadline) -> None:
+        self._release()
+        self._follower = _acquire(self.host, self.far, self.copy, deadline)
+        self._held = True
+        self.catch_up(deadline)
+
+    def _release(self) -> None:
+        with _lock:
+            if self._held:
+                self._follower.users -= 1
+                self._follower.last_used = time.monotonic()
+                self._held = False
+
+    def close(self) -> None:
+        self._release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

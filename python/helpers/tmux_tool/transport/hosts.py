@@ -1,0 +1,431 @@
+"""Other machines and containers: how a command runs there, and the one ssh connection that carries it.
+
+A host is named as ``ssh`` names it (``user@name``, a ``Host`` of the user's
+``~/.ssh/config`` with its port, keys, jump hosts and agent), or by a line of
+the hosts file (:func:`hosts_file`): ``NAME ssh OPTIONS... DESTINATION`` for
+ssh with options of its own, or ``NAME COMMAND...`` for a command that runs
+a program there (``podman exec -i box``, ``kubectl exec -i pod -c app --``).
+
+**What the far side sees.**  Every command is a POSIX ``sh`` script.  Through a
+container engine the script is one argument of ``sh -c`` and arrives exactly.
+Through ssh it travels as a command line that the user's *login* shell reads
+first - bash, zsh, fish, tcsh or sh - and those quote differently (fish reads
+backslashes inside single quotes; zsh expands a word that starts with ``=``).
+So the line is always ``exec sh -c 'eval "$(printf "…")"'`` with the script in
+``printf`` escapes: single quotes with no backslash pair and no quote inside
+mean the same in every shell, and ``sh`` gets the script byte for byte.  No
+text of the agent's is ever part of a command line unencoded.
+
+**One connection.**  ssh runs as one master connection per host (OpenSSH's
+``ControlMaster``), and every command, the control-mode client and the log
+followers are channels over it (``ssh -S``).  The master runs in a session of
+the agent's own tmux server, where the human sees it: a password, a key's
+passphrase or an unknown host key is asked there, and the human answers it
+(the tool never does; the call returns ``blocked`` with ``needs_human``).
+Channels never prompt (``BatchMode``).  A master that died (the network went,
+the laptop slept, its process was killed) is started again by the next call;
+a master that stopped answering is killed - it is the tool's own process - and
+started again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.clock import Deadline
+from ..core.errors import BadName, TmuxError
+from . import options
+
+HOSTS_FILE = "TMUX_TOOL_HOSTS"
+"""The file that declares hosts reached by a command (default ``~/.config/tmux_tool/hosts``)."""
+CONNECT_TIMEOUT = 20.0  # seconds for a new ssh connection to come up, at most
+CHECK_TIMEOUT = 3.0  # seconds for a master to say it is alive; one that says nothing is wedged
+RUN_TIMEOUT = 10.0
+# An ssh destination: letters, digits and ._@:- ; never a leading '-', which ssh would read as an option.
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@:%+-]{0,127}")
+# Bytes that pass through every login shell's single quotes, sh's double quotes and printf as themselves.
+_PLAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./,:=+@-")
+_TTY_READS = frozenset({"wait_woken", "n_tty_read"})
+
+
+class HostError(TmuxError):
+    """A host cannot be reached or used; the message says why and what to do."""
+
+
+class HostWaits(HostError):
+    """The connection to a host waits for the human (a password, a passphrase, an unknown host key)."""
+
+    def __init__(self, message: str, *, session: str, question: str, secret: bool) -> None:
+        super().__init__(message)
+        self.session = session
+        self.question = question
+        self.secret = secret
+
+
+def encode(script: str) -> str:
+    """``script`` as a command line that every login shell hands to ``sh`` unchanged (see the module)."""
+    data = script.encode("utf-8", "surrogateescape")
+    escaped = "".join(chr(b) if b in _PLAIN else f"\\{b:03o}" for b in data)
+    return f"exec sh -c 'eval \"$(printf \"{escaped}\")\"'"
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise HostError(f"{name} is not installed here; install it (apt-get install openssh-client)")
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """One place commands run: an ssh destination (``via`` empty) or a command that reaches it.
+
+    ``state`` is this machine's folder for the host (the master's socket);
+    ``master`` the ssh master's session in the agent's own tmux server,
+    ``local`` that server.
+    """
+
+    name: str
+    state: Path
+    via: tuple[str, ...] = ()
+    local: object = field(default=None, compare=False)
+    ssh: tuple[str, ...] = ()  # ssh's options and destination (default: ``-- NAME``)
+
+    @property
+    def key(self) -> str:
+        """A file and session name for the host: readable, and unique by its checksum."""
+        stem = re.sub(r"[^A-Za-z0-9_-]+", "-", self.name).strip("-")[:40] or "host"
+        return f"{stem}-{hashlib.sha256(self.name.encode()).hexdigest()[:6]}"
+
+    @property
+    def master(self) -> str:
+        return f"ssh-{self.key}"
+
+    @property
+    def control(self) -> str:
+        """The master's socket: in a short folder of this user's (a socket's path holds 107 bytes at
+        most), named after the host's state folder, so two installs of the tool never share one."""
+        return str(_sockets() / hashlib.sha256(str(self.state).encode()).hexdigest()[:20])
+
+    def argv(self, script: str) -> list[str]:
+        """The command that runs ``script`` with ``sh`` on the host."""
+        if self.via:
+            return [*self.via, "sh", "-c", script]
+        # ProxyCommand=false: without a master, ssh would quietly open a connection of its own.
+        return [_tool("ssh"), "-S", self.control, "-o", "ControlMaster=no", "-o", "BatchMode=yes",
+                "-o", "ProxyCommand=false", "-T", *self._destination(), encode(script)]
+
+    def _destination(self) -> tuple[str, ...]:
+        return self.ssh or ("--", self.name)
+
+    def call(self, script: str, data: bytes, timeout: float) -> tuple[int, bytes, bytes]:
+        """Run ``script`` there with ``data`` on its stdin: its exit status, stdout and stderr.
+
+        A way there found lost before the command started (the master is
+        gone) is made again, once.  :class:`TimeoutError` when no answer
+        comes in time (the master is checked then, and replaced if it hangs),
+        :class:`OSError` when the command cannot start here.
+        """
+        from .tmux import program, run_process
+
+        deadline = Deadline(timeout)
+        self.ensure(deadline)
+        for attempt in range(2):
+            argv = self.argv(script)
+            try:
+                status, out, err = run_process(argv, data, deadline.left(), program(argv[0]))
+            except TimeoutError:
+                self.recover()
+                raise
+            if attempt == 0 and self._unreached(status, err):
+                self.connect(deadline)
+                continue
+            return status, out, err
+        raise AssertionError("unreachable")
+
+    def run(self, script: str, data: bytes = b"", timeout: float = RUN_TIMEOUT) -> str:
+        """Run ``script`` there with ``data`` on its stdin; its stdout.  :class:`HostError` when it fails."""
+        try:
+            status, out, err = self.call(script, data, timeout)
+        except TimeoutError as exc:
+            raise HostError(f"{self.name} did not answer within {timeout:g}s; the next call connects again "
+                            "(the host or the network may be down)") from exc
+        except OSError as exc:
+            raise HostError(f"could not reach {self.name}: {exc.strerror or exc}") from exc
+        if status != 0:
+            raise HostError(self.says(err.decode("utf-8", "replace"), status))
+        return out.decode("utf-8", "replace")
+
+    def _unreached(self, status: int, stderr: bytes) -> bool:
+        """Did ssh fail before the command started, for want of its master?"""
+        low = stderr.decode("utf-8", "replace").lower()
+        return not self.via and status == 255 and any(
+            s in low for s in ("control socket connect", "mux_client", "kex_exchange_identification",
+                               "connection closed by unknown"))
+
+    def says(self, stderr: str, status: int) -> str:
+        """What went wrong on the way to the host, as a sentence (from ssh's or the engine's own words)."""
+        text = " ".join(stderr.split())[-300:]
+        low = text.lower()
+        if not self.via and status == 255:
+            if "control socket" in low or "master" in low or "mux_client" in low:
+                return f"the connection to {self.name} was lost; the next call connects again"
+            return f"ssh to {self.name} failed: {text or 'no message'}"
+        if status == 127 and "tmux" in low:
+            return (f"tmux is not installed on {self.name}; install tmux 3.0 or newer there "
+                    "(apt-get install tmux, dnf install tmux, apk add tmux or brew install tmux)")
+        if status in (126, 127) and not self.via:
+            return f"{self.name} could not run sh: {text or 'no message'}"
+        return f"on {self.name}: {text or f'exit status {status}'}"
+
+    # --- the one ssh connection ------------------------------------------------------
+    def ensure(self, deadline: Deadline) -> None:
+        """Connect unless a master seems to be up (its socket is there); a stale one is found by the
+        command that fails on it, which then connects (:meth:`call`)."""
+        if not self.via and not os.path.exists(self.control):
+            self.connect(deadline)
+
+    def recover(self) -> None:
+        """After a command that got no answer: end the master unless the host answers through it at
+        once, so that the next call makes a new connection (bounded by ``CHECK_TIMEOUT``).
+
+        A connection can hang at either end (a frozen network, a host that
+        stopped answering, a master stopped locally) while the master still
+        answers here, so the check is a command on the host.
+        """
+        if self.via:
+            return
+        from .tmux import run_process
+
+        argv = self.argv("true")
+        try:
+            answered = run_process(argv, b"", CHECK_TIMEOUT, argv[0])[0] == 0
+        except (TimeoutError, OSError):
+            answered = False
+        if not answered:
+            self._end_master()
+
+    def connect(self, deadline: Deadline) -> None:
+        """Make sure the master connection is up (nothing to do for a host reached by a command).
+
+        Raises :class:`HostWaits` when ssh asks the human something, and
+        :class:`HostError` when it cannot connect.
+        """
+        if self.via or self._socket_ok():
+            return
+        from .tmux import Tmux
+
+        local = self.local
+        assert isinstance(local, Tmux), "an ssh host needs the agent's own tmux server"
+        self.state.mkdir(mode=0o700, parents=True, exist_ok=True)
+        started = self._start_master(local)
+        allowed = min(CONNECT_TIMEOUT, deadline.left())
+        for _ in Deadline(allowed).ticks(0.02):
+            if self._socket_ok():
+                return
+            dead, pid, tty, text = self._master_pane(local)
+            if dead or pid is None:
+                lines = [ln for ln in text.splitlines() if ln.strip()]
+                said = " ".join(lines[-3:]) if lines else "no message"
+                raise HostError(f"could not connect to {self.name}: {_sentence(said)}")
+            asked = self._asks(pid, tty, text)
+            if asked is not None and (time.monotonic() - started > 0.2 or asked[1]):
+                question, secret = asked
+                what = "a secret" if secret else "an answer"
+                raise HostWaits(f"ssh to {self.name} waits for {what} from the human: {question}",
+                                session=self.master, question=question, secret=secret)
+        raise HostError(f"the connection to {self.name} did not come up within {allowed:g}s; "
+                        f"read session {self.master} to see where ssh is")
+
+    def _socket_ok(self) -> bool:
+        """Is the master's socket there and does the master answer on it?  A master that does not answer
+        in time (its process stopped) is ended: it is ours, and a new one is made."""
+        if not os.path.exists(self.control):
+            return False
+        from .tmux import run_process
+
+        argv = [_tool("ssh"), "-S", self.control, "-O", "check", *self._destination()]
+        try:
+            status, _out, _err = run_process(argv, b"", CHECK_TIMEOUT)
+        except TimeoutError:
+            self._end_master()
+            return False
+        except OSError:
+            return False
+        if status != 0:
+            Path(self.control).unlink(missing_ok=True)  # a socket left by a master that is gone
+            return False
+        return True
+
+    def _start_master(self, local: object) -> float:
+        """Start the master in its session (again, if it ended); the moment it was started."""
+        from .tmux import Tmux
+
+        assert isinstance(local, Tmux)
+        argv = [_tool("ssh"), "-M", "-N", "-o", f"ControlPath={self.control}", "-o", "ControlPersist=no",
+                "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", *self._destination()]
+        dead, pid, _tty, _text = self._master_pane(local)
+        if pid is not None and not dead:
+            return time.monotonic() - 1.0  # ssh is already at it (a question may be waiting)
+        target = f"={self.master}:"
+        if pid is not None:
+            local.cmd("respawn-pane", "-k", "-t", target, *argv)
+        else:
+            local.chain(["new-session", "-d", "-s", self.master, "-x", "120", "-y", "20", *argv],
+                        ["set-option", "-t", target, "remain-on-exit", "on"],
+                        ["set-option", "-t", target, options.PROGRAM, "ssh"])
+        return time.monotonic()
+
+    def _master_pane(self, local: object) -> tuple[bool, int | None, str, str]:
+        """(dead, pid, tty, text) of the master's pane; pid None when there is no such session."""
+        from ..core.errors import NoServer, NoTarget
+        from .tmux import Tmux
+
+        assert isinstance(local, Tmux)
+        try:
+            out = local.chain(["display-message", "-p", "-t", f"={self.master}:",
+                               "#{pane_dead} #{pane_pid} #{pane_tty}"],
+                              ["capture-pane", "-p", "-t", f"={self.master}:"])
+        except (NoServer, NoTarget):
+            return False, None, "", ""
+        head, _, text = out.partition("\n")
+        parts = head.split()
+        if len(parts) < 2 or not parts[1].isdigit():
+            return False, None, "", ""
+        from . import kernel
+
+        pid = int(parts[1])
+        ended = (process := kernel.proc(pid)) is None or process.state == "Z"  # tmux may not know yet
+        return parts[0] == "1" or ended, pid, parts[2] if len(parts) > 2 else "", text
+
+    def _asks(self, pid: int, tty: str, text: str) -> tuple[str, bool] | None:
+        """(question, secret) when ssh waits for the human's keys; None while it works on its own."""
+        from . import kernel
+
+        term = kernel.look(pid, tty)
+        if not term.known or term.front is None or term.wchan not in _TTY_READS:
+            return None
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        return (lines[-1] if lines else "ssh asks something"), term.secret
+
+    def _end_master(self) -> None:
+        """Kill the master (our own process, by its PID) so that a new one can be made."""
+        from .tmux import Tmux
+
+        local = self.local
+        if not isinstance(local, Tmux):
+            return
+        from . import kernel
+
+        dead, pid, _tty, _text = self._master_pane(local)
+        if pid is not None and not dead:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            for _ in Deadline(1.0).ticks(0.005):  # until it is gone: a new master is then started, not awaited
+                if (process := kernel.proc(pid)) is None or process.state == "Z":
+                    break
+        Path(self.control).unlink(missing_ok=True)
+
+    def forget(self) -> None:
+        """End the master connection and its session (the host's sessions live on there)."""
+        from ..core.errors import NoServer, NoTarget
+        from .tmux import Tmux
+
+        self._end_master()
+        if isinstance(self.local, Tmux):
+            try:
+                self.local.cmd("kill-session", "-t", f"={self.master}")
+            except (NoServer, NoTarget):
+                pass
+
+
+def _sockets() -> Path:
+    """``/tmp/tmux-tool-UID-ssh``, made private to this user; refused when someone else made it."""
+    import tempfile
+
+    path = Path(tempfile.gettempdir()) / f"tmux-tool-{os.getuid()}-ssh"
+    path.mkdir(mode=0o700, exist_ok=True)
+    st = path.lstat()
+    if st.st_uid != os.getuid() or st.st_mode & 0o077 or not path.is_dir() or path.is_symlink():
+        raise HostError(f"{path} belongs to someone else or is open to others; remove it and try again")
+    return path
+
+
+def _sentence(said: str) -> str:
+    """ssh's last words, with what to do for the usual ones."""
+    low = said.lower()
+    if "host key verification failed" in low:
+        return said + " (the host's key is unknown or changed: check it, then add it with ssh-keyscan or by " \
+                      "answering ssh in a terminal)"
+    if "permission denied" in low:
+        return said + " (no key or password was accepted: give the agent a key with ssh-copy-id, or " \
+                      "type the password where the tool shows it)"
+    if "could not resolve" in low or "no route" in low or "connection refused" in low or "timed out" in low:
+        return said + " (the host cannot be reached from here: check its name, its port and the network)"
+    return said
+
+
+def hosts_file() -> Path:
+    """The file that declares hosts reached by a command."""
+    given = os.environ.get(HOSTS_FILE, "").strip()
+    return Path(given) if given else Path.home() / ".config" / "tmux_tool" / "hosts"
+
+
+def declared() -> dict[str, tuple[str, ...]]:
+    """The hosts file's hosts: ``NAME COMMAND...`` per line, ``#`` comments; a bad line is left out.
+
+    The file is the human's: its commands are theirs, run as written."""
+    try:
+        text = hosts_file().read_text()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for line in text.splitlines():
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        if len(words) >= 2 and _NAME.fullmatch(words[0]):
+            found[words[0]] = tuple(words[1:])
+    return found
+
+
+def check(name: object) -> str:
+    """``name`` if it can name a host, else :class:`BadName` with a sentence."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        shown = name if isinstance(name, str) else type(name).__name__
+        raise BadName(f"host {str(shown)[:60]!r} is not usable: name it as ssh does (user@name, name:port is "
+                      "not ssh syntax: use ~/.ssh/config), with letters, digits and ._@-, never a leading '-'")
+    return name
+
+
+def resolve(name: object, folder: Path, local: object) -> Host:
+    """The host ``name`` means: a line of the hosts file, else an ssh destination.  ``folder`` holds a
+    folder per host here; ``local`` is the agent's own tmux server, where an ssh master runs."""
+    name = check(name)
+    state = folder / Host(name, folder).key
+    command = declared().get(name, ())
+    if command and os.path.basename(command[0]) == "ssh":
+        return Host(name=name, state=state, local=local, ssh=command[1:])
+    return Host(name=name, state=state, via=command, local=local)
+
+
+def end_followers(pids: Sequence[int]) -> None:
+    """End processes this process started for a host (by PID), and collect them."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass

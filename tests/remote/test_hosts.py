@@ -1,0 +1,132 @@
+"""Sessions on another host over ssh: the same exact runs, through one connection that may drop.
+
+The host is real: the test's own sshd on 127.0.0.2, a user whose login shell
+is zsh, a key the tool's ssh uses (tests/accounts.py).  The agent's private
+tmux server runs there as that user.  Faults are made the way they happen:
+the ssh process killed or frozen (by its PID), the far tmux server or shell
+killed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from python.tools.tmux_tool import call
+
+from ..conftest import poll
+
+if TYPE_CHECKING:
+    from ..accounts import RemoteHost
+
+pytest_plugins = ["tests.accounts"]
+
+
+@pytest.fixture
+def box(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host, declared in a hosts file as ``box``; the tool's server there is ended afterwards."""
+    hosts = tmp_path / "hosts"
+    hosts.write_text(remote_host.line + "\n")
+    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+    yield remote_host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
+
+
+def master_pid(socket: str) -> int:
+    """The PID of the tool's ssh master to ``box`` (it runs in a session of the agent's own server here)."""
+    out = subprocess.run(["tmux", "-L", socket, "list-panes", "-a", "-F", "#{session_name} #{pane_pid}"],
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    pids = [int(line.split()[1]) for line in out.splitlines() if line.startswith("ssh-box-")]
+    assert len(pids) == 1, out
+    return pids[0]
+
+
+def test_a_run_on_the_host_is_exact_and_keeps_its_shell(box: RemoteHost) -> None:
+    res: dict[str, Any] = call("run", command="printf 'a\\n\\tb  \\n'; whoami; sh -c 'exit 3'", host="box")
+    assert res["ok"], res
+    assert (res["exit_code"], res["output"], res["host"]) == (3, f"a\n\tb\n{box.user.name}", "box")
+    call("run", command="cd /tmp && export TT_X='a b'", host="box")
+    res = call("run", command='echo "$PWD $TT_X"; echo "$0"', host="box")
+    assert res["output"] == "/tmp a b\nbash", res
+    assert res["cwd"] == "/tmp"
+
+
+def test_the_agents_files_on_the_host_are_private(box: RemoteHost, private_socket: str) -> None:
+    call("run", command="true", host="box")
+    modes = box.ssh(f"stat -c '%a %U' ~/.tmux_tool/{private_socket} ~/.tmux_tool/{private_socket}/sessions/scratch")
+    assert modes.split("\n")[:2] == [f"700 {box.user.name}"] * 2, modes
+
+
+def test_list_names_the_hosts_sessions(box: RemoteHost) -> None:
+    call("run", command="true", session="build", host="box")
+    res = call("list", host="box")
+    assert res["ok"], res
+    rows = {r["session"]: r for r in res["sessions"]}
+    assert "build" in rows and rows["build"]["status"] == "ready", res
+
+
+def test_the_ssh_process_killed_during_a_run_loses_nothing(box: RemoteHost, private_socket: str) -> None:
+    call("run", command="true", host="box")
+    result: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: result.update(
+        call("run", command="sleep 3; echo done; sh -c 'exit 4'", host="box", timeout=20)))
+    worker.start()
+    assert poll(lambda: box.ssh("pgrep -u $(id -u) -x sleep || true").strip(), timeout=10)
+    os.kill(master_pid(private_socket), signal.SIGKILL)
+    worker.join(30)
+    assert not worker.is_alive()
+    if result.get("status") != "ready":  # the run's wait was cut off with the connection: wait collects it
+        result = call("wait", session="scratch", host="box", timeout=20)
+    assert (result["status"], result["exit_code"], result["output"]) == ("ready", 4, "done"), result
+
+
+def _sshd_of(box: RemoteHost) -> list[int]:
+    """The sshd processes serving the connections to ``box`` (children of the test's sshd)."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, timeout=10,
+                         check=True).stdout
+    parents = {int(pid): int(ppid) for pid, ppid in (line.split() for line in out.splitlines())}
+    served = [p for p, pp in parents.items() if pp == box.server.pid]
+    return served + [p for p, pp in parents.items() if pp in served]
+
+
+def test_a_frozen_connection_is_replaced(box: RemoteHost, private_socket: str) -> None:
+    """The host stops answering on the open connection (its sshd frozen, as a dead network does): the
+    call ends within its time, and the next call works over a new connection."""
+    call("run", command="true", host="box")
+    frozen = _sshd_of(box)
+    assert frozen
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        res = call("run", command="echo after", host="box", timeout=3)
+        assert time.monotonic() - started < 3 + 5 + 3 + 5  # the run, a tmux command, the check, slack
+        assert not res["ok"] or res["status"] == "busy", res
+        res = call("run", command="echo after", host="box", timeout=10)
+        assert (res["ok"], res["output"]) == (True, "after"), res["error"]
+    finally:
+        for pid in frozen:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_the_far_tmux_server_or_shell_killed(box: RemoteHost, private_socket: str) -> None:
+    call("run", command="true", host="box")
+    box.ssh(f"tmux -L {private_socket} kill-server")
+    res = call("run", command="echo again", host="box")
+    assert (res["ok"], res["output"]) == (True, "again"), res
+    pid = box.ssh(f"tmux -L {private_socket} display-message -p -t '=scratch:' '#{{pane_pid}}'").strip()
+    box.ssh(f"kill -9 {pid}")
+    res = call("run", command="echo fresh", host="box")
+    assert (res["ok"], res["output"]) == (True, "fresh"), res
