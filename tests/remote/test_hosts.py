@@ -9,7 +9,9 @@ killed.
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import signal
 import subprocess
 import threading
@@ -58,6 +60,8 @@ def test_a_run_on_the_host_is_exact_and_keeps_its_shell(box: RemoteHost) -> None
     res = call("run", command='echo "$PWD $TT_X"; echo "$0"', host="box")
     assert res["output"] == "/tmp a b\nbash", res
     assert res["cwd"] == "/tmp"
+    res = call("run", command="echo 'é 日本 ü'; printf '%s\\n' \"$LANG\"", host="box")
+    assert res["output"] == "é 日本 ü\nC.UTF-8", res
 
 
 def test_the_agents_files_on_the_host_are_private(box: RemoteHost, private_socket: str) -> None:
@@ -130,3 +134,112 @@ def test_the_far_tmux_server_or_shell_killed(box: RemoteHost, private_socket: st
     box.ssh(f"kill -9 {pid}")
     res = call("run", command="echo fresh", host="box")
     assert (res["ok"], res["output"]) == (True, "fresh"), res
+
+
+def test_list_here_names_the_sessions_of_connected_hosts(box: RemoteHost) -> None:
+    call("run", command="true", session="far", host="box")
+    res = call("list")
+    assert res["ok"], res
+    far = [r for r in res["sessions"] if r.get("host") == "box"]
+    assert [r["session"] for r in far] == ["far"], res["sessions"]
+
+
+def test_a_repl_on_the_host(box: RemoteHost) -> None:
+    res = call("start", program="python3", session="py", host="box", timeout=30)
+    assert res["ok"] and res["status"] == "ready", (res["error"], res["screen"], res.get("evidence"))
+    res = call("ask", session="py", prompt="print(6 * 7)", host="box", timeout=30)
+    assert (res["ok"], res["output"]) == (True, "42"), res
+    assert call("exit", session="py", host="box")["ok"]
+
+
+def _without(options: list[str], *names: str) -> list[str]:
+    """ssh options without the ``-o NAME=...`` pairs of ``names``."""
+    kept: list[str] = []
+    for opt in options:
+        if opt.startswith(names) and kept[-1:] == ["-o"]:
+            kept.pop()
+        else:
+            kept.append(opt)
+    return kept
+
+
+def _hosts_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
+    hosts = tmp_path / "hosts"
+    hosts.write_text(line + "\n")
+    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+
+
+def test_an_unknown_host_key_is_the_humans_to_accept(remote_host: RemoteHost, private_socket: str,
+                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ssh asks whether to trust a host it has never seen: the agent is told that the human answers, where;
+    once they did, the next call works."""
+    known = tmp_path / "known_hosts"
+    options = _without(remote_host.ssh_options(), "UserKnownHostsFile", "StrictHostKeyChecking")
+    line = shlex.join(["newbox", "ssh", *options, "-o", f"UserKnownHostsFile={known}",
+                       "-o", "StrictHostKeyChecking=ask", f"{remote_host.user.name}@{remote_host.server.host}"])
+    _hosts_file(tmp_path, monkeypatch, line)
+    try:
+        res = call("run", command="echo in", host="newbox", timeout=10)
+        assert (res["ok"], res["status"], res.get("needs_human")) == (False, "blocked", True), res["error"]
+        assert "continue connecting" in res["question"], res
+        assert res["session"].startswith("ssh-newbox-")
+        assert "agent.sh take" in (res["hint"] or "") or "#session=" in (res["hint"] or ""), res
+        # The human answers in that session (their keys, through tmux as a client types them).
+        for keys in (["-l", "yes"], ["Enter"]):
+            subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
+                           check=True, timeout=10)
+        res = call("run", command="echo in", host="newbox", timeout=20)
+        assert (res["ok"], res["output"]) == (True, "in"), res
+        assert remote_host.server.host in known.read_text()
+    finally:
+        remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")
+
+
+def test_what_goes_wrong_on_the_way_is_said(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    stray = tmp_path / "stray_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stray)], check=True, timeout=20)
+    options = remote_host.ssh_options()
+    wrong_key = [str(stray) if o == str(remote_host.key) else o for o in options]
+    wrong_key += ["-o", "PreferredAuthentications=publickey"]
+    closed_port = [o if o != str(remote_host.server.port) else "1" for o in options]
+    no_tmux = tmp_path / "bin"
+    no_tmux.mkdir()
+    (no_tmux / "sh").symlink_to("/bin/sh")
+    user = f"{remote_host.user.name}@{remote_host.server.host}"
+    _hosts_file(tmp_path, monkeypatch, "\n".join([
+        shlex.join(["nokey", "ssh", *wrong_key, user]),
+        shlex.join(["noport", "ssh", *closed_port, user]),
+        shlex.join(["notmux", "env", f"PATH={no_tmux}"]),
+    ]))
+    for host, words in (("nokey", "Permission denied"), ("noport", "cannot be reached"),
+                        ("notmux", "tmux is not installed on notmux")):
+        started = time.monotonic()
+        res = call("run", command="true", host=host, timeout=10)
+        assert not res["ok"] and words in res["error"], (host, res)
+        assert time.monotonic() - started < 15, host
+    res = call("run", command="true", host="-oProxyCommand=x")
+    assert not res["ok"] and "never a leading '-'" in res["error"], res
+
+
+def test_a_password_is_typed_by_the_human(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host takes a password: ssh asks it in its session; the agent is told, the human types it,
+    and the agent never sees it."""
+    options = _without(remote_host.ssh_options(), "IdentitiesOnly") + [
+        "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password"]
+    options = [o for o in options if o not in ("-i", str(remote_host.key))]
+    _hosts_file(tmp_path, monkeypatch, shlex.join(
+        ["pwbox", "ssh", *options, f"{remote_host.user.name}@{remote_host.server.host}"]))
+    try:
+        res = call("run", command="echo in", host="pwbox", timeout=10)
+        assert (res["status"], res.get("needs_human")) == ("blocked", True), res["error"]
+        assert "password" in res["question"]
+        for keys in (["-l", remote_host.user.password], ["Enter"]):
+            subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
+                           check=True, timeout=10)
+        res = call("run", command="echo in", host="pwbox", timeout=20)
+        assert (res["ok"], res["output"]) == (True, "in"), res
+        assert remote_host.user.password not in json.dumps(res)
+    finally:
+        remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")

@@ -134,15 +134,29 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
 
 
 def do_list(ctx: Context) -> Result:
+    """The sessions here (with the shared one), or on the action's host; here, also those of every host
+    connected now.  A host used before but not connected is named, not reached: that could take long."""
     rows: list[dict[str, Any]] = []
-    for name in [ctx.cfg.shared_session, *ctx.private.names()]:
+    local = ctx.host_name is None
+    contexts = [ctx, *(Context(ctx.cfg, name) for name in ctx.connected_hosts())] if local else [ctx]
+    away: list[str] = []
+    for each in contexts:
         try:
-            ses = ctx.session(name, default=name)
-            if ses.unavailable() is None:
-                rows.append(ses.row())
-        except (BadName, TmuxError):
+            found = each.private.names()
+        except TmuxError:
+            away.append(each.host_name or "")
             continue
-    return Result(status=Status.READY, extra={"sessions": rows},
+        for name in ([ctx.cfg.shared_session] if each is ctx and local else []) + found:
+            try:
+                ses = each.session(name, default=name)
+                if ses.unavailable() is None:
+                    rows.append(ses.row())
+            except (BadName, TmuxError):
+                continue
+    extra: dict[str, Any] = {"sessions": rows}
+    if local and (idle := sorted(set(ctx.known_hosts()) - set(ctx.connected_hosts()) | set(away))):
+        extra["hosts_not_connected"] = idle
+    return Result(status=Status.READY, extra=extra,
                   output="" if rows else "no sessions",
                   hint=None if rows else "start the shared terminal with apps/shared-terminal/start.sh, "
                                         "or create a private session with run or start")

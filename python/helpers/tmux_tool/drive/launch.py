@@ -108,12 +108,18 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if srv.exists(name):
         return failure(f"session {name!r} already exists", session=name, status=Status.UNKNOWN,
                        hint="use another name, leave it out for a generated one, or kill the old session")
-    if cwd and not os.path.isdir(cwd):
+    here = srv.host is None  # on another host: none of this machine's folders, records or environment
+    if here and cwd and not os.path.isdir(cwd):
         return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    setup = journals.setup(profile.name, srv.session_dir(name))
+    setup = journals.setup(profile.name, srv.session_dir(name)) if here else journals.Setup()
     argv = [argv[0], *setup.args, *argv[1:]]  # the caller's own arguments come after, and win
-    env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
+    if here:
+        env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
+    else:  # the profile's own settings (no secrets) go with the command there
+        env_file = None
+        if profile.launch_env:
+            argv = ["env", *(f"{k}={v}" for k, v in profile.launch_env), *argv]
     if profile.kind == "pager":  # private shells page with cat (a run's output comes whole); this one pages
         argv = ["env", *(w for var in PAGERS for w in ("-u", var)), *argv]
     line = shlex.join(argv)

@@ -82,7 +82,8 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     paged = facts.alternate and bool(profile.page_keys)
     mark = turn_pages.anchor(turn_pages.rows(turn_pages.capture(target, turn_pages.HISTORY_LINES), profile),
                              profile, whole=paged)
-    journal = journals.for_program(profile.name)
+    # A CLI's record is read here, where it writes; one on another host is judged by its screen.
+    journal = journals.for_program(profile.name) if target.tmux.host is None else None
     reading = journal.begin(ctx.private.session_dir(target.name), prompt, facts.pid) if journal else None
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     _await_pasted(target, profile, before)

@@ -123,6 +123,8 @@ class PrivateSession:
         st = self.state()
         row: dict[str, Any] = {"session": self.name, "server": f"private ({self.server.cfg.private_socket})",
                                "program": st.program, "status": st.status, "evidence": st.evidence}
+        if self.server.host is not None:
+            row["host"] = self.server.host.name
         if st.needs_human:
             row.update(needs_human=True, question=st.question)
         return row

@@ -10,6 +10,7 @@ private state.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from functools import cached_property
 
@@ -40,6 +41,28 @@ class Context:
             return None
         local = PrivateServer(self.cfg).tmux
         return hosts.resolve(self.host_name, self.cfg.private_dir / "hosts", local)
+
+    def known_hosts(self) -> list[str]:
+        """The hosts the agent has had sessions on (each has a folder here that names it)."""
+        try:
+            folders = sorted((self.cfg.private_dir / "hosts").iterdir())
+        except OSError:
+            return []
+        found = []
+        for folder in folders:
+            try:
+                found.append(hosts.check((folder / "host").read_text().strip()))
+            except (OSError, BadName):
+                continue
+        return found
+
+    def connected_hosts(self) -> list[str]:
+        """The known hosts whose connection is up now (ssh: its master's socket is there; a container's
+        command: always, it needs no connection)."""
+        local = PrivateServer(self.cfg).tmux
+        return [name for name in self.known_hosts()
+                if (host := hosts.resolve(name, self.cfg.private_dir / "hosts", local)).via
+                or os.path.exists(host.control)]
 
     @cached_property
     def private(self) -> PrivateServer:

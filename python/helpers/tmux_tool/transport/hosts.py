@@ -234,7 +234,7 @@ class Host:
                 return
             dead, pid, tty, text = self._master_pane(local)
             if dead or pid is None:
-                lines = [ln for ln in text.splitlines() if ln.strip()]
+                lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("Pane is dead")]
                 said = " ".join(lines[-3:]) if lines else "no message"
                 raise HostError(f"could not connect to {self.name}: {_sentence(said)}")
             asked = self._asks(pid, tty, text)

@@ -283,10 +283,17 @@ class Tmux:
         return argv + list(args)
 
     def _script(self, *args: str, config: bool = True) -> str:
-        """The ``sh`` line that runs tmux with ``args`` on the host."""
-        argv = ["tmux", "-L", self.socket, *(["-f", self.config_file] if config and self.config_file else []),
-                *args]
-        return "exec " + shlex.join(argv)
+        """The ``sh`` line that runs tmux with ``args`` on the host.
+
+        A command over ssh often comes without a locale: tmux would then
+        replace the control characters and non-ASCII text of its answers, and
+        the shells it starts would take UTF-8 input for meta keys.  So tmux
+        is told the terminal speaks UTF-8 (``-u``), and without a locale of
+        the user's it gets ``C.UTF-8``.
+        """
+        argv = ["tmux", "-u", "-L", self.socket,
+                *(["-f", self.config_file] if config and self.config_file else []), *args]
+        return '[ -n "${LC_ALL-}${LC_CTYPE-}${LANG-}" ] || export LANG=C.UTF-8; exec ' + shlex.join(argv)
 
     def chain(
         self,
