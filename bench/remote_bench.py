@@ -17,14 +17,23 @@ login shell, ``sh`` - so the ratio says what the tool adds on top of ssh.
   and starts the far server and shell, is left out), median of N, against
   ``ssh ... true``; interleaved so both see the same load.  Goal: 1.5x.
 * ``run cat FILE`` of 10 MB of base64 text made on the host, against
-  ``ssh ... cat FILE > /dev/null``; median of 3.  The tool caps what it
-  returns and saves the whole output to a file: the result must say ok,
-  exit 0, and name the file.  Goal: 1.5x.
+  ``ssh ... cat FILE > /dev/null`` (floor A); median of 3.  The tool caps what
+  it returns and saves the whole output to a file: the result must say ok,
+  exit 0, and name the file.  Goal: 1.5x.  Floor A has no terminal in it; a
+  second floor (B) is what tmux itself needs to take the same bytes through a
+  pane there: a bare tmux server on the host with the tool's server config,
+  driven like :class:`floors.Server` (``send-keys`` + ``wait-for``) by one
+  channel over the same master.
 * 20 sessions on the host at once: 20 threads each ``run 'echo N'`` in a
   session ``sN`` of its own (the sessions are new: the first round makes
   them; a second round runs in them again).  Every one must answer exactly
-  ``N``.  Printed: the wall time, the per-session median, against the
+  ``N``; the errors of those that do not are printed, with the channels the
+  sshd refused meanwhile (its log's "no more sessions": ``MaxSessions``).
+  Printed: the wall time, the per-session median, against the
   single-session median of the first figure.
+
+The loopback host shares this machine's cores: its tmux server, sshd and
+shells compete with this process for them, which a real remote host's do not.
 
 The general floors of the other benches come first: the bare tmux round
 trip here (``send-keys`` + ``wait-for``) and ``python -c pass``.
