@@ -7,7 +7,7 @@ whose login shell is zsh, a key without passphrase (the fixtures of
 hosts file of the bench's own as ``box``; the tool opens one ssh master
 connection to it and runs its private tmux server there as that user.
 
-The floor of every figure is ``ssh -S CONTROL ... box SCRIPT`` over that same
+The floor (A) of the first two figures is ``ssh -S CONTROL ... box SCRIPT`` over that same
 open master: exactly the argv the tool itself uses for a channel
 (``Host.argv``), run with ``subprocess``.  That is what one command on the
 host costs at the least - a new channel, a new sshd session child, the user's
@@ -62,7 +62,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from floors import REPO, Server, end_tool, isolated_tool, line, median_ms, python_start
+from floors import Server, end_tool, isolated_tool, line, median_ms, python_start
 
 if TYPE_CHECKING:
     from python.helpers.tmux_tool.transport import hosts
@@ -255,6 +255,6 @@ class FarTmux:
         subprocess.run(self.host.argv(f"{self.tmux} kill-server; rm -f {self.conf}"), capture_output=True,
                        timeout=30, check=False)
 
+
 if __name__ == "__main__":
-    assert str(REPO) in sys.path
     main()
