@@ -7,11 +7,11 @@ whose login shell is zsh, a key without passphrase (the fixtures of
 hosts file of the bench's own as ``box``; the tool opens one ssh master
 connection to it and runs its private tmux server there as that user.
 
-The floor (A) of the first two figures is ``ssh -S CONTROL ... box SCRIPT`` over that same
-open master: exactly the argv the tool itself uses for a channel
-(``Host.argv``), run with ``subprocess``.  That is what one command on the
-host costs at the least - a new channel, a new sshd session child, the user's
-login shell, ``sh`` - so the ratio says what the tool adds on top of ssh.
+The floor (A) of the first two figures is ``ssh -S CONTROL ... box SCRIPT``
+over that same open master: exactly the argv the tool itself uses for a
+channel (``Host.argv``), run with ``subprocess``.  That is what one command on
+the host costs at the least - a new channel, a new sshd session child, the
+user's login shell, ``sh`` - so the ratio says what the tool adds on top of ssh.
 
 * ``run true`` on the host, in this process (the first run, which connects
   and starts the far server and shell, is left out), median of N, against

@@ -243,3 +243,18 @@ def test_a_password_is_typed_by_the_human(remote_host: RemoteHost, private_socke
         assert remote_host.user.password not in json.dumps(res)
     finally:
         remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")
+
+
+def test_a_secret_asked_on_the_host_is_the_humans(box: RemoteHost, private_socket: str) -> None:
+    """The host's kernel says the command reads with its echo off: blocked, needs_human; the human's
+    answer (their keys in the session) ends it, and the agent never sees the secret."""
+    res = call("run", command="read -rs -p 'Token: ' t; echo; echo \"got ${#t}\"", host="box", timeout=20)
+    assert (res["status"], res.get("needs_human")) == ("blocked", True), res
+    assert "Token" in (res.get("question") or ""), res
+    refused = call("send", text="guess", session="scratch", host="box")
+    assert not refused["ok"], refused
+    box.ssh(f"tmux -L {private_socket} send-keys -t '=scratch:' -l s3cr3t-value; "
+            f"tmux -L {private_socket} send-keys -t '=scratch:' Enter")
+    res = call("wait", session="scratch", host="box", timeout=20)
+    assert (res["status"], res["output"]) == ("ready", "Token:\ngot 12"), res
+    assert "s3cr3t" not in json.dumps(res)

@@ -156,8 +156,9 @@ def unmarked(srv: PrivateServer, name: str) -> str | None:
         pid, _, tty = srv.tmux.display(f"={name}:", "#{pane_pid} #{pane_tty}").partition(" ")
     except NoTarget:
         return None
-    local = srv.host is None and pid.isdigit()  # (the kernel of another host is not asked)
-    term = kernel.look(int(pid), tty) if local else kernel.Terminal(False)
+    if not pid.isdigit():
+        return None
+    term = kernel.look(int(pid), tty) if srv.host is None else srv.host.terminal(int(pid), tty)
     sh = term.shell
     if not (term.known and sh and sh.shell and term.shell_in_front):
         return None

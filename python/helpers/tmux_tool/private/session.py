@@ -251,9 +251,9 @@ def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Ta
 
 
 def _kernel(target: Target, facts: PaneFacts) -> kernel.Terminal:
-    """What the kernel knows about the pane's terminal; nothing for a pane on another host, which this
-    machine's kernel cannot see (the screen decides there)."""
-    return kernel.look(facts.pid, facts.tty) if target.tmux.host is None else kernel.Terminal(False)
+    """What the kernel knows about the pane's terminal: this machine's, or its host's."""
+    host = target.tmux.host
+    return kernel.look(facts.pid, facts.tty) if host is None else host.terminal(facts.pid, facts.tty)
 
 
 def _secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None,

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from ..core.clock import Deadline
 from ..core.errors import BadName, TmuxError
-from . import options
+from . import kernel, options
 
 HOSTS_FILE = "TMUX_TOOL_HOSTS"
 """The file that declares hosts reached by a command (default ``~/.config/tmux_tool/hosts``)."""
@@ -165,6 +165,14 @@ class Host:
             raise HostError(self.says(err.decode("utf-8", "replace"), status))
         return out.decode("utf-8", "replace")
 
+    def terminal(self, shell_pid: int, tty: str) -> kernel.Terminal:
+        """What the host's kernel knows about a pane's terminal (one command there); unknown when the
+        host cannot say."""
+        try:
+            return kernel.look(shell_pid, tty, kernel.Dump.parse(self.run(kernel.dump_script(shell_pid, tty))))
+        except HostError:
+            return kernel.Terminal(False)
+
     def _unreached(self, status: int, stderr: bytes) -> bool:
         """Did ssh fail before the command started, for want of its master?"""
         low = stderr.decode("utf-8", "replace").lower()
@@ -232,9 +240,13 @@ class Host:
         for _ in Deadline(allowed).ticks(0.02):
             if self._socket_ok():
                 return
-            dead, pid, tty, text = self._master_pane(local)
+            dead, pid, tty, text = self._master_pane(local, settled=True)
             if dead or pid is None:
-                lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("Pane is dead")]
+                try:
+                    said = self._said.read_text(errors="replace")
+                except OSError:
+                    said = ""
+                lines = [ln for ln in (said + text).splitlines() if ln.strip() and not ln.startswith("Pane is dead")]
                 said = " ".join(lines[-3:]) if lines else "no message"
                 raise HostError(f"could not connect to {self.name}: {_sentence(said)}")
             asked = self._asks(pid, tty, text)
@@ -271,11 +283,15 @@ class Host:
         from .tmux import Tmux
 
         assert isinstance(local, Tmux)
-        argv = [_tool("ssh"), "-M", "-N", "-o", f"ControlPath={self.control}", "-o", "ControlPersist=no",
-                "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", *self._destination()]
+        # Its messages go to a file (-E): tmux may not read the last words of a process that exits at
+        # once, and those are the ones that say why.  Its questions still come on its terminal.
+        argv = [_tool("ssh"), "-M", "-N", "-E", str(self._said), "-o", f"ControlPath={self.control}",
+                "-o", "ControlPersist=no", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
+                *self._destination()]
         dead, pid, _tty, _text = self._master_pane(local)
         if pid is not None and not dead:
             return time.monotonic() - 1.0  # ssh is already at it (a question may be waiting)
+        self._said.write_bytes(b"")
         target = f"={self.master}:"
         if pid is not None:
             local.cmd("respawn-pane", "-k", "-t", target, *argv)
@@ -285,8 +301,17 @@ class Host:
                         ["set-option", "-t", target, options.PROGRAM, "ssh"])
         return time.monotonic()
 
-    def _master_pane(self, local: object) -> tuple[bool, int | None, str, str]:
-        """(dead, pid, tty, text) of the master's pane; pid None when there is no such session."""
+    @property
+    def _said(self) -> Path:
+        """What the master said (its messages, not its questions)."""
+        return self.state / "ssh.log"
+
+    def _master_pane(self, local: object, *, settled: bool = False) -> tuple[bool, int | None, str, str]:
+        """(dead, pid, tty, text) of the master's pane; pid None when there is no such session.
+
+        Dead as the kernel says (the process is gone, which tmux learns a moment later), or only once
+        tmux says so (``settled``): then its last words are on the screen too.
+        """
         from ..core.errors import NoServer, NoTarget
         from .tmux import Tmux
 
@@ -301,15 +326,15 @@ class Host:
         parts = head.split()
         if len(parts) < 2 or not parts[1].isdigit():
             return False, None, "", ""
-        from . import kernel
+
 
         pid = int(parts[1])
-        ended = (process := kernel.proc(pid)) is None or process.state == "Z"  # tmux may not know yet
+        ended = not settled and ((process := kernel.proc(pid)) is None or process.state == "Z")
         return parts[0] == "1" or ended, pid, parts[2] if len(parts) > 2 else "", text
 
     def _asks(self, pid: int, tty: str, text: str) -> tuple[str, bool] | None:
         """(question, secret) when ssh waits for the human's keys; None while it works on its own."""
-        from . import kernel
+
 
         term = kernel.look(pid, tty)
         if not term.known or term.front is None or term.wchan not in _TTY_READS:
@@ -324,7 +349,7 @@ class Host:
         local = self.local
         if not isinstance(local, Tmux):
             return
-        from . import kernel
+
 
         dead, pid, _tty, _text = self._master_pane(local)
         if pid is not None and not dead:

@@ -24,16 +24,24 @@ inside tmux 3.3a (docs/ARCHITECTURE.md, "Facts the design rests on"):
 Everything here is best effort: on a system without ``/proc`` (or another
 user's pane) :func:`look` returns facts with ``known`` false, and the callers
 fall back to the screen.
+
+The facts of a pane on another host come from that host's kernel: one
+script there (:func:`dump_script`) prints the processes of the pane's
+session and the terminal's modes, and :func:`look` reads them from that
+dump (:class:`Dump`) as it reads ``/proc`` here.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import shlex
 import struct
 import termios
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 _INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
 _TTY_READS = frozenset({"wait_woken", "n_tty_read"})  # a read of the terminal itself
@@ -112,11 +120,40 @@ class Terminal:
         return f"{f.pgrp}:{f.started}" if f else ""
 
 
-def proc(pid: int) -> Proc | None:
+class Source(Protocol):
+    """Where the kernel's facts are read: ``/proc`` here, or a dump made on another host."""
+
+    def read(self, path: str) -> str | None:
+        """A file under ``/proc`` (``PID/stat``, ``PID/wchan``, ``PID/children``: the children of all
+        its threads, ``PID/io``, ``uptime``); None when it cannot be read."""
+
+    def modes(self, tty: str) -> tuple[bool, bool, int] | None:
+        """(raw, echo, unread bytes) of terminal ``tty``; None when unknown."""
+
+
+class _Here:
+    """This machine's ``/proc`` and terminals."""
+
+    def read(self, path: str) -> str | None:
+        try:
+            if path.endswith("/children"):
+                pid = path.split("/", 1)[0]
+                return " ".join(t.read_text() for t in Path(f"/proc/{pid}/task").glob("*/children"))
+            return Path(f"/proc/{path}").read_text()
+        except (OSError, ValueError):
+            return None
+
+    def modes(self, tty: str) -> tuple[bool, bool, int] | None:
+        return _modes(tty)
+
+
+HERE: Source = _Here()
+
+
+def proc(pid: int, src: Source = HERE) -> Proc | None:
     """Read one process's stat line; None when it is gone or unreadable."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except (OSError, ValueError):
+    raw = src.read(f"{pid}/stat")
+    if raw is None:
         return None
     try:
         comm = raw[raw.index("(") + 1: raw.rindex(")")]
@@ -126,34 +163,27 @@ def proc(pid: int) -> Proc | None:
         return None
 
 
-def _member(shell: Proc, pgrp: int) -> Proc | None:
+def _member(shell: Proc, pgrp: int, src: Source) -> Proc | None:
     """A live process of group ``pgrp``: its leader, or (``seq | less`` after seq ended) a child of the shell."""
-    leader = proc(pgrp)
+    leader = proc(pgrp, src)
     if leader is not None and leader.pgrp == pgrp:
         return leader
-    try:
-        children = Path(f"/proc/{shell.pid}/task/{shell.pid}/children").read_text().split()
-    except OSError:
-        return None
-    for pid in children:
-        p = proc(int(pid))
+    for pid in (src.read(f"{shell.pid}/children") or "").split():
+        p = proc(int(pid), src)
         if p is not None and p.pgrp == pgrp:
             return p
     return None
 
 
-def _worker(p: Proc) -> Proc:
+def _worker(p: Proc, src: Source) -> Proc:
     """The process of ``p``'s group that works the terminal: ``p``, unless it only waits for a child of
     its own group, as git does for the editor of ``git commit`` or the pager of ``git log``; then that
     child (the newest), and so on down."""
     for _ in range(8):
-        try:
-            if Path(f"/proc/{p.pid}/wchan").read_text().strip() != "do_wait":
-                return p
-            pids = " ".join(t.read_text() for t in Path(f"/proc/{p.pid}/task").glob("*/children")).split()
-        except OSError:
+        wchan, pids = src.read(f"{p.pid}/wchan"), src.read(f"{p.pid}/children")
+        if wchan is None or wchan.strip() != "do_wait" or pids is None:
             return p
-        kids = [k for k in map(proc, map(int, pids)) if k is not None and k.pgrp == p.pgrp]
+        kids = [k for k in (proc(int(c), src) for c in pids.split()) if k is not None and k.pgrp == p.pgrp]
         if not kids:
             return p
         p = max(kids, key=lambda k: k.started)
@@ -195,33 +225,31 @@ def unread(tty: str) -> int:
     return modes[2] if modes else 0
 
 
-def look(shell_pid: int, tty: str) -> Terminal:
+def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
     """The facts about the terminal of a pane whose shell is ``shell_pid`` on ``tty``."""
-    shell = proc(shell_pid) if shell_pid > 0 else None
+    shell = proc(shell_pid, src) if shell_pid > 0 else None
     if shell is None:
         return Terminal(False)
-    leader = _member(shell, shell.tpgid) if shell.tpgid > 0 else None
-    modes = _modes(tty)
+    leader = _member(shell, shell.tpgid, src) if shell.tpgid > 0 else None
+    modes = src.modes(tty)
     if leader is None or modes is None:
         return Terminal(False, shell, leader, leader)
-    front = leader if leader.shell else _worker(leader)  # a shell waiting for $(…) is the shell at work
-    try:
-        wchan = Path(f"/proc/{front.pid}/wchan").read_text().strip()
-    except OSError:
-        wchan = ""
+    front = leader if leader.shell else _worker(leader, src)  # a shell waiting for $(…) is the shell at work
+    wchan = (src.read(f"{front.pid}/wchan") or "").strip()
     return Terminal(True, shell, front, leader, wchan, *modes)
 
 
-def started_ticks(seconds_ago: float) -> int:
+def started_ticks(seconds_ago: float, src: Source = HERE) -> int:
     """The boot-relative clock tick of a moment ``seconds_ago`` before now (to compare start times)."""
     try:
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
+        uptime = float((src.read("uptime") or "").split()[0])
+        ticks = int(src.read("clk_tck") or 0) if src is not HERE else os.sysconf("SC_CLK_TCK")
+    except (ValueError, IndexError):
         return 0
-    return int((uptime - seconds_ago) * os.sysconf("SC_CLK_TCK"))
+    return int((uptime - seconds_ago) * ticks)
 
 
-def bytes_read(pid: int) -> int:
+def bytes_read(pid: int, src: Source = HERE) -> int:
     """How many bytes ``pid`` has read so far (``rchar``); -1 when unknown.
 
     A shell reads every byte typed at its prompt, so the count tells whether
@@ -230,9 +258,71 @@ def bytes_read(pid: int) -> int:
     the old prompt.
     """
     try:
-        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        for line in (src.read(f"{pid}/io") or "").splitlines():
             if line.startswith("rchar:"):
                 return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
+    except (ValueError, IndexError):
         pass
     return -1
+
+
+# --- the facts of a pane on another host ------------------------------------------------------
+
+_ICANON, _ECHO = 0x2, 0x8  # Linux's bits of c_lflag (stty -g prints c_lflag as the 4th hex field)
+_SEP = "\x1e"  # between the parts of a dump (no /proc file or stty answer holds it)
+
+
+def dump_script(shell_pid: int, tty: str) -> str:
+    """The ``sh`` script that prints, in one go, what :func:`look` reads about a pane on a host.
+
+    The processes of the pane's session (a pane's shell leads its own), each
+    with its stat line, wchan, children and read count; the terminal's modes
+    (``stty -g``: it opens the terminal, which is the session's already, so
+    it never becomes the script's own); the uptime and clock rate.  Only
+    numbers and a path the tool checked go into it.
+    """
+    if not tty.startswith("/dev/") or any(c.isspace() for c in tty):
+        tty = "/nonexistent"
+    q = shlex.quote(tty)
+    return (
+        f"S={int(shell_pid)}; R=$(printf '\\036'); cd /proc 2>/dev/null || exit 0\n"
+        'for d in [0-9]*; do\n'
+        '  IFS= read -r s < "$d/stat" 2>/dev/null || continue\n'
+        '  r=${s##*) }; set -- $r\n'
+        '  [ "$4" = "$S" ] || [ "$d" = "$S" ] || continue\n'
+        '  printf "%s%s/stat\\n%s\\n" "$R" "$d" "$s"\n'
+        '  printf "%s%s/wchan\\n%s\\n" "$R" "$d" "$(cat "$d/wchan" 2>/dev/null)"\n'
+        '  printf "%s%s/children\\n%s\\n" "$R" "$d" "$(cat "$d"/task/*/children 2>/dev/null)"\n'
+        '  printf "%s%s/io\\n%s\\n" "$R" "$d" "$(cat "$d/io" 2>/dev/null)"\n'
+        'done\n'
+        'printf "%suptime\\n%s\\n" "$R" "$(cat uptime)"\n'
+        'printf "%sclk_tck\\n%s\\n" "$R" "$(getconf CLK_TCK 2>/dev/null || echo 100)"\n'
+        f'printf "%smodes\\n%s\\n" "$R" "$(stty -g -F {q} 2>/dev/null || stty -g < {q} 2>/dev/null)"\n'
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Dump:
+    """A host's kernel facts about one pane, as :func:`dump_script` printed them."""
+
+    files: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> Dump:
+        """Read a dump; anything unreadable is simply absent (a pure function: it never raises)."""
+        files: dict[str, str] = {}
+        for part in text.split(_SEP)[1:]:
+            name, _, body = part.partition("\n")
+            files[name.strip()] = body.removesuffix("\n")
+        return cls(files)
+
+    def read(self, path: str) -> str | None:
+        return self.files.get(path)
+
+    def modes(self, tty: str) -> tuple[bool, bool, int] | None:
+        fields = (self.files.get("modes") or "").strip().split(":")
+        try:
+            lflag = int(fields[3], 16)
+        except (IndexError, ValueError):
+            return None
+        return not lflag & _ICANON, bool(lflag & _ECHO), 0
