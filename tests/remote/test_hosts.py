@@ -258,3 +258,22 @@ def test_a_secret_asked_on_the_host_is_the_humans(box: RemoteHost, private_socke
     res = call("wait", session="scratch", host="box", timeout=20)
     assert (res["status"], res["output"]) == ("ready", "Token:\ngot 12"), res
     assert "s3cr3t" not in json.dumps(res)
+
+
+def test_more_sessions_at_once_than_sshd_allows_channels(box: RemoteHost) -> None:
+    """sshd allows ten channels per connection (MaxSessions): twelve runs at once on one host all come
+    back exact, their logs followed or fetched within that budget."""
+    results: dict[int, dict[str, Any]] = {}
+
+    def one(n: int) -> None:
+        results[n] = call("run", command=f"sleep 0.5; echo s{n}; sh -c 'exit {n}'", session=f"p{n}",
+                          host="box", timeout=30)
+
+    workers = [threading.Thread(target=one, args=(n,)) for n in range(12)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert {n: (r["ok"], r["exit_code"], r["output"]) for n, r in results.items()} == {
+        n: (True, n, f"s{n}") for n in range(12)}
+    assert "no more sessions" not in box.server.log.read_text()

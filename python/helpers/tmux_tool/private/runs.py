@@ -45,6 +45,7 @@ from .server import PrivateServer, Shell
 
 SLICE = 1.0  # at least this often while waiting, the pane is checked (gone? dead?)
 ASK_EVERY = 0.25  # this often, ``on_slice`` is asked whether the command waits for something
+ASK_HOST_EVERY = 1.0  # on another host, where asking costs a command there
 STARTED_WITHIN = 2.0  # a run is reported only once the shell has taken it (its start marker)
 LOG_ROTATE = 8 << 20  # a log this big is emptied between commands
 KEEP_OUTPUTS = 20
@@ -228,6 +229,7 @@ def collect(
     deadline = Deadline(timeout)
     started_by = Deadline(max(timeout, STARTED_WITHIN))
     next_look = next_ask = grew = start
+    ask_every = ASK_EVERY if srv.host is None else ASK_HOST_EVERY
     try:
         with srv.watch(shell) as watch:
             while True:
@@ -266,11 +268,11 @@ def collect(
                         _submit(srv, shell.name, markers.rearm_line(srv.hooks()))
                         rearmed = True
                         continue
-                if on_slice is not None and follow.started and now >= next_ask + ASK_EVERY:
+                if on_slice is not None and follow.started and now >= next_ask + ask_every:
                     next_ask = now
                     if (early := on_slice(now - grew)) is not None:
                         return early
-                wake = min(next_look + SLICE, next_ask + ASK_EVERY if on_slice is not None else math.inf)
+                wake = min(next_look + SLICE, next_ask + ask_every if on_slice is not None else math.inf)
                 watch.wait(min(deadline.at if follow.started else started_by.at, wake) - now)
             if follow.trailing and end is not None:
                 _pass_typed_line(shell, end, watch)

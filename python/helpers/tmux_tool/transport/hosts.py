@@ -36,8 +36,10 @@ import re
 import shlex
 import shutil
 import signal
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,11 +52,18 @@ HOSTS_FILE = "TMUX_TOOL_HOSTS"
 CONNECT_TIMEOUT = 20.0  # seconds for a new ssh connection to come up, at most
 CHECK_TIMEOUT = 3.0  # seconds for a master to say it is alive; one that says nothing is wedged
 RUN_TIMEOUT = 10.0
+CHANNELS = 7
+"""Channels this process opens over one ssh connection at once, at most: sshd allows ten sessions per
+connection (``MaxSessions``), and the control-mode client holds one."""
 # An ssh destination: letters, digits and ._@:- ; never a leading '-', which ssh would read as an option.
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@:%+-]{0,127}")
 # Bytes that pass through every login shell's single quotes, sh's double quotes and printf as themselves.
 _PLAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./,:=+@-")
 _TTY_READS = frozenset({"wait_woken", "n_tty_read"})
+
+
+_slots: dict[str, threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
 
 
 class HostError(TmuxError):
@@ -139,18 +148,43 @@ class Host:
 
         deadline = Deadline(timeout)
         self.ensure(deadline)
-        for attempt in range(2):
+        reconnected = False
+        for _ in deadline.ticks(0.05):
             argv = self.argv(script)
             try:
-                status, out, err = run_process(argv, data, deadline.left(), program(argv[0]))
+                with self.channel(deadline):
+                    status, out, err = run_process(argv, data, deadline.left(), program(argv[0]))
             except TimeoutError:
                 self.recover()
                 raise
-            if attempt == 0 and self._unreached(status, err):
+            if self.refused(err):
+                continue  # another process holds the connection's channels: one is free in a moment
+            if not reconnected and self._unreached(status, err):
                 self.connect(deadline)
+                reconnected = True
                 continue
             return status, out, err
-        raise AssertionError("unreachable")
+        raise TimeoutError
+
+    @contextmanager
+    def channel(self, deadline: Deadline) -> Iterator[None]:
+        """Hold one of the ``CHANNELS`` this process may open over the connection (waiting for one, until
+        ``deadline``: :class:`TimeoutError`).  A host reached by a command has no such limit."""
+        if self.via:
+            yield
+            return
+        with _slots_lock:
+            slots = _slots.setdefault(self.name, threading.BoundedSemaphore(CHANNELS))
+        if not slots.acquire(timeout=deadline.left()):
+            raise TimeoutError
+        try:
+            yield
+        finally:
+            slots.release()
+
+    def refused(self, stderr: bytes) -> bool:
+        """Did sshd refuse a channel because the connection holds as many as it allows?"""
+        return not self.via and b"open refused by peer" in stderr.lower()
 
     def run(self, script: str, data: bytes = b"", timeout: float = RUN_TIMEOUT) -> str:
         """Run ``script`` there with ``data`` on its stdin; its stdout.  :class:`HostError` when it fails."""
