@@ -70,7 +70,8 @@ class Context:
 
     @cached_property
     def shared_tmux(self) -> Tmux:
-        return Tmux(self.cfg.shared_socket)
+        """The server of the human's shared session: here, or on the action's host."""
+        return Tmux(self.cfg.shared_socket, host=self.host)
 
     def target(self, name: str | None, *, default: str, fresh: bool = False) -> Target:
         """Resolve a session name (validated) to its server, and in the shared session to one pane.
@@ -82,9 +83,6 @@ class Context:
         given = name if name is not None else default
         session, spec = where.split(given) if isinstance(given, str) else (given, "")
         session = names.check(self.cfg.shared_session if spec.startswith("%") and not session else session)
-        if session == self.cfg.shared_session and self.host_name is not None:
-            raise BadName(f"there is no shared session on {self.host_name} yet; name a private session "
-                          "(run without a session uses the scratch one)")
         if session == self.cfg.shared_session:
             return replace(where.resolve(self.shared_tmux, session, spec, fresh=fresh), spec=spec)
         if spec:

@@ -155,7 +155,7 @@ def announce(tmux: Tmux, target: str, state: str, text: str = "", reason: str = 
     polling caller costs no tmux call per look.  A lost announcement never
     fails the action that made it.
     """
-    if _announced.get((tmux.socket, target)) == (state, text, reason):
+    if _announced.get((tmux.key, target)) == (state, text, reason):
         return
     _tell(tmux, target, state, text, reason)
 
@@ -173,7 +173,7 @@ def _tell(tmux: Tmux, target: str, state: str, text: str, reason: str,
 def said(tmux: Tmux, target: str, state: str, text: str = "", reason: str = "") -> None:
     """Remember an announcement made (by :func:`telling`'s commands, run by the caller): saying it again is
     skipped."""
-    _announced[(tmux.socket, target)] = (state, text, reason)
+    _announced[(tmux.key, target)] = (state, text, reason)
 
 
 def telling(target: str, state: str, text: str = "", reason: str = "", *also: list[str]) -> list[list[str]]:

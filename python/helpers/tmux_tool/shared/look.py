@@ -28,6 +28,7 @@ class Look:
     book: dict[str, str]
     sent: Sent
     owned: list[str]
+    kernel: kernel.Source = kernel.HERE  # where the kernel's facts were read: here, or the pane's host
 
 
 _panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
@@ -42,19 +43,20 @@ def take(tmux: Tmux, pane: str) -> Look:
     are known from the previous look (a pane keeps them for life); the first
     look at a pane asks tmux for them first.
     """
-    key = (tmux.socket, pane)
+    key = (tmux.key, pane)
     known = _panes.get(key)
     if known is None:
         _snap, facts = panes.look(tmux, pane)
         known = _panes[key] = (facts.pid, facts.tty)
-    term = kernel.look(*known)
-    rchar = kernel.bytes_read(term.front.pid) if term.front else -1
+    src = kernel.HERE if tmux.host is None else tmux.host.facts(*known)
+    term = kernel.look(*known, src)
+    rchar = kernel.bytes_read(term.front.pid, src) if term.front else -1
     snap, facts = panes.look(tmux, pane)
     if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
         _panes[key] = (facts.pid, facts.tty)
         return take(tmux, pane)
     return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
-                records.owned(facts.owned))
+                records.owned(facts.owned), src)
 
 
 def key_time(facts: PaneFacts) -> int:

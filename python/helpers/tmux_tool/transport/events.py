@@ -313,8 +313,9 @@ _registry_lock = threading.Lock()
 
 
 def source_for(tmux: Tmux) -> EventSource | None:
-    """This process's event source for the server of ``tmux`` (None if events are off)."""
-    if not enabled():
+    """This process's event source for the server of ``tmux`` (None if events are off, or the server is
+    on another host: its waits poll, each look one round trip over the connection)."""
+    if not enabled() or tmux.host is not None:
         return None
     with _registry_lock:
         src = _sources.get(tmux.socket)

@@ -199,13 +199,17 @@ class Host:
             raise HostError(self.says(err.decode("utf-8", "replace"), status))
         return out.decode("utf-8", "replace")
 
-    def terminal(self, shell_pid: int, tty: str) -> kernel.Terminal:
-        """What the host's kernel knows about a pane's terminal (one command there); unknown when the
-        host cannot say."""
+    def facts(self, shell_pid: int, tty: str) -> kernel.Dump:
+        """What the host's kernel knows about a pane's processes and terminal, read with one command
+        there; nothing when the host cannot say."""
         try:
-            return kernel.look(shell_pid, tty, kernel.Dump.parse(self.run(kernel.dump_script(shell_pid, tty))))
+            return kernel.Dump.parse(self.run(kernel.dump_script(shell_pid, tty)))
         except HostError:
-            return kernel.Terminal(False)
+            return kernel.Dump()
+
+    def terminal(self, shell_pid: int, tty: str) -> kernel.Terminal:
+        """The pane's terminal as the host's kernel sees it (:meth:`facts`)."""
+        return kernel.look(shell_pid, tty, self.facts(shell_pid, tty))
 
     def _unreached(self, status: int, stderr: bytes) -> bool:
         """Did ssh fail before the command started, for want of its master?"""

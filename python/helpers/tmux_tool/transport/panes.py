@@ -106,7 +106,7 @@ def _int(text: str) -> int:
 
 def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
     """Capture the visible screen of ``target`` and the facts about its pane."""
-    transport: Transport = (_served.get() or {}).get(tmux.socket, tmux)
+    transport: Transport = tmux if tmux.host else (_served.get() or {}).get(tmux.socket, tmux)
     out = transport.chain(
         ["display-message", "-p", "-t", target, _FORMAT],
         ["capture-pane", "-p", "-e", "-t", target],
