@@ -240,7 +240,9 @@ def collect(
                     grew = now
                 if end is not None or (now >= deadline.at and (follow.started or now >= started_by.at)):
                     break
-                if now >= next_look + SLICE:
+                look_due = now >= next_look + SLICE
+                ask_due = on_slice is not None and follow.started and now >= next_ask + ask_every
+                if look_due:
                     next_look = now
                     pane = _pane(srv, shell.name)
                     if pane is None:
@@ -250,25 +252,28 @@ def collect(
                         return failure(f"the shell of session {shell.name!r} died while the command "
                                        "ran (killed or crashed)", session=shell.name,
                                        hint="run the command again; the session gets a fresh shell")
-                    quiet = now - grew >= SLICE
-                    if quiet and follow.started and not rearmed and (sh := unmarked(srv, shell.name)):
-                        if (end := follow.read(feed)) is not None:
-                            break  # the mark was on its way after all
-                        if sh != "bash":
-                            return failure(f"the shell of session {shell.name!r} is now {sh} (the "
-                                           "command replaced bash with it), where runs cannot be timed",
-                                           session=shell.name, status=Status.UNKNOWN,
-                                           hint=f"use send, keys and read there, or kill the session for a "
-                                                f"fresh bash; exit {sh} to get the old shell back if it "
-                                                "was not an exec")
-                        # The command replaced the prompt hooks: it is over; put them back (the
-                        # line keeps its exit code) and take the end mark that line prints.  Its own
-                        # end mark may yet be on its way to the log: the log tells which came first.
-                        follow.relaunch(feed.close)
-                        _submit(srv, shell.name, markers.rearm_line(srv.hooks()))
-                        rearmed = True
-                        continue
-                if on_slice is not None and follow.started and now >= next_ask + ask_every:
+                # Before anything judges the screen: the pane's own shell back at its editor, unmarked.
+                quiet = now - grew >= SLICE
+                if (look_due or ask_due) and quiet and follow.started and not rearmed and (
+                        sh := unmarked(srv, shell.name)):
+                    if (end := follow.read(feed)) is not None:
+                        break  # the mark was on its way after all
+                    if sh != "bash":
+                        return failure(f"the shell of session {shell.name!r} is now {sh} (the "
+                                       "command replaced bash with it), where runs cannot be timed",
+                                       session=shell.name, status=Status.UNKNOWN,
+                                       hint=f"use send, keys and read there, or kill the session for a "
+                                            f"fresh bash; exit {sh} to get the old shell back if it "
+                                            "was not an exec")
+                    # The command replaced the prompt hooks: it is over; put them back (the
+                    # line keeps its exit code) and take the end mark that line prints.  Its own
+                    # end mark may yet be on its way to the log: the log tells which came first.
+                    follow.relaunch(feed.close)
+                    _submit(srv, shell.name, markers.rearm_line(srv.hooks()))
+                    rearmed = True
+                    continue
+                if ask_due:
+                    assert on_slice is not None
                     next_ask = now
                     if (early := on_slice(now - grew)) is not None:
                         return early

@@ -238,9 +238,7 @@ class PrivateServer:
         new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height)]
         if start_dir:
             new += ["-c", start_dir.replace("#", "##")]
-        for key, value in {"TT_NONCE": nonce, "TT_DIR": far_dir, **(env or {})}.items():
-            new += ["-e", f"{key}={value}"]
-        new += self._shell_argv()
+        new += self._shell_argv(shell, env)
         self.tmux.chain(
             new,
             # window-size must be set per window: tmux 3.3a crashes when a config file
@@ -267,7 +265,7 @@ class PrivateServer:
         # Without "-o": respawning leaves the old pipe half-open, and "-o" would
         # refuse to replace it.
         self.tmux.chain(
-            argv + self._shell_argv(),
+            argv + self._shell_argv(shell),
             ["pipe-pane", "-t", f"={shell.name}:", self._pipe(shell)],
         )
         self._await_prompt(shell, offset)
@@ -300,11 +298,16 @@ class PrivateServer:
         return [n for n in out.splitlines() if n]
 
     # --- internals ---------------------------------------------------------
-    def _shell_argv(self) -> list[str]:
+    def _shell_argv(self, shell: Shell, env: Mapping[str, str] | None = None) -> list[str]:
+        """The session's shell with its marks' nonce in its environment, through env(1): tmux before 3.2
+        has no ``new-session -e``, and a respawned shell needs it as much."""
         import shutil
 
         bash = (shutil.which("bash") or "/bin/bash") if self.host is None else "bash"
-        return [bash, "--noprofile", "--rcfile", self.rcfile, "-i"]
+        folder = (shell.far or shell.log).rpartition("/")[0]
+        variables = {"TT_NONCE": shell.nonce, "TT_DIR": folder, **(env or {})}
+        return ["env", *(f"{k}={v}" for k, v in variables.items()), bash, "--noprofile", "--rcfile", self.rcfile,
+                "-i"]
 
     def _await_editor(self, shell: Shell, deadline: Deadline) -> None:
         """Wait, briefly, for the line editor to take the terminal (raw mode): the prompt's marker comes
