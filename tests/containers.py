@@ -9,8 +9,13 @@ the command that started it.
 
 * :func:`container` (session) - a running container (:class:`Container`) with
   tmux, bash, zsh and procps, a user ``tester`` whose login shell is zsh, and
-  the argv prefixes that run a command inside as root or as that user.
-* :func:`host_image` - the image it runs, built once and kept in podman's store.
+  the argv prefixes that run a command inside as root or as that user.  Debian
+  bookworm: tmux 3.3a, the one the project machine has.
+* :func:`old_container` and :func:`new_container` (session) - the same made of
+  Debian bullseye (tmux 3.1c) and trixie (tmux 3.5a), plus python3: the oldest
+  and the newest tmux the Debian mirror gives without building one, for the
+  far side of a host (the tool needs tmux 3.0 or newer there).
+* :func:`host_image` - the image of a suite, built once and kept in podman's store.
 
 The fixture lives here, not in a conftest: a test module that uses it says
 ``pytest_plugins = ["tests.containers"]`` (pytest loads the plugin once, so
@@ -19,10 +24,18 @@ every such module shares the one session container).
 No image registry is reachable, so the image is made from the Debian mirror
 apt already uses: ``debootstrap --variant=minbase`` into a folder, then
 ``tar -C DIR -c . | podman import - NAME``.  That takes about 40 s, so the
-image stays in podman's store between runs; its tag is a digest of the recipe
-(suite, variant, package list, :data:`RECIPE`), so changing any of them builds
-a new image, after which the older tags of the same repository are removed by
-their exact names.
+image stays in podman's store between runs; its tag is the suite and a digest
+of the recipe (suite, variant, package list, :data:`RECIPE`), so changing any
+of them builds a new image, after which the older tags of the same suite are
+removed by their exact names (the other suites' images are kept).
+
+The other suites come from the same mirror: apt here lists only bookworm, but
+the mirror's ``dists/bullseye`` and ``dists/trixie`` are there (checked
+2026-11-27).  Their Release files are checked, not trusted: debootstrap gets
+``--keyring`` :data:`KEYRING` and ``--force-check-gpg``.  Debian 12's
+``debian-archive-keyring`` (2023.3+deb12u2) holds the bullseye and the trixie
+release keys (gpgv: "Good signature from Debian Stable Release Key
+(11/bullseye)" and "(13/trixie)"), so no signature check is skipped.
 
 What a project machine allows (Debian 12, podman 4.3.1, runc 1.1.5, as root):
 
@@ -68,10 +81,17 @@ RUNC = "/usr/sbin/runc"
 DEBOOTSTRAP = "/usr/sbin/debootstrap"
 PODMAN = ["podman", "--runtime", "runc"]  # crun fails here (module docstring)
 
-SUITE = "bookworm"
+SUITE = "bookworm"  # the default suite: the `container` fixture's
+OLD_SUITE = "bullseye"  # tmux 3.1c: the oldest tmux (>= 3.0) Debian's mirror still serves
+NEW_SUITE = "trixie"  # tmux 3.5a
 VARIANT = "minbase"
 INCLUDE = ("tmux", "bash", "zsh", "procps")
+# The packages of each suite's image (INCLUDE for any other).  bookworm's list is the one its image was
+# first built with, so its tag stays and the cached image is reused; the other two add python3 (about 10 s
+# and 30 MB more), a program a test starts there.
+SUITE_INCLUDE = {SUITE: INCLUDE, OLD_SUITE: (*INCLUDE, "python3"), NEW_SUITE: (*INCLUDE, "python3")}
 RECIPE = 1  # raise it when the way the image is made changes: the tag changes, the image is rebuilt
+KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")  # package debian-archive-keyring
 IMAGE_REPOSITORY = "localhost/tmux-tool-test-host"
 USER = "tester"
 USER_SHELL = "/bin/zsh"
@@ -79,8 +99,9 @@ USER_SHELL = "/bin/zsh"
 # The build is the slow part (about 40 s); it must end, with a clear sentence, before pytest-timeout's
 # 300 s for the first test that needs the container.
 BUILD_TIMEOUT = 240
-BUILD_LOCK = Path("/var/tmp/tmux-tool-test-host.lock")  # two pytest runs at once build the image once
 BUILD_FOLDER = Path("/var/tmp")  # the root file system (about 240 MB) is made here, then removed
+# BUILD_FOLDER / f"tmux-tool-test-host-{suite}.lock": two pytest runs at once build a suite's image once
+BUILD_LOCK_NAME = "tmux-tool-test-host-{suite}.lock"
 
 # program -> the Debian package that brings it
 PACKAGES = {"podman": "podman", RUNC: "runc", DEBOOTSTRAP: "debootstrap", "tar": "tar"}
@@ -97,10 +118,15 @@ def require(*programs: str) -> None:
                     f"(tests/run.sh installs them)", pytrace=False)
 
 
-def image_name() -> str:
-    """``localhost/tmux-tool-test-host:bookworm-<12 hex>``: the tag changes whenever the recipe does."""
-    recipe = f"{RECIPE}\n{SUITE}\n{VARIANT}\n{','.join(sorted(INCLUDE))}\n"
-    return f"{IMAGE_REPOSITORY}:{SUITE}-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
+def packages(suite: str = SUITE) -> tuple[str, ...]:
+    """The packages debootstrap adds to ``suite``'s minimal root file system (:data:`SUITE_INCLUDE`)."""
+    return SUITE_INCLUDE.get(suite, INCLUDE)
+
+
+def image_name(suite: str = SUITE) -> str:
+    """``localhost/tmux-tool-test-host:<suite>-<12 hex>``: the tag changes whenever the recipe does."""
+    recipe = f"{RECIPE}\n{suite}\n{VARIANT}\n{','.join(sorted(packages(suite)))}\n"
+    return f"{IMAGE_REPOSITORY}:{suite}-{hashlib.sha256(recipe.encode()).hexdigest()[:12]}"
 
 
 def _run(argv: Sequence[str], stdin: bytes | None = None, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
@@ -120,16 +146,27 @@ def _exists(image: str) -> bool:
 # --------------------------------------------------------------------------- the image
 
 
-def debian_mirror() -> str:
+def debian_mirror(suite: str = SUITE) -> str:
     """The Debian mirror apt uses here (``TMUX_TOOL_TEST_MIRROR`` overrides it).
 
     Read from the ``URIs:`` of the deb822 stanza in
-    /etc/apt/sources.list.d/debian.sources whose ``Suites:`` has :data:`SUITE`
+    /etc/apt/sources.list.d/debian.sources whose ``Suites:`` has the suite
     itself (the security stanza serves ``bookworm-security`` only), or from a
-    ``deb URI bookworm ...`` line of /etc/apt/sources.list.
+    ``deb URI SUITE ...`` line of /etc/apt/sources.list.  apt here lists only
+    bookworm: for another suite not listed, the mirror that serves
+    :data:`SUITE` is taken (one Debian mirror serves every suite it keeps).
     """
     if override := os.environ.get("TMUX_TOOL_TEST_MIRROR"):
         return override
+    for wanted in dict.fromkeys([suite, SUITE]):
+        if mirror := _apt_mirror(wanted):
+            return mirror
+    raise RuntimeError(f"no Debian mirror for {suite} or {SUITE} in /etc/apt/sources.list.d/debian.sources "
+                       "or /etc/apt/sources.list (set TMUX_TOOL_TEST_MIRROR to one)")
+
+
+def _apt_mirror(suite: str) -> str | None:
+    """The first URI apt's sources give for ``suite`` (main archive, not ``suite-security``), or None."""
     deb822 = Path("/etc/apt/sources.list.d/debian.sources")
     if deb822.is_file():
         for stanza in re.split(r"\n\s*\n", deb822.read_text()):
@@ -138,16 +175,15 @@ def debian_mirror() -> str:
                 key, colon, value = line.partition(":")
                 if colon and not line.startswith((" ", "\t", "#")):
                     fields[key.strip().lower()] = value.split()
-            if "deb" in fields.get("types", []) and SUITE in fields.get("suites", []) and fields.get("uris"):
+            if "deb" in fields.get("types", []) and suite in fields.get("suites", []) and fields.get("uris"):
                 return fields["uris"][0]
     one_line = Path("/etc/apt/sources.list")
     if one_line.is_file():
         for line in one_line.read_text().splitlines():
             words = re.sub(r"\[[^]]*\]", " ", line.split("#", 1)[0]).split()  # drop "[signed-by=...]"
-            if len(words) >= 3 and words[0] == "deb" and words[2] == SUITE:
+            if len(words) >= 3 and words[0] == "deb" and words[2] == suite:
                 return words[1]
-    raise RuntimeError(f"no Debian mirror for {SUITE} in {deb822} or {one_line} "
-                       "(set TMUX_TOOL_TEST_MIRROR to one)")
+    return None
 
 
 def _mounts_under(folder: Path) -> list[Path]:
@@ -177,9 +213,16 @@ def _remove_build_folder(folder: Path) -> None:
     shutil.rmtree(folder)
 
 
-def _debootstrap(root: Path, log: Path, mirror: str) -> None:
-    """``debootstrap`` the root file system into ``root``; fail the test with a sentence when it does not work."""
-    argv = [DEBOOTSTRAP, f"--variant={VARIANT}", f"--include={','.join(INCLUDE)}", SUITE, str(root), mirror]
+def _debootstrap(suite: str, root: Path, log: Path, mirror: str) -> None:
+    """``debootstrap`` the root file system into ``root``; fail the test with a sentence when it does not work.
+
+    The suite's Release file must carry a good signature by a key of
+    :data:`KEYRING` (``--force-check-gpg``: no fallback to an unchecked download).
+    """
+    if not KEYRING.is_file():
+        pytest.fail(f"missing {KEYRING}: apt-get install debian-archive-keyring", pytrace=False)
+    argv = [DEBOOTSTRAP, f"--variant={VARIANT}", f"--include={','.join(packages(suite))}",
+            f"--keyring={KEYRING}", "--force-check-gpg", suite, str(root), mirror]
     with log.open("wb") as out:
         # A session of its own: on a timeout its whole process group (dpkg, chroot...) is killed by its id.
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
@@ -193,7 +236,7 @@ def _debootstrap(root: Path, log: Path, mirror: str) -> None:
     if code != 0:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
         outcome = f"did not end within {BUILD_TIMEOUT} s" if code is None else f"exited {code}"
-        pytest.fail(f"could not build the test container's image {image_name()}: `{shlex.join(argv)}` "
+        pytest.fail(f"could not build the test container's image {image_name(suite)}: `{shlex.join(argv)}` "
                     f"{outcome} - is the Debian mirror {mirror} reachable? Its last lines:\n{tail}",
                     pytrace=False)
 
@@ -217,38 +260,39 @@ def _import(root: Path, image: str) -> None:
                     f"({imported.stderr.decode(errors='replace').strip()!r})", pytrace=False)
 
 
-def _forget_older_images(image: str) -> None:
-    """Remove the other tags of :data:`IMAGE_REPOSITORY` (older recipes), each by its exact name.
+def _forget_older_images(suite: str, image: str) -> None:
+    """Remove the other tags of :data:`IMAGE_REPOSITORY` for ``suite`` (older recipes), each by its exact name.
 
-    One still used by a container (another run's) is left: ``podman rmi`` refuses it.
+    Other suites' images stay.  One still used by a container (another run's)
+    is left: ``podman rmi`` refuses it.
     """
     listed = _run(["podman", "images", "--filter", f"reference={IMAGE_REPOSITORY}",
                    "--format", "{{.Repository}}:{{.Tag}}"]).stdout.decode().split()
     for other in listed:
-        if other.startswith(f"{IMAGE_REPOSITORY}:") and other != image:
+        if other.startswith(f"{IMAGE_REPOSITORY}:{suite}-") and other != image:
             subprocess.run(["podman", "rmi", other], capture_output=True, timeout=60, check=False)
 
 
-def host_image() -> str:
-    """The image name (:func:`image_name`), built first if podman's store does not have it."""
+def host_image(suite: str = SUITE) -> str:
+    """The image name of ``suite`` (:func:`image_name`), built first if podman's store does not have it."""
     require("podman")
-    image = image_name()
+    image = image_name(suite)
     if _exists(image):
         return image
     require(DEBOOTSTRAP, "tar")
-    with BUILD_LOCK.open("a") as lock:
+    with (BUILD_FOLDER / BUILD_LOCK_NAME.format(suite=suite)).open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another run may be building it: wait, then look again
         if _exists(image):
             return image
-        mirror = debian_mirror()
-        folder = Path(tempfile.mkdtemp(prefix="tt-host-image-", dir=BUILD_FOLDER))
+        mirror = debian_mirror(suite)
+        folder = Path(tempfile.mkdtemp(prefix=f"tt-host-image-{suite}-", dir=BUILD_FOLDER))
         try:
             root = folder / "root"
-            _debootstrap(root, folder / "debootstrap.log", mirror)
+            _debootstrap(suite, root, folder / "debootstrap.log", mirror)
             _import(root, image)
         finally:
             _remove_build_folder(folder)
-        _forget_older_images(image)
+        _forget_older_images(suite, image)
     return image
 
 
@@ -267,6 +311,7 @@ class Container:
     name: str  # also the container's hostname
     image: str
     user: str  # a non-root user whose login shell is zsh (/etc/passwd), HOME /home/<user>
+    suite: str = SUITE  # the Debian release inside
 
     @property
     def exec_argv(self) -> list[str]:
@@ -289,8 +334,8 @@ def _remove_container(name: str) -> None:
 
 
 @contextmanager
-def running_container(image: str) -> Iterator[Container]:
-    """Run ``image`` as ``tt-host-<pid>-<6 hex>`` with a user :data:`USER`; remove it afterwards.
+def running_container(image: str, suite: str = SUITE) -> Iterator[Container]:
+    """Run ``image`` (of Debian ``suite``) as ``tt-host-<pid>-<6 hex>`` with a user :data:`USER`; remove it afterwards.
 
     ``LANG=C.UTF-8`` (a locale glibc always has) so tmux inside draws UTF-8 as
     the tests' own tmux does (tests/run.sh sets the same).  The user gets a
@@ -304,7 +349,7 @@ def running_container(image: str) -> Iterator[Container]:
               "--network", "none", "--env", "LANG=C.UTF-8",
               "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=1024:1024",
               image, "sleep", "infinity"], timeout=120)
-        box = Container(name=name, image=image, user=USER)
+        box = Container(name=name, image=image, user=USER, suite=suite)
         _run([*box.exec_argv, "useradd", "--create-home", "--shell", USER_SHELL, USER])
         _run([*box.exec_argv_user, "sh", "-c", 'echo "# tmux_tool tests: no zsh-newuser-install" >"$HOME/.zshrc"'])
         yield box
@@ -319,5 +364,19 @@ def container() -> Iterator[Container]:
         yield box
 
 
-__all__ = ["Container", "container", "debian_mirror", "host_image", "image_name", "require",
-           "running_container"]
+@pytest.fixture(scope="session")
+def old_container() -> Iterator[Container]:
+    """The same made of Debian bullseye: tmux 3.1c, the oldest tmux we test against; python3 inside."""
+    with running_container(host_image(OLD_SUITE), OLD_SUITE) as box:
+        yield box
+
+
+@pytest.fixture(scope="session")
+def new_container() -> Iterator[Container]:
+    """The same made of Debian trixie: tmux 3.5a, the newest tmux Debian gives; python3 inside."""
+    with running_container(host_image(NEW_SUITE), NEW_SUITE) as box:
+        yield box
+
+
+__all__ = ["Container", "container", "debian_mirror", "host_image", "image_name", "new_container",
+           "old_container", "packages", "require", "running_container"]

@@ -7,8 +7,6 @@ declares it by the command that reaches it.
 
 from __future__ import annotations
 
-import shlex
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from python.tools.tmux_tool import call
+
+from .conftest import container_host, inside
 
 if TYPE_CHECKING:
     from ..containers import Container
@@ -26,17 +26,8 @@ pytest_plugins = ["tests.containers"]
 @pytest.fixture
 def ctr(container: Container, private_socket: str, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> Iterator[Container]:
-    hosts = tmp_path / "hosts"
-    hosts.write_text(shlex.join(["ctr", *container.exec_argv_user]) + "\n")
-    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
-    yield container
-    _inside(container, f"tmux -L {private_socket} kill-server; rm -rf ~/.tmux_tool/{private_socket}", check=False)
-
-
-def _inside(container: Container, script: str, *, check: bool = True) -> str:
-    """Run ``script`` in the container as its user (the way a person's own ``podman exec`` does)."""
-    return subprocess.run([*container.exec_argv_user, "sh", "-c", script], capture_output=True, text=True,
-                          timeout=30, check=check).stdout
+    with container_host(container, "ctr", private_socket, tmp_path, monkeypatch) as box:
+        yield box
 
 
 def test_runs_in_the_container_are_exact(ctr: Container, private_socket: str) -> None:
@@ -44,14 +35,14 @@ def test_runs_in_the_container_are_exact(ctr: Container, private_socket: str) ->
     assert (res["ok"], res["exit_code"], res["output"]) == (True, 5, f"{ctr.name}\n{ctr.user}"), res
     res = call("run", command="pwd; echo 'ü'", host="ctr", timeout=30)
     assert res["output"] == "/tmp\nü", res
-    assert _inside(ctr, f"stat -c %a ~/.tmux_tool/{private_socket}").strip() == "700"
+    assert inside(ctr, f"stat -c %a ~/.tmux_tool/{private_socket}").strip() == "700"
 
 
 def test_the_containers_tmux_server_killed(ctr: Container, private_socket: str) -> None:
     call("run", command="true", host="ctr", timeout=30)
-    _inside(ctr, f"tmux -L {private_socket} kill-server")
+    inside(ctr, f"tmux -L {private_socket} kill-server")
     res = call("run", command="echo again", host="ctr", timeout=30)
     assert (res["ok"], res["output"]) == (True, "again"), res
     res = call("kill", session="scratch", host="ctr")
     assert res["ok"], res
-    assert _inside(ctr, f"ls ~/.tmux_tool/{private_socket}/sessions").strip() == ""
+    assert inside(ctr, f"ls ~/.tmux_tool/{private_socket}/sessions").strip() == ""

@@ -25,6 +25,7 @@ import pytest
 from python.tools.tmux_tool import call
 
 from ..conftest import poll
+from .conftest import declare
 
 if TYPE_CHECKING:
     from ..accounts import RemoteHost
@@ -164,9 +165,7 @@ def _without(options: list[str], *names: str) -> list[str]:
 
 
 def _hosts_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
-    hosts = tmp_path / "hosts"
-    hosts.write_text(line + "\n")
-    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+    declare(tmp_path, monkeypatch, line)
 
 
 def test_an_unknown_host_key_is_the_humans_to_accept(remote_host: RemoteHost, private_socket: str,

@@ -40,7 +40,7 @@ from web_handlers import Guarded
 
 from python.helpers.tmux_tool.actions import dispatch
 from python.helpers.tmux_tool.judgement import human
-from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
+from python.helpers.tmux_tool.transport.tmux import SEP, Tmux, TmuxError
 
 LOG = logging.getLogger("shared-terminal")
 HISTORY_ROWS = 2000  # rows of a session's history a new view starts with
@@ -51,7 +51,7 @@ NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 HELD_BY_PAGE = ("page", "page:secret")
 # One line per session: name, last output (s), who holds it, window size, and what changes with any output
 # within the same second (the active pane's cursor and history).
-LOOK = "\x1f".join(["#{session_name}", "#{session_activity}", f"#{{{human.HELD}}}", "#{window_width}",
+LOOK = SEP.join(["#{session_name}", "#{session_activity}", f"#{{{human.HELD}}}", "#{window_width}",
                     "#{window_height}", "#{cursor_x},#{cursor_y},#{history_size},#{pane_dead}"])
 
 
@@ -101,7 +101,7 @@ class AgentSessions:
         now = time.monotonic()
         listed: dict[str, tuple[str, ...]] = {}
         for line in out.splitlines():
-            fields = (line.split("\x1f") + [""] * 5)[:6]
+            fields = (line.split(SEP) + [""] * 5)[:6]
             listed[fields[0]] = tuple(fields[1:])
         changed = False
         for name, seen in listed.items():

@@ -20,6 +20,7 @@ from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..transport import options
 from ..transport.target import Target
+from ..transport.tmux import SEP
 from . import turn_pages
 
 
@@ -34,9 +35,9 @@ class AskLog:
 
 def read(target: Target) -> AskLog:
     """The session's ask log as tmux keeps it (nothing asked yet: no turns)."""
-    out = target.tmux.display(target.pane, "\x1f".join(f"#{{{o}}}" for o in (options.TURNS, options.TURN_OPEN,
+    out = target.tmux.display(target.pane, SEP.join(f"#{{{o}}}" for o in (options.TURNS, options.TURN_OPEN,
                                                                             options.ASKED)))
-    turns, is_open, asked = (out.split("\x1f") + ["", "", ""])[:3]
+    turns, is_open, asked = (out.split(SEP) + ["", "", ""])[:3]
     return AskLog(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
 
 

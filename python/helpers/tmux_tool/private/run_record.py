@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..core.errors import NoServer, NoTarget
 from ..transport import options
+from ..transport.tmux import SEP
 from .markers import Mark
 from .server import PrivateServer
 
@@ -35,10 +36,10 @@ class RunRecord:
 def load_record(srv: PrivateServer, name: str) -> RunRecord | None:
     """The last run submitted in session ``name``, if any."""
     try:
-        raw = srv.tmux.display(f"={name}:", f"#{{{RUN_OPTION}}}\x1f#{{{COLLECTED_OPTION}}}")
+        raw = srv.tmux.display(f"={name}:", f"#{{{RUN_OPTION}}}{SEP}#{{{COLLECTED_OPTION}}}")
     except (NoServer, NoTarget):
         return None
-    record, _, collected = raw.partition("\x1f")
+    record, _, collected = raw.partition(SEP)
     try:
         data = json.loads(record)
         return RunRecord(**data, collected=bool(collected) and collected == data.get("id"))

@@ -49,13 +49,13 @@ from typing import Any
 from ..core import masking
 from ..core.errors import NoTarget, TmuxError
 from ..transport import options
-from ..transport.tmux import Tmux
+from ..transport.tmux import SEP, Tmux
 
 PAUSED_OPTION, APPROVE_OPTION = options.PAUSED, options.APPROVE
 ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION = options.ACTIVITY, options.PENDING, options.APPROVAL
 AUDIT_OPTION, LINE_OPTION = options.AUDIT, options.ACTIVITY_LINE
 _OPTIONS = (PAUSED_OPTION, APPROVE_OPTION, ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION, AUDIT_OPTION)
-_FORMAT = "\x1f".join(f"#{{{name}}}" for name in ("session_name", *_OPTIONS))
+_FORMAT = SEP.join(f"#{{{name}}}" for name in ("session_name", *_OPTIONS))
 
 ALLOWED = f"#{{!=:#{{{PAUSED_OPTION}}},1}}"
 """tmux format, true ("1") while the agent may type: add it to the injection's condition."""
@@ -92,7 +92,7 @@ def _json(raw: str) -> dict[str, Any] | None:
 def read(tmux: Tmux, target: str) -> Control:
     """All control options of ``target``'s session in one tmux call (raises TmuxError)."""
     raw = tmux.display(target, _FORMAT)
-    fields = (raw.split("\x1f") + [""] * len(_OPTIONS))[: len(_OPTIONS) + 1]
+    fields = (raw.split(SEP) + [""] * len(_OPTIONS))[: len(_OPTIONS) + 1]
     name, paused, approve, activity, pending, approval, audit = fields
     if not name:  # display-message answers a missing target with empty fields, not an error
         raise NoTarget(f"no session {target}")

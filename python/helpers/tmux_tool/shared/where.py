@@ -30,7 +30,7 @@ from ..core.errors import BadName, NoServer, NoTarget, TmuxError
 from ..transport import options
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
-from ..transport.tmux import Tmux
+from ..transport.tmux import SEP, Tmux
 from .records import SENT, Sent
 
 BOUND = options.BOUND
@@ -77,14 +77,14 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     """
     base = Target(session, True, tmux)
     try:
-        out = tmux.chain(["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}\x1f#{{{BOUND}}}"],
+        out = tmux.chain(["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}{SEP}#{{{BOUND}}}"],
                          ["list-panes", "-s", "-t", f"={session}", "-F",
-                          f"#{{pane_id}}\x1f#{{window_index}}\x1f#{{pane_index}}\x1f#{{pane_active}}\x1f#{{{SENT}}}"])
+                          SEP.join(["#{pane_id}", "#{window_index}", "#{pane_index}", "#{pane_active}", f"#{{{SENT}}}"])])
     except (NoServer, NoTarget):
         return base
     head, _, rest = out.partition("\n")
-    active, _, raw = head.partition("\x1f")
-    rows = [(line.split("\x1f", 4) + [""] * 5)[:5] for line in rest.splitlines()]
+    active, _, raw = head.partition(SEP)
+    rows = [(line.split(SEP, 4) + [""] * 5)[:5] for line in rest.splitlines()]
     bound = _bound(raw)
     ours = next((r for r in rows if r[0] == bound.get("pane")), None)
     follow = ours is not None and (Sent.parse(ours[4]).pending or (Sent.parse(ours[4]).owed and not fresh))
@@ -113,13 +113,13 @@ def panes(tmux: Tmux, session: str) -> list[dict[str, Any]]:
     """Every pane of the session as the agent may name it: ``session:WINDOW.PANE``, id, window name,
     the program in front, and whether the human is looking at it."""
     try:
-        out = tmux.cmd("list-panes", "-s", "-t", f"={session}", "-F", "#{pane_id}\x1f#{window_index}\x1f"
-                       "#{pane_index}\x1f#{window_name}\x1f#{pane_current_command}\x1f#{window_active}#{pane_active}")
+        out = tmux.cmd("list-panes", "-s", "-t", f"={session}", "-F", SEP.join(["#{pane_id}", "#{window_index}", "#{pane_index}", "#{window_name}",
+                                                       "#{pane_current_command}", "#{window_active}#{pane_active}"]))
     except TmuxError:
         return []
     rows = []
     for line in out.splitlines():
-        pane, window, index, name, command, active = (line.split("\x1f") + [""] * 6)[:6]
+        pane, window, index, name, command, active = (line.split(SEP) + [""] * 6)[:6]
         rows.append({"name": f"{session}:{window}.{index}", "id": pane, "window_name": name, "command": command,
                      "looked_at": active == "11"})
     return rows

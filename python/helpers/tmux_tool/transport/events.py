@@ -76,7 +76,7 @@ class EventSource:
         exe = shutil.which("tmux")
         if exe is None:
             raise Unavailable("tmux is not installed")
-        self.argv = [exe, "-L", tmux.socket]
+        self.argv = [exe, "-u", "-L", tmux.socket]  # (-u: see tmux.SEP)
         self.owner = os.getpid()  # a forked child must not read or end its parent's clients
         self.lock = threading.RLock()
         self.clients: dict[str, Client] = {}

@@ -23,7 +23,7 @@ from .. import screen
 from ..screen.snapshot import Snapshot
 from . import options
 from .protocol import ATTACH_OPTION
-from .tmux import DEFAULT_TIMEOUT, Tmux
+from .tmux import DEFAULT_TIMEOUT, SEP, Tmux
 
 _FIELDS = (
     "cursor_x", "cursor_y", "alternate_on", "pane_in_mode", "pane_dead", "pane_width",
@@ -34,7 +34,7 @@ _FIELDS = (
     "pane_id", "window_index", "window_name", "pane_index", "synchronize-panes", "history_limit",
     options.UPPER, "pane_active", "window_active",
 )
-_FORMAT = "\x1f".join(f"#{{{f}}}" for f in _FIELDS)
+_FORMAT = SEP.join(f"#{{{f}}}" for f in _FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         ["capture-pane", "-p", "-e", "-t", target],
     )
     head, _, body = out.partition("\n")
-    v = head.split("\x1f")
+    v = head.split(SEP)
     v += [""] * (len(_FIELDS) - len(v))
     facts = PaneFacts(
         cursor=(_int(v[0]), _int(v[1])),

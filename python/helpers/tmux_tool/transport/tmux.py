@@ -34,6 +34,10 @@ from .gate import gate
 from .hosts import Host
 
 DEFAULT_TIMEOUT = 5.0
+SEP = "\u241f"
+"""Between the fields of a format the tool asks tmux to expand: SYMBOL FOR UNIT SEPARATOR.  Not a
+control character, which tmux 3.5 prints as ``\\037`` and tmux 3.1 as ``_`` to a client it does not
+know speaks UTF-8 (every tmux the tool runs is told so: ``-u``)."""
 
 _NO_SERVER = ("no server running", "error connecting to", "server exited", "lost server")
 # "no current target": what tmux 3.3a answers while a server whose last session
@@ -277,7 +281,7 @@ class Tmux:
         """The argv of a tmux process with ``args``: here, or the host's command running it there."""
         if self.host is not None:
             return self.host.argv(self._script(*args, config=config))
-        argv = [executable(), "-L", self.socket]
+        argv = [executable(), "-u", "-L", self.socket]
         if config and self.config_file:
             argv += ["-f", self.config_file]
         return argv + list(args)
