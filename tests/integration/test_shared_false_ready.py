@@ -127,6 +127,6 @@ def test_a_program_that_ends_between_the_kernels_look_and_the_screens_is_no_erro
     # out once: the race, made certain.
     stale = [replace(term, front=replace(term.front, state="Z"), wchan="")]
     real = kernel.look
-    monkeypatch.setattr(kernel, "look", lambda p, t: stale.pop() if stale else real(p, t))
+    monkeypatch.setattr(kernel, "look", lambda p, t, src=kernel.HERE: stale.pop() if stale else real(p, t, src))
     st = call("status")
     assert st["status"] == "ready" and st["program"] == "bash", st
