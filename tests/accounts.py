@@ -48,7 +48,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import poll
+from .conftest import poll, require_root
 
 SSHD = "/usr/sbin/sshd"
 SSH_HOST = "127.0.0.2"
@@ -64,13 +64,7 @@ PACKAGES = {
 
 def require(*programs: str) -> None:
     """Fail the test, naming the apt package, when a program it needs is missing (or we are not root)."""
-    if os.geteuid() != 0:
-        pytest.skip("real accounts and sshd need root")
-    missing = [p for p in programs if not (Path(p).is_file() if p.startswith("/") else shutil.which(p))]
-    if missing:
-        packages = sorted({PACKAGES.get(p, "?") for p in missing})
-        pytest.fail(f"missing {', '.join(missing)}: apt-get install {' '.join(packages)} "
-                    f"(tests/run.sh installs them)", pytrace=False)
+    require_root(PACKAGES, "real accounts and sshd need root", *programs)
 
 
 def new_secret(nbytes: int = 12) -> str:

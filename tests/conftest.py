@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,18 @@ def rename_storm(socket: str, target: str, folder: Path, count: int = 2000) -> N
     script = folder / "renames"
     script.write_text("".join(f"rename-window -t {target} name-{i:05d}-{'x' * 100}\n" for i in range(count)))
     subprocess.run(["tmux", "-L", socket, "source-file", str(script)], check=True, timeout=10)
+
+
+def require_root(packages: Mapping[str, str], why: str, *programs: str) -> None:
+    """Skip (saying ``why``) unless we are root; fail, naming the apt packages from ``packages``
+    (program -> package), when a program is missing."""
+    if os.geteuid() != 0:
+        pytest.skip(why)
+    missing = [p for p in programs if not (Path(p).is_file() if p.startswith("/") else shutil.which(p))]
+    if missing:
+        names = sorted({packages.get(p, "?") for p in missing})
+        pytest.fail(f"missing {', '.join(missing)}: apt-get install {' '.join(names)} "
+                    f"(tests/run.sh installs them)", pytrace=False)
 
 
 def poll(predicate: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> Any:

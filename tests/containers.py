@@ -75,7 +75,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import unique
+from .conftest import require_root, unique
 
 RUNC = "/usr/sbin/runc"
 DEBOOTSTRAP = "/usr/sbin/debootstrap"
@@ -109,13 +109,7 @@ PACKAGES = {"podman": "podman", RUNC: "runc", DEBOOTSTRAP: "debootstrap", "tar":
 
 def require(*programs: str) -> None:
     """Fail the test, naming the apt package, when a program it needs is missing (skip when not root)."""
-    if os.geteuid() != 0:
-        pytest.skip("a container and its image need root")
-    missing = [p for p in programs if not (Path(p).is_file() if p.startswith("/") else shutil.which(p))]
-    if missing:
-        packages = sorted({PACKAGES.get(p, "?") for p in missing})
-        pytest.fail(f"missing {', '.join(missing)}: apt-get install {' '.join(packages)} "
-                    f"(tests/run.sh installs them)", pytrace=False)
+    require_root(PACKAGES, "a container and its image need root", *programs)
 
 
 def packages(suite: str = SUITE) -> tuple[str, ...]:
