@@ -130,3 +130,21 @@ def test_a_program_that_ends_between_the_kernels_look_and_the_screens_is_no_erro
     monkeypatch.setattr(kernel, "look", lambda p, t, src=kernel.HERE: stale.pop() if stale else real(p, t, src))
     st = call("status")
     assert st["status"] == "ready" and st["program"] == "bash", st
+
+
+def test_a_program_the_agent_opened_stays_its_own_when_the_judgement_runs_late(
+        shared_terminal: SharedTerminal, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine can pause the tool between reading the clock and reading the kernel's facts.  A
+    program the agent's command started must still be the agent's: its start is compared with the
+    kernel's clock at the moment of typing, never with wall time converted later."""
+    from types import SimpleNamespace
+
+    from python.helpers.tmux_tool.shared import judge
+
+    real = time.time
+    monkeypatch.setattr(judge, "time", SimpleNamespace(time=lambda: real() - 0.5))  # half a second behind
+    assert call("send", text="true", timeout=10)["status"] == "ready"
+    res = call("send", text=f"{sys.executable} -q", timeout=10)
+    assert res["ok"] and res["status"] == "ready" and "python" in res["program"], res
+    res = call("send", text="print(6 * 7)", timeout=10)
+    assert res["ok"] and "42" in res["output"], res

@@ -145,7 +145,8 @@ def _owner(lk: Look, now: float) -> str:
     if tag in lk.owned:
         return "agent"
     sent, front = lk.sent, lk.term.front
-    started_since = front is not None and front.started >= kernel.started_ticks(now - sent.at, lk.kernel) - 1
+    since = sent.tick or kernel.started_ticks(now - sent.at, lk.kernel) - 1  # a record written before ticks
+    started_since = front is not None and front.started >= since
     if sent.pending and started_since and key_time(lk.facts) <= int(sent.at):
         return "agent"
     return "human"

@@ -48,6 +48,7 @@ class Sent:
     text: str = ""
     submitted: bool = False
     at: float = 0.0
+    tick: int = 0  # the kernel's boot clock tick then: a process started since has a start tick at least this
     shell: int = 0  # pid of the shell that was in front when we typed
     rchar: int = -1  # that shell's bytes read before we typed (-1: unknown)
     size: int = 0  # bytes we typed

@@ -30,7 +30,7 @@ from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import State, pane_info, reported
 from ..judgement.stillness import Stillness
-from ..transport import keyboard
+from ..transport import kernel, keyboard
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
@@ -250,15 +250,18 @@ def _record(st: State, lk: Look, text: str, enter: bool, keys: tuple[str, ...],
     ends_line = enter or any(k in ("Enter", "C-m", "C-j", "C-c", "C-d") for k in keys)
     front = lk.term.front
     size = len(text.encode("utf-8", "surrogateescape")) + (1 if enter else 0) + len(lead)
+    # Read from the kernel's own clock, not converted from wall time later: a process this command starts has
+    # a start tick at least this one however long the judgement that compares them is delayed.
+    tick = kernel.started_ticks(0, lk.kernel)
     if keys and not text:
         # Keys keep our unsent text ours (End, Left) unless they clear or end the line; they never turn a
         # submitted command back into unsent text, so a line the human recalls later is never taken for ours.
-        sent = replace(lk.sent, text="" if "C-u" in keys or ends_line else lk.sent.text, at=time.time(),
+        sent = replace(lk.sent, text="" if "C-u" in keys or ends_line else lk.sent.text, at=time.time(), tick=tick,
                        submitted=lk.sent.submitted or ends_line, back=lk.sent.back and not ends_line,
                        rchar=-1, size=0)
     else:
         head = st.notes.prompt or prompt.candidate(lk.snap.cursor_line, lk.snap.cursor[0], lk.snap.width) or ""
-        sent = Sent(text=text, submitted=ends_line, at=time.time(), shell=front.pid if front else 0,
+        sent = Sent(text=text, submitted=ends_line, at=time.time(), tick=tick, shell=front.pid if front else 0,
                     rchar=lk.rchar if front and front.shell else -1, size=size, back=not ends_line,
                     head=head.strip(), row=lk.facts.abs_cursor_line, width=lk.facts.width,
                     above=tuple(lk.snap.lines[max(0, lk.snap.cursor[1] - output.HEAD_ROWS):lk.snap.cursor[1]]),
