@@ -256,16 +256,19 @@ def test_uninstall_ends_the_private_server_and_what_runs_in_it(tmp_path: Path, p
     """``--uninstall`` ends the agent's tmux server as the plugin's uninstall hook does: nothing of it runs on."""
     root = make_tree(tmp_path / "a0", V1)
     assert run_installer(root).returncode == 0
-    ran = tool_call("run", command="sleep 300 & echo $!")
+    # A job, a job that ignores the hang-up, and one taken out of the shell's job table.
+    ran = tool_call("run", command="sleep 300 & echo $!; nohup sleep 301 >/dev/null 2>&1 & echo $!; "
+                                   "sleep 302 & echo $!; disown")
     assert ran["ok"], ran
-    sleep = int(ran["output"].split()[-1])
+    jobs = [int(line) for line in ran["output"].splitlines() if line.isdigit()]  # not the shell's "[1] 123"
+    assert len(jobs) == 3, ran
     server = int(subprocess.run(["tmux", "-L", private_socket, "display-message", "-p", "#{pid}"],
                                 capture_output=True, text=True, timeout=10, check=True).stdout)
 
     def gone(pid: int) -> bool:
         return (process := kernel.proc(pid)) is None or process.state == "Z"
 
-    assert not gone(sleep) and not gone(server)
+    assert not any(gone(pid) for pid in [*jobs, server])
     done = run_installer(root, "--uninstall")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"ended the private tmux server {private_socket!r} with everything running in it" in done.stdout
@@ -273,7 +276,7 @@ def test_uninstall_ends_the_private_server_and_what_runs_in_it(tmp_path: Path, p
                            timeout=10, check=False)
     assert alive.returncode != 0 and "no server running" in alive.stderr, alive.stdout + alive.stderr
     assert gone(server)
-    assert poll(lambda: gone(sleep), timeout=5), f"sleep (pid {sleep}) outlived its tmux server"
+    assert poll(lambda: all(gone(pid) for pid in jobs), timeout=5), f"jobs {jobs} outlived their tmux server"
     assert not (Path(os.environ["TMUX_TOOL_STATE_DIR"]) / private_socket).exists()
 
 

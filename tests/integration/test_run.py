@@ -256,3 +256,24 @@ def test_empty_command_and_control_characters_are_refused(private_socket: str) -
 def test_run_refuses_the_shared_session(private_socket: str) -> None:
     res = run("ls", session="shared")
     assert not res["ok"] and "private" in res["error"]
+
+
+def test_kill_ends_what_ran_in_the_session_but_not_what_left_it(private_socket: str) -> None:
+    """A job that ignores the hang-up or left the job table ends with its session; one that made a session
+    of its own (``setsid``) asked to outlive it and is kept."""
+    from python.helpers.tmux_tool.transport import kernel
+
+    res = run("nohup sleep 300 >/dev/null 2>&1 & echo $!; sleep 301 & echo $!; disown; "
+              "(setsid sleep 302 >/dev/null 2>&1 < /dev/null & echo $!)")
+    assert res["ok"] and res["exit_code"] == 0, res
+    *ended, kept = (int(line) for line in res["output"].splitlines() if line.isdigit())  # not "[1] 123"
+    assert call("kill", session=res["session"])["ok"]
+
+    def gone(pid: int) -> bool:
+        return (process := kernel.proc(pid)) is None or process.state == "Z"
+
+    try:
+        assert all(gone(pid) for pid in ended), f"{ended} outlived their session"
+        assert not gone(kept), "a process of a session of its own was ended"
+    finally:
+        subprocess.run(["kill", str(kept)], check=False, timeout=5)

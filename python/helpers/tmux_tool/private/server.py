@@ -26,6 +26,7 @@ import io
 import json
 import os
 import shlex
+import shutil
 import tarfile
 import time
 from collections.abc import Mapping
@@ -220,8 +221,6 @@ class PrivateServer:
         self._prepare()
         sdir = self.session_dir(name)
         if sdir.exists():
-            import shutil  # (loaded only by the calls that make or end a session)
-
             shutil.rmtree(sdir, ignore_errors=True)
         private_path(sdir)
         nonce = os.urandom(8).hex()
@@ -274,11 +273,12 @@ class PrivateServer:
         """End session ``name`` and forget it; False if it did not exist."""
         existed = True
         try:
+            shells = self.tmux.cmd("list-panes", "-s", "-t", f"={name}", "-F", "#{pane_pid}").split()
             self.tmux.cmd("kill-session", "-t", f"={name}")
         except (NoServer, NoTarget):
-            existed = False
-        import shutil
-
+            existed, shells = False, []
+        if self.host is None:
+            kernel.hang_up([int(p) for p in shells if p.isdigit()])
         shell = self.shell(name)
         if self.host is not None and shell is not None and shell.far:
             forget(self.host, shell.far)
@@ -301,8 +301,6 @@ class PrivateServer:
     def _shell_argv(self, shell: Shell, env: Mapping[str, str] | None = None) -> list[str]:
         """The session's shell with its marks' nonce in its environment, through env(1): tmux before 3.2
         has no ``new-session -e``, and a respawned shell needs it as much."""
-        import shutil
-
         bash = (shutil.which("bash") or "/bin/bash") if self.host is None else "bash"
         folder = (shell.far or shell.log).rpartition("/")[0]
         variables = {"TT_NONCE": shell.nonce, "TT_DIR": folder, **(env or {})}

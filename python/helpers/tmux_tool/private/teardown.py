@@ -47,19 +47,24 @@ def end_private(*, dry_run: bool = False) -> str:
 
 
 def _end_server(tmux: list[str]) -> bool:
-    """``kill-server``, then wait (bounded) until the server process is gone; False if none ran.
+    """``kill-server``, wait (bounded) until the server process is gone, then end what its terminals
+    left running; False if no server ran.
 
     tmux answers ``kill-server`` at once but exits only once its clients have
     left (the tool's own control-mode clients among them), a moment later.
     Ending it closes every pane's terminal, so the shells in them hang up and
-    take their jobs with them.
+    take their jobs with them - all but a ``nohup`` or ``disown``ed one,
+    which :func:`kernel.hang_up` ends.
     """
     pid = subprocess.run([*tmux, "display-message", "-p", "#{pid}"], capture_output=True, text=True,
                          timeout=TMUX_TIMEOUT, check=False).stdout.strip()
     if not pid.isdigit():
         return False
+    shells = subprocess.run([*tmux, "list-panes", "-a", "-F", "#{pane_pid}"], capture_output=True, text=True,
+                            timeout=TMUX_TIMEOUT, check=False).stdout.split()
     subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=TMUX_TIMEOUT, check=False)
     for _ in Deadline(SERVER_EXIT_TIMEOUT).ticks(0.02):
         if (process := kernel.proc(int(pid))) is None or process.state == "Z":
+            kernel.hang_up([int(p) for p in shells if p.isdigit()])
             return True
     raise subprocess.TimeoutExpired(["kill-server"], SERVER_EXIT_TIMEOUT)

@@ -36,12 +36,15 @@ from __future__ import annotations
 import fcntl
 import os
 import shlex
+import signal
 import struct
 import termios
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from ..core.clock import Deadline
 
 _INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
 _TTY_READS = frozenset({"wait_woken", "n_tty_read"})  # a read of the terminal itself
@@ -61,6 +64,7 @@ class Proc:
     pgrp: int
     tpgid: int
     started: int  # clock ticks after boot: with the pid, names a process uniquely
+    session: int = 0  # the session's leader: a pane's shell, for all that ran in that terminal
 
     @property
     def shell(self) -> bool:
@@ -158,9 +162,53 @@ def proc(pid: int, src: Source = HERE) -> Proc | None:
     try:
         comm = raw[raw.index("(") + 1: raw.rindex(")")]
         f = raw[raw.rindex(")") + 2:].split()
-        return Proc(pid, comm, f[0], int(f[1]), int(f[2]), int(f[5]), int(f[19]))
+        return Proc(pid, comm, f[0], int(f[1]), int(f[2]), int(f[5]), int(f[19]), int(f[3]))
     except (ValueError, IndexError):
         return None
+
+
+def hang_up(leaders: Collection[int], grace: float = 2.0) -> int:
+    """End what still runs here in the sessions of ``leaders`` (the shells of terminals that were closed):
+    SIGHUP and SIGTERM, then SIGKILL for what is left after ``grace`` seconds; return how many there were.
+
+    Closing a terminal hangs up its shell, and bash passes that on to its
+    jobs, but not to a job that ignores it (``nohup``) or was ``disown``ed,
+    and not when the shell is killed outright.  Every process of such a
+    session was started in a terminal the tool made, so it is the tool's to
+    end; one that left the session (``setsid``) asked to outlive it and is kept.
+    """
+    wanted = {pid for pid in leaders if pid > 1}
+    found = left = [p for p in _all() if p.session in wanted and p.state != "Z"]
+    for signals, wait in (((signal.SIGHUP, signal.SIGTERM), grace), ((signal.SIGKILL,), 1.0)):
+        for p in left:
+            for sig in signals:
+                _signal(p, sig)
+        for _ in Deadline(wait).ticks(0.02):
+            left = [p for p in left if _same(p)]
+            if not left:
+                return len(found)
+    return len(found)
+
+
+def _all() -> list[Proc]:
+    """Every process here."""
+    found = (proc(int(d.name)) for d in Path("/proc").iterdir() if d.name.isdigit())
+    return [p for p in found if p is not None]
+
+
+def _same(p: Proc) -> bool:
+    """Is ``p`` still running (not a zombie), and still the process it was (same pid and start)?"""
+    now = proc(p.pid)
+    return now is not None and now.started == p.started and now.state != "Z"
+
+
+def _signal(p: Proc, sig: signal.Signals) -> None:
+    """Send ``sig`` to ``p`` if it is still that process; gone already is fine."""
+    if _same(p):
+        try:
+            os.kill(p.pid, sig)
+        except OSError:
+            pass
 
 
 def _member(shell: Proc, pgrp: int, src: Source) -> Proc | None:
