@@ -27,6 +27,24 @@ if str(REPO) not in sys.path:
 SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def plain_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every shell the tests start reads the start-up files of this HOME, not the machine user's.
+
+    A private shell sources ``~/.bashrc`` by design, and a machine's own may
+    run anything: a ``pyenv init`` in every shell is slow, and one killed
+    mid-way (tests kill shells) leaves a lock that stalls every later shell
+    for a minute.  The tests' shells get the PATH the tests run with, a git
+    identity of their own, and write their histories here.
+    """
+    home = tmp_path_factory.mktemp("home")
+    (home / ".bashrc").write_text("# the tests' HOME: nothing runs at shell start (tests/conftest.py)\n")
+    (home / ".gitconfig").write_text("[user]\n\tname = tester\n\temail = tester@box.invalid\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        yield home
+
+
 def kill_server(socket: str) -> None:
     """End the tmux server on ``socket`` if it runs, and remove its socket file.
 

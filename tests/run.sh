@@ -41,4 +41,24 @@ done
 
 export LANG="${LANG:-C.UTF-8}"
 
-exec .venv/bin/python -m pytest -q "$@"
+# Asked for particular tests (a path, or path::name): one pytest.
+for arg in "$@"; do
+    [[ $arg != -* && -e ${arg%%::*} ]] && exec .venv/bin/python -m pytest -q "$@"
+done
+
+# The whole suite: two pytest processes at once, as most tests wait on terminals, not on the CPU.  One
+# takes the AI CLIs, the other machines, the browser and the robustness suites; the other the rest.  The
+# first one's report follows the second's; the exit code is the worse of the two.
+log=$(mktemp "${TMPDIR:-/tmp}/tmux-tool-tests.XXXXXX")
+trap 'rm -f "$log"' EXIT
+.venv/bin/python -m pytest -q "$@" tests/e2e tests/remote tests/browser tests/robustness >"$log" 2>&1 &
+other=$!
+trap 'kill -INT "$other" 2>/dev/null' INT TERM  # its fixtures clean up, as the foreground one's do
+status=0
+.venv/bin/python -m pytest -q "$@" tests/unit tests/integration tests/scenarios || status=$?
+other_status=0
+wait "$other" || other_status=$?
+if ((other_status > status)); then status=$other_status; fi
+echo "--- tests/e2e tests/remote tests/browser tests/robustness ---"
+cat "$log"
+exit "$status"
