@@ -19,6 +19,8 @@ SESSION=${TMUX_TOOL_SHARED_SESSION:-shared}
 PORT=${TMUX_TOOL_WEB_PORT:-7681}
 BIND=${TMUX_TOOL_WEB_BIND:-127.0.0.1}
 BACKEND=${TMUX_TOOL_WEB_BACKEND:-auto}
+# The host the shared session lives on (start.sh/stop.sh --host NAME); empty: this machine.
+HOST=''
 
 # Every tmux call is bounded: a wedged server must not hang a script.
 TMUX_TIMEOUT=5
@@ -48,6 +50,22 @@ check_config() {
         auto | ttyd | builtin) ;;
         *) die "TMUX_TOOL_WEB_BACKEND='$BACKEND': use auto, ttyd or builtin" ;;
     esac
+    # As the tool names hosts: never a leading '-', which ssh would read as an option.
+    [[ -z $HOST || $HOST =~ ^[A-Za-z0-9_][A-Za-z0-9_.@:%+-]{0,127}$ ]] ||
+        die "--host '$HOST': name it as ssh does (user@name, or a Host of ~/.ssh/config) or as a line of the tool's hosts file"
+    # A page of a host's session keeps its own pid file, next to this machine's for the same socket.
+    RUN_DIR="$RUN_BASE/$SOCKET${HOST:+@$HOST}"
+    PID_FILE="$RUN_DIR/web.pid"
+    LOG_FILE="$RUN_DIR/web.log"
+    TOKEN_FILE="$RUN_DIR/web.token"
+    URL_FILE="$RUN_DIR/web.url"
+    LOCK_FILE="$RUN_DIR/lock"
+}
+
+# The app's hand on the host (web/shared_host.py): ensure, alive or end the session there.
+on_host() {
+    "$VENV_PY" "$WEB_DIR/shared_host.py" "$1" --host "$HOST" --socket "$SOCKET" --session "$SESSION" \
+        --tmux-conf "$TMUX_CONF" 9>&-
 }
 
 tmux_shared() {
@@ -55,7 +73,11 @@ tmux_shared() {
 }
 
 session_exists() {
-    tmux_shared has-session -t "=$SESSION" 2>/dev/null
+    if [[ -n $HOST ]]; then
+        on_host alive 2>/dev/null
+    else
+        tmux_shared has-session -t "=$SESSION" 2>/dev/null
+    fi
 }
 
 is_loopback() {
@@ -125,7 +147,8 @@ web_server_running() {
     [[ $(proc_start_time "$pid" 2>/dev/null) == "$start" ]] || return 1
     cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
     case $kind in
-        builtin) [[ $cmdline == *" $WEB_DIR/server.py --socket $SOCKET "* ]] || return 1 ;;
+        builtin) [[ $cmdline == *" $WEB_DIR/server.py --socket $SOCKET ${HOST:+--host $HOST }--session $SESSION "* ]] ||
+            return 1 ;;
         ttyd) [[ $cmdline == ttyd\ * && $cmdline == *" tmux -u -L $SOCKET "* ]] || return 1 ;;
         *) return 1 ;;
     esac

@@ -14,11 +14,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 usage() {
     cat <<EOF
-usage: $PROG [--foreground]
+usage: $PROG [--foreground] [--host NAME]
 
 Creates tmux session '$SESSION' on socket '$SOCKET' if it does not exist and
 serves it on http://$BIND:$PORT/ (ttyd when installed, else the bundled web
 terminal). The web server runs in the background unless --foreground is given.
+
+With --host NAME the session lives on that host (an ssh destination, or a name
+in the tool's hosts file), made there with this app's tmux.conf, and the page
+here shows it through the tool's connection to the host (the bundled web
+terminal serves it).
 
 Environment: TMUX_TOOL_SHARED_SOCKET, TMUX_TOOL_SHARED_SESSION,
 TMUX_TOOL_WEB_PORT, TMUX_TOOL_WEB_BIND (default 127.0.0.1),
@@ -28,12 +33,15 @@ EOF
 }
 
 FOREGROUND=0
-for arg in "$@"; do
-    case $arg in
+while (($#)); do
+    case $1 in
         --foreground) FOREGROUND=1 ;;
+        --host) (($# >= 2)) || { usage >&2 && exit 2; }; HOST=$2 && shift ;;
+        --host=*) HOST=${1#--host=} ;;
         -h | --help) usage && exit 0 ;;
         *) usage >&2 && exit 2 ;;
     esac
+    shift
 done
 
 check_config
@@ -57,6 +65,10 @@ login_shell() {
 }
 
 ensure_session() {
+    if [[ -n $HOST ]]; then
+        SESSION_STATE=$(on_host ensure) || die "could not make tmux session '$SESSION' on socket '$SOCKET' on $HOST"
+        return 0
+    fi
     if session_exists; then
         SESSION_STATE="existing"
         return 0
@@ -75,6 +87,12 @@ ensure_session() {
 }
 
 choose_backend() {
+    if [[ -n $HOST ]]; then
+        # A tab of a host's session runs that host's tmux client through the tool's connection to it.
+        [[ $BACKEND != ttyd ]] || die "ttyd serves this machine's session only; use TMUX_TOOL_WEB_BACKEND=builtin"
+        echo builtin
+        return 0
+    fi
     case $BACKEND in
         builtin) echo builtin ;;
         ttyd)
@@ -106,18 +124,21 @@ write_private() {
 }
 
 print_info() {
-    local url=$1 pid=$2 kind=$3 log=${4:-$LOG_FILE} prefix
+    local url=$1 pid=$2 kind=$3 log=${4:-$LOG_FILE} prefix on='' host=''
     prefix=$(tool_env_prefix)
+    if [[ -n $HOST ]]; then
+        on=" on $HOST" host=" --host $HOST"
+    fi
     cat <<EOF
-Shared terminal: tmux -L $SOCKET, session '$SESSION' ($SESSION_STATE)
+Shared terminal: tmux -L $SOCKET$on, session '$SESSION' ($SESSION_STATE)
   browser:    $url
-  terminal:   tmux -L $SOCKET attach -t $SESSION
+  terminal:   tmux -L $SOCKET attach -t $SESSION$on
   web server: $kind, pid $pid, log $log
 The tool, from $REPO_ROOT:
-  ${prefix}.venv/bin/python -m python.tools.tmux_tool status
-  ${prefix}.venv/bin/python -m python.tools.tmux_tool read
-  ${prefix}.venv/bin/python -m python.tools.tmux_tool send --text 'ls'
-Stop the web server: ${prefix}$APP_DIR/stop.sh   (--kill-session also ends the tmux session)
+  ${prefix}.venv/bin/python -m python.tools.tmux_tool status$host
+  ${prefix}.venv/bin/python -m python.tools.tmux_tool read$host
+  ${prefix}.venv/bin/python -m python.tools.tmux_tool send$host --text 'ls'
+Stop the web server: ${prefix}$APP_DIR/stop.sh$host   (--kill-session also ends the tmux session)
 EOF
 }
 
@@ -155,7 +176,7 @@ if [[ $KIND == ttyd ]]; then
     COMMAND=(ttyd --interface "$BIND" --port "$PORT" --writable --check-origin
         tmux -u -L "$SOCKET" -f "$TMUX_CONF" new-session -A -s "$SESSION")
 else
-    COMMAND=("$VENV_PY" "$WEB_DIR/server.py" --socket "$SOCKET" --session "$SESSION"
+    COMMAND=("$VENV_PY" "$WEB_DIR/server.py" --socket "$SOCKET" ${HOST:+--host "$HOST"} --session "$SESSION"
         --port "$PORT" --bind "$BIND" --tmux-conf "$TMUX_CONF" --pid-file "$PID_FILE")
 fi
 # The token reaches the server through its environment, never its arguments.

@@ -19,10 +19,11 @@ PRIVATE_SOCKET=${TMUX_TOOL_PRIVATE_SOCKET:-agent}
 
 usage() {
     cat <<EOF
-usage: $PROG [--kill-session]
+usage: $PROG [--kill-session] [--host NAME]
 
 Stops the web server of socket '$SOCKET'. With --kill-session, also ends the
-tmux server on that socket and with it session '$SESSION'.
+tmux server on that socket and with it session '$SESSION'. With --host NAME,
+the page and session of that host (start.sh --host NAME).
 
 The agent's private sessions live on their own tmux server (socket
 '$PRIVATE_SOCKET'); end it with: tmux -L $PRIVATE_SOCKET kill-server
@@ -30,12 +31,15 @@ EOF
 }
 
 KILL_SESSION=0
-for arg in "$@"; do
-    case $arg in
+while (($#)); do
+    case $1 in
         --kill-session) KILL_SESSION=1 ;;
+        --host) (($# >= 2)) || { usage >&2 && exit 2; }; HOST=$2 && shift ;;
+        --host=*) HOST=${1#--host=} ;;
         -h | --help) usage && exit 0 ;;
         *) usage >&2 && exit 2 ;;
     esac
+    shift
 done
 
 check_config
@@ -74,10 +78,18 @@ fi
 rm -f "$PID_FILE" "$URL_FILE" "$TOKEN_FILE"
 
 if ((KILL_SESSION)); then
-    if tmux_shared kill-server 2>/dev/null; then
-        echo "Ended the tmux server on socket '$SOCKET'."
+    on=${HOST:+ on $HOST}
+    if [[ -n $HOST ]]; then
+        ended=$(on_host end) || die "could not reach $HOST to end the tmux server on socket '$SOCKET' there"
+    elif tmux_shared kill-server 2>/dev/null; then
+        ended=ended
     else
-        echo "No tmux server was running on socket '$SOCKET'."
+        ended=none
+    fi
+    if [[ $ended == ended ]]; then
+        echo "Ended the tmux server on socket '$SOCKET'$on."
+    else
+        echo "No tmux server was running on socket '$SOCKET'$on."
     fi
 elif session_exists; then
     echo "The tmux session '$SESSION' keeps running (stop.sh --kill-session ends it)."

@@ -39,7 +39,7 @@ from tornado.web import HTTPError
 from web_handlers import Guarded, SharedSession
 
 from python.helpers.tmux_tool.shared import audit, control
-from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
+from python.helpers.tmux_tool.transport.tmux import TmuxError
 
 STATE_TTL = 0.15
 """Seconds one look at the tmux options serves every tab that asks."""
@@ -194,7 +194,7 @@ class ControlState:
     """The shared session's control options, cached briefly and read off the event loop."""
 
     def __init__(self, shared: SharedSession) -> None:
-        self.tmux = Tmux(shared.socket)
+        self.tmux = shared.tmux
         self.target = f"={shared.session}:"
         self.feed = AuditFeed()
         self._lock = asyncio.Lock()

@@ -35,6 +35,7 @@ from control_api import (
     StateHandler,
     SwitchHandler,
 )
+from shared_host import shared_tmux
 from tmux_terminals import TmuxTermManager, tmux_client_argv
 from tornado.web import Application, RequestHandler
 from web_access import AccessPolicy, is_loopback_host
@@ -58,6 +59,7 @@ LOG = logging.getLogger("shared-terminal")
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--socket", required=True, help="tmux socket name (tmux -L)")
+    parser.add_argument("--host", help="the host the session lives on (as the tool names hosts)")
     parser.add_argument("--session", required=True, help="tmux session to show")
     parser.add_argument("--port", required=True, type=int)
     parser.add_argument("--bind", default="127.0.0.1", help="address to listen on")
@@ -81,9 +83,8 @@ def log_request(handler: RequestHandler) -> None:
 
 
 def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermManager,
-              sessions: AgentSessions) -> Application:
+              sessions: AgentSessions, shared: SharedSession) -> Application:
     vendor = {"xterm": NODE_MODULES / "xterm", "addon-fit": NODE_MODULES / "addon-fit"}
-    shared = SharedSession(socket=args.socket, session=args.session)
     return Application(
         [
             (r"/", PageHandler),
@@ -116,17 +117,16 @@ def page_address(bind: str, port: int) -> str:
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def set_page(tmux_socket: str, address: str | None, *, only_if: str = "") -> None:
+def set_page(tmux: Tmux, address: str | None, *, only_if: str = "") -> None:
     """Tell the tool where the page is (it names it to the agent when the human has to type a secret);
     at the end, forget it unless another page has taken over since."""
-    tmux = Tmux(tmux_socket)
     try:
         if address is not None:
             tmux.cmd("set-option", "-g", human.PAGE, address)
         elif tmux.cmd("show-options", "-gqv", human.PAGE).strip() == only_if:
             tmux.cmd("set-option", "-gu", human.PAGE)
     except TmuxError:
-        LOG.warning("the tmux server %s does not answer: the tool cannot name this page", tmux_socket)
+        LOG.warning("the tmux server %s does not answer: the tool cannot name this page", tmux.key)
 
 
 def remove_pid_file(path: str | None) -> None:
@@ -141,22 +141,22 @@ def remove_pid_file(path: str | None) -> None:
         pass
 
 
-async def serve(args: argparse.Namespace, token: str | None) -> None:
+async def serve(args: argparse.Namespace, token: str | None, shared: SharedSession) -> None:
     manager = TmuxTermManager(
-        shell_command=tmux_client_argv(args.socket, args.session, args.tmux_conf),
+        shell_command=tmux_client_argv(shared.tmux, shared.session),
         max_terminals=args.max_terminals,
     )
     cfg = config.load()
     sessions = AgentSessions(cfg.private_socket,
                              view_env=view_terminal(private_path(cfg.state_root / "page-terminfo")))
-    app = build_app(args, token, manager, sessions)
+    app = build_app(args, token, manager, sessions, shared)
     server = app.listen(args.port, address=args.bind)
     sessions.start()
     address = page_address(args.bind, args.port)
-    set_page(args.socket, address)
+    set_page(shared.tmux, address)
     LOG.info(
-        "serving tmux -L %s session %s on %s:%d (pid %d, token %s)",
-        args.socket,
+        "serving %s session %s on %s:%d (pid %d, token %s)",
+        shared.where,
         args.session,
         args.bind,
         args.port,
@@ -170,7 +170,7 @@ async def serve(args: argparse.Namespace, token: str | None) -> None:
     await stopping.wait()
     LOG.info("stopping: closing %d browser terminal(s)", len(manager.ptys_by_fd))
     sessions.stop.set()
-    set_page(args.socket, None, only_if=address)
+    set_page(shared.tmux, None, only_if=address)
     server.stop()
     await manager.shutdown()
     await server.close_all_connections()
@@ -189,7 +189,12 @@ def main(argv: list[str]) -> int:
         LOG.error("xterm.js is missing under %s: run apps/shared-terminal/setup.sh", NODE_MODULES)
         return 2
     try:
-        asyncio.run(serve(args, token))
+        shared = SharedSession(shared_tmux(args.socket, Path(args.tmux_conf), args.host), args.session)
+    except TmuxError as error:
+        LOG.error("cannot reach the shared session's host %s: %s", args.host, error)
+        return 1
+    try:
+        asyncio.run(serve(args, token, shared))
     except OSError as error:
         LOG.error("cannot listen on %s:%d: %s", args.bind, args.port, error)
         return 1

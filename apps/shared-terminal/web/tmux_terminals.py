@@ -22,18 +22,21 @@ from ptyprocess import PtyProcessUnicode
 from terminado import TermSocket, UniqueTermManager
 from terminado.management import PtyWithClients
 
+from python.helpers.tmux_tool.transport.tmux import Tmux
+
 DEFAULT_SIZE = (50, 200)
 """(rows, cols) when the page did not say; matches tmux.conf's default-size."""
 
 
-def tmux_client_argv(socket: str, session: str, tmux_conf: str) -> list[str]:
+def tmux_client_argv(tmux: Tmux, session: str) -> list[str]:
     """The command run in each tab's pty.
 
     `new-session -A` attaches when the session exists and otherwise creates it
     with our configuration, the same command ttyd would run. `-u` makes the
     client speak UTF-8 whatever the server's locale says; xterm.js is UTF-8.
+    On a host, the client runs there in a terminal the host's command opens.
     """
-    return ["tmux", "-u", "-L", socket, "-f", tmux_conf, "new-session", "-A", "-s", session]
+    return tmux.client_argv("new-session", "-A", "-s", session)
 
 
 def _restore_sigpipe() -> None:

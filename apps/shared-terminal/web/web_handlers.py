@@ -13,15 +13,22 @@ from tmux_terminals import TmuxTermSocket
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 from web_access import AccessPolicy
 
-HAS_SESSION_TIMEOUT = 3.0
+from python.helpers.tmux_tool.core.errors import TmuxError
+from python.helpers.tmux_tool.transport.tmux import Tmux
 
 
 @dataclass(frozen=True)
 class SharedSession:
-    """Which tmux session this server shows."""
+    """Which tmux session this server shows, and its server (here, or on a host)."""
 
-    socket: str
+    tmux: Tmux
     session: str
+
+    @property
+    def where(self) -> str:
+        """The server as a person names it: ``tmux -L SOCKET``, and ``on HOST`` for a host's."""
+        host = self.tmux.host
+        return f"tmux -L {self.tmux.socket}" + (f" on {host.name}" if host is not None else "")
 
 
 class Guarded(RequestHandler):
@@ -58,7 +65,7 @@ class PageHandler(Guarded):
     def get(self) -> None:
         shared: SharedSession = self.settings["shared"]
         self.set_header("Cache-Control", "no-store")
-        self.render("index.html", socket=shared.socket, session=shared.session)
+        self.render("index.html", where=shared.where, session=shared.session)
 
 
 class HealthHandler(Guarded):
@@ -71,7 +78,8 @@ class HealthHandler(Guarded):
             {
                 "ok": True,
                 "pid": os.getpid(),
-                "socket": shared.socket,
+                "socket": shared.tmux.socket,
+                "host": shared.tmux.host.name if shared.tmux.host is not None else None,
                 "session": shared.session,
                 "session_alive": await session_alive(shared),
                 "terminals": len(self.settings["term_manager"].ptys_by_fd),
@@ -88,21 +96,9 @@ class TerminalSocket(Guarded, TmuxTermSocket):
 
 
 async def session_alive(shared: SharedSession) -> bool:
-    """`tmux has-session`, bounded so a wedged tmux cannot hang the check."""
-    proc = await asyncio.create_subprocess_exec(
-        "tmux",
-        "-L",
-        shared.socket,
-        "has-session",
-        "-t",
-        f"={shared.session}",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    """`tmux has-session` (bounded, as every tmux call of the tool), off the event loop."""
     try:
-        return await asyncio.wait_for(proc.wait(), HAS_SESSION_TIMEOUT) == 0
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
+        await asyncio.to_thread(shared.tmux.cmd, "has-session", "-t", f"={shared.session}")
+    except TmuxError:
         return False
+    return True

@@ -133,6 +133,24 @@ class Host:
         return [_tool("ssh"), "-S", self.control, "-o", "ControlMaster=no", "-o", "BatchMode=yes",
                 "-o", "ProxyCommand=false", "-T", *self._destination(), encode(script)]
 
+    def terminal_argv(self, script: str) -> list[str]:
+        """The command that runs ``script`` with ``sh`` on the host in a terminal of its own: what a
+        person watches and types into (a tab of the page).
+
+        Over ssh it rides the master when one is up, and otherwise connects by
+        itself, asking the person in that terminal for what it needs (it is
+        theirs: no ``BatchMode``).  A container engine's command gets ``-t``
+        after its ``exec`` (docker, podman and kubectl all take it there).
+        """
+        if self.via:
+            if "exec" not in self.via:
+                raise HostError(f"{self.name}'s command ({shlex.join(self.via)}) has no 'exec' to give -t to: "
+                                "a terminal there cannot be opened this way")
+            at = self.via.index("exec") + 1
+            return [*self.via[:at], "-t", *self.via[at:], "sh", "-c", script]
+        return [_tool("ssh"), "-S", self.control, "-o", "ControlMaster=no", "-tt", *self._destination(),
+                encode(script)]
+
     def _destination(self) -> tuple[str, ...]:
         return self.ssh or ("--", self.name)
 

@@ -286,6 +286,13 @@ class Tmux:
             argv += ["-f", self.config_file]
         return argv + list(args)
 
+    def client_argv(self, *args: str) -> list[str]:
+        """A tmux client with ``args`` for a person, in a terminal of its own (a tab of the page): here,
+        or on the host in a terminal its command opens there."""
+        if self.host is not None:
+            return self.host.terminal_argv(self._script(*args))
+        return self._argv(*args)
+
     def _script(self, *args: str, config: bool = True) -> str:
         """The ``sh`` line that runs tmux with ``args`` on the host.
 

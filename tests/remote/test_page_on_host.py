@@ -1,0 +1,126 @@
+"""The page of a shared session that lives on another host: ``start.sh --host NAME``.
+
+The session is made on the host (the test's sshd, a user whose login shell is
+zsh) with the app's tmux.conf; the page here shows it, a person types into it
+through the page, the agent works in it with ``host``, and ``stop.sh --host
+NAME --kill-session`` ends it there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+from python.tools.tmux_tool import call
+
+from ..integration.test_shared_terminal_app import SharedTerminalApp, health
+
+if TYPE_CHECKING:
+    from ..accounts import RemoteHost
+
+pytest_plugins = ["tests.accounts"]
+
+
+@pytest.fixture
+def page(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+         monkeypatch: pytest.MonkeyPatch) -> Iterator[SharedTerminalApp]:
+    """An install of the app whose session is on the host ``box``; all of it ended afterwards."""
+    hosts = tmp_path / "hosts"
+    hosts.write_text(remote_host.line + "\n")
+    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    app = SharedTerminalApp(runtime_dir=runtime)
+    monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", app.socket)
+    monkeypatch.setenv("TMUX_TOOL_SHARED_SESSION", app.session)
+    remote_host.ssh("printf '%s\\n' \"PS1='%n@box %~ %# '\" > ~/.zshrc")
+    yield app
+    app.script("stop.sh", "--host", "box", "--kill-session", timeout=60)
+    remote_host.ssh(f"tmux -L {app.socket} kill-server 2>/dev/null; tmux -L {private_socket} kill-server "
+                    f"2>/dev/null; rm -rf ~/.tmux_tool; true")
+
+
+def far(remote_host: RemoteHost, app: SharedTerminalApp, *args: str) -> str:
+    """One tmux command on the host's server of the app's socket (its stdout, '' on failure), run by sh:
+    the login shell there is zsh, which would expand a target's ``=name``."""
+    script = f"tmux -L {app.socket} {shlex.join(args)} 2>/dev/null || true"
+    return remote_host.ssh(f"sh -c {shlex.quote(script)}")
+
+
+async def _open(app: SharedTerminalApp) -> WebSocketClientConnection:
+    request = HTTPRequest(f"ws://127.0.0.1:{app.port}/ws?rows=30&cols=100", connect_timeout=5)
+    conn = await websocket_connect(request)
+    first = await asyncio.wait_for(conn.read_message(), 10)
+    assert first is not None and json.loads(first) == ["setup", {}]
+    return conn
+
+
+async def _until(conn: WebSocketClientConnection, seen: list[str], text: str, timeout: float = 20) -> None:
+    """Read the tab's output into ``seen`` until ``text`` is in it."""
+    async def read() -> None:
+        while text not in "".join(seen):
+            message = await conn.read_message()
+            assert message is not None, f"the tab closed; it showed: {''.join(seen)[-500:]!r}"
+            kind, *rest = json.loads(message)
+            if kind == "stdout":
+                seen.append(rest[0])
+    try:
+        await asyncio.wait_for(read(), timeout)
+    except TimeoutError:
+        raise AssertionError(f"{text!r} never showed in the tab; it showed: {''.join(seen)[-500:]!r}") from None
+
+
+def test_the_page_serves_the_session_on_the_host(page: SharedTerminalApp, remote_host: RemoteHost) -> None:
+    done = page.start("--host", "box")
+    assert "(created)" in done.stdout and f"tmux -L {page.socket} on box" in done.stdout, done.stdout
+    assert "--host box" in done.stdout
+    assert far(remote_host, page, "has-session", "-t", f"={page.session}") == ""
+    assert far(remote_host, page, "list-sessions", "-F", "#{session_name}").split() == [page.session]
+    assert far(remote_host, page, "show-options", "-gv", "history-limit").strip() == "50000"  # the app's conf
+    info = health(page)
+    assert info["session_alive"] is True and info["host"] == "box", info
+    assert far(remote_host, page, "show-options", "-gqv", "@tmux_tool_page").strip() == page.url
+
+    again = page.start("--host", "box")
+    assert "(existing)" in again.stdout and "already running" in again.stdout, again.stdout
+
+    async def scenario() -> None:
+        conn = await _open(page)
+        seen: list[str] = []
+        try:
+            await _until(conn, seen, "@box ~ %")
+            conn.write_message(json.dumps(["stdin", "echo page-$((6 * 7))\r"]))
+            await _until(conn, seen, "page-42")
+            res = await asyncio.to_thread(call, "send", text="echo agent-$((7 * 7))", host="box", timeout=20)
+            assert (res["ok"], res["status"], res["output"]) == (True, "ready", "agent-49"), res
+            await _until(conn, seen, "agent-49")
+        finally:
+            conn.close()
+
+    asyncio.run(scenario())
+    screen = far(remote_host, page, "capture-pane", "-p", "-t", f"={page.session}:")
+    assert "page-42" in screen and "agent-49" in screen, screen
+
+    stopped = page.stop("--host", "box", "--kill-session")
+    assert f"Ended the tmux server on socket '{page.socket}' on box." in stopped.stdout, stopped.stdout
+    assert far(remote_host, page, "list-sessions", "-F", "#{session_name}").strip() == ""
+
+
+def test_a_host_name_that_is_an_option_is_refused(page: SharedTerminalApp) -> None:
+    done = page.script("start.sh", "--host", "-oProxyCommand=x")
+    assert done.returncode != 0 and "--host '-oProxyCommand=x'" in done.stderr, done.stderr
+
+
+def test_a_host_that_cannot_be_reached_is_said(page: SharedTerminalApp, tmp_path: Path) -> None:
+    (tmp_path / "hosts").write_text("nowhere ssh -F none -p 1 -o ConnectTimeout=3 nobody@127.0.0.3\n")
+    done = page.script("start.sh", "--host", "nowhere")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "could not make tmux session" in done.stderr and "nowhere" in done.stderr, done.stderr
