@@ -22,11 +22,13 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 from python.tools.tmux_tool import call
 
 from ..integration.test_shared_terminal_app import SharedTerminalApp, health
+from .conftest import container_host, inside
 
 if TYPE_CHECKING:
     from ..accounts import RemoteHost
+    from ..containers import Container
 
-pytest_plugins = ["tests.accounts"]
+pytest_plugins = ["tests.accounts", "tests.containers"]
 
 
 @pytest.fixture
@@ -124,3 +126,33 @@ def test_a_host_that_cannot_be_reached_is_said(page: SharedTerminalApp, tmp_path
     done = page.script("start.sh", "--host", "nowhere")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "could not make tmux session" in done.stderr and "nowhere" in done.stderr, done.stderr
+
+
+def test_the_page_serves_a_session_in_a_container(container: Container, private_socket: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host reached by ``podman exec -i``: each tab is ``podman exec -t -i ... tmux`` there."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    app = SharedTerminalApp(runtime_dir=runtime)
+    monkeypatch.setenv("TMUX_TOOL_SHARED_SOCKET", app.socket)
+    monkeypatch.setenv("TMUX_TOOL_SHARED_SESSION", app.session)
+    with container_host(container, "ctr", private_socket, tmp_path, monkeypatch) as box:
+        try:
+            done = app.start("--host", "ctr")
+            assert "(created)" in done.stdout, done.stdout
+
+            async def scenario() -> None:
+                conn = await _open(app)
+                seen: list[str] = []
+                try:
+                    conn.write_message(json.dumps(["stdin", "echo box-$((6 * 7)) $(hostname)\r"]))
+                    await _until(conn, seen, f"box-42 {box.name}")
+                finally:
+                    conn.close()
+
+            asyncio.run(scenario())
+            screen = inside(box, f"tmux -L {app.socket} capture-pane -p -t '={app.session}:'")
+            assert f"box-42 {box.name}" in screen, screen
+        finally:
+            app.script("stop.sh", "--host", "ctr", "--kill-session", timeout=60)
+            inside(box, f"tmux -L {app.socket} kill-server; rm -rf ~/.tmux_tool", check=False)
