@@ -276,3 +276,41 @@ def test_more_sessions_at_once_than_sshd_allows_channels(box: RemoteHost) -> Non
     assert {n: (r["ok"], r["exit_code"], r["output"]) for n, r in results.items()} == {
         n: (True, n, f"s{n}") for n in range(12)}
     assert "no more sessions" not in box.server.log.read_text()
+
+
+def test_uninstall_ends_the_tools_server_on_the_host_and_removes_its_files(box: RemoteHost,
+                                                                            private_socket: str) -> None:
+    """What the plugin's uninstall hook and the installer's --uninstall run: the host's tmux server and
+    ~/.tmux_tool/SOCKET go too, over the connection that is up."""
+    from python.helpers.tmux_tool.private import teardown
+
+    res = call("run", command="sleep 300 & nohup sleep 301 >/dev/null 2>&1 & sleep 302 & disown; echo started",
+               host="box")
+    assert res["ok"], res
+    res = call("run", command="nohup sleep 303 >/dev/null 2>&1 & echo started", session="other", host="box")
+    assert res["ok"], res
+    assert box.ssh(f"tmux -L {private_socket} list-sessions -F '#S'").split() == ["other", "scratch"]
+    said = teardown.end_private()
+    assert f"on box: ended its tmux server and removed ~/.tmux_tool/{private_socket}" in said, said
+    left = box.ssh(f"tmux -L {private_socket} list-sessions 2>&1; ls -d ~/.tmux_tool/{private_socket} 2>&1; true")
+    assert "no server running" in left and "No such file" in left, left
+    assert poll(lambda: "no-sleep" in box.ssh("pgrep -u \"$(id -u)\" -x sleep || echo no-sleep"), 5), \
+        "the sleep outlived its tmux server on the host"
+
+
+def test_uninstall_names_a_host_it_cannot_reach_now(box: RemoteHost, private_socket: str) -> None:
+    from python.helpers.tmux_tool.private import teardown
+
+    assert call("run", command="true", host="box")["ok"]
+    os.kill(master_pid(private_socket), signal.SIGKILL)
+    said = teardown.end_private()
+    assert (f"not connected now: box (there, run: tmux -L {private_socket} kill-server; "
+            f"rm -rf ~/.tmux_tool/{private_socket})") in said, said
+
+
+def test_kill_ends_what_ran_in_the_session_on_the_host(box: RemoteHost, private_socket: str) -> None:
+    res = call("run", command="nohup sleep 304 >/dev/null 2>&1 & sleep 305 & disown; echo started", host="box")
+    assert res["ok"], res
+    assert call("kill", session="scratch", host="box")["ok"]
+    assert poll(lambda: "no-sleep" in box.ssh("pgrep -u \"$(id -u)\" -x sleep || echo no-sleep"), 5), \
+        "jobs of the killed session outlived it on the host"

@@ -277,13 +277,15 @@ class PrivateServer:
             self.tmux.cmd("kill-session", "-t", f"={name}")
         except (NoServer, NoTarget):
             existed, shells = False, []
+        leaders = [int(p) for p in shells if p.isdigit()]
         if self.host is None:
-            kernel.hang_up([int(p) for p in shells if p.isdigit()])
+            kernel.hang_up(leaders)
         shell = self.shell(name)
         if self.host is not None and shell is not None and shell.far:
             forget(self.host, shell.far)
             try:
-                self.host.run(f"rm -rf {shlex.quote(shell.far.rpartition('/')[0])}")
+                self.host.run(kernel.hang_up_script(leaders) + f"rm -rf {shlex.quote(shell.far.rpartition('/')[0])}",
+                              timeout=kernel.HANG_UP_GRACE + 10)
             except HostError:
                 pass  # the host is away: the folder holds a log only, emptied when the name is used again
         shutil.rmtree(self.session_dir(name), ignore_errors=True)

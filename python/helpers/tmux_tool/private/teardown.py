@@ -15,12 +15,15 @@ imports use the standard library only.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
+from pathlib import Path
 
 from ..core import config
 from ..core.clock import Deadline
-from ..transport import kernel
+from ..core.errors import BadName
+from ..transport import hosts, kernel
 
 SERVER_EXIT_TIMEOUT = 5.0
 TMUX_TIMEOUT = 10.0
@@ -35,7 +38,9 @@ def end_private(*, dry_run: bool = False) -> str:
     cfg = config.load()
     server = f"the private tmux server {cfg.private_socket!r}"
     if dry_run:
-        return f"would end {server} with everything running in it, and remove {cfg.private_dir}"
+        return (f"would end {server} with everything running in it, and remove {cfg.private_dir} (and the "
+                "tool's server and files on each host it had sessions on)")
+    far = _end_hosts(cfg.private_dir / "hosts", cfg.private_socket)  # while their connections are up
     tmux = shutil.which("tmux")
     try:
         ended = tmux is not None and _end_server([tmux, "-L", cfg.private_socket])
@@ -43,7 +48,41 @@ def end_private(*, dry_run: bool = False) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         done = (f"could not end {server} ({exc}): end it with `tmux -L {cfg.private_socket} kill-server`")
     shutil.rmtree(cfg.private_dir, ignore_errors=True)
-    return f"{done}; removed {cfg.private_dir}"
+    return f"{done}; removed {cfg.private_dir}{far}"
+
+
+def _end_hosts(folder: Path, socket: str) -> str:
+    """End the tool's tmux server on every host it has had sessions on and remove its files there
+    (``~/.tmux_tool/SOCKET``), over the connection that is up; the rest of the sentence, naming what
+    was done and each host that could not be reached now (and how to do it there by hand)."""
+    tmux = f"tmux -L {shlex.quote(socket)}"
+    done, left = [], []
+    for name in _known(folder):
+        try:
+            host = hosts.resolve(name, folder, None)
+            if not host.connected():
+                raise hosts.HostError("not connected")
+            shells = host.run(f"{tmux} list-panes -a -F '#{{pane_pid}}' 2>/dev/null; true", timeout=TMUX_TIMEOUT)
+            host.run(f"{tmux} kill-server 2>/dev/null\n"
+                     + kernel.hang_up_script([int(p) for p in shells.split() if p.isdigit()])
+                     + f'rm -rf "$HOME/.tmux_tool/"{shlex.quote(socket)}\n', timeout=TMUX_TIMEOUT)
+            done.append(name)
+        except (hosts.HostError, BadName):
+            left.append(name)
+    said = f"; on {', '.join(done)}: ended its tmux server and removed ~/.tmux_tool/{socket}" if done else ""
+    if left:
+        said += (f"; not connected now: {', '.join(left)} (there, run: tmux -L {socket} kill-server; "
+                 f"rm -rf ~/.tmux_tool/{socket})")
+    return said
+
+
+def _known(folder: Path) -> list[str]:
+    """The hosts named by the host folders under ``folder``."""
+    try:
+        found = [p.joinpath("host").read_text().strip() for p in folder.iterdir() if p.joinpath("host").is_file()]
+    except (OSError, UnicodeDecodeError):
+        return []
+    return sorted(found)
 
 
 def _end_server(tmux: list[str]) -> bool:

@@ -314,6 +314,11 @@ class Host:
         raise HostError(f"the connection to {self.name} did not come up within {allowed:g}s; "
                         f"read session {self.master} to see where ssh is")
 
+    def connected(self) -> bool:
+        """Can a command go there now without connecting (and asking anyone anything)?  A host reached
+        by a command always can; over ssh, when the master is up and answers."""
+        return bool(self.via) or self._socket_ok()
+
     def _socket_ok(self) -> bool:
         """Is the master's socket there and does the master answer on it?  A master that does not answer
         in time (its process stopped) is ended: it is ours, and a new one is made."""

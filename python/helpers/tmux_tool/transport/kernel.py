@@ -167,7 +167,10 @@ def proc(pid: int, src: Source = HERE) -> Proc | None:
         return None
 
 
-def hang_up(leaders: Collection[int], grace: float = 2.0) -> int:
+HANG_UP_GRACE = 2.0  # seconds between the hang-up and SIGKILL
+
+
+def hang_up(leaders: Collection[int], grace: float = HANG_UP_GRACE) -> int:
     """End what still runs here in the sessions of ``leaders`` (the shells of terminals that were closed):
     SIGHUP and SIGTERM, then SIGKILL for what is left after ``grace`` seconds; return how many there were.
 
@@ -188,6 +191,19 @@ def hang_up(leaders: Collection[int], grace: float = 2.0) -> int:
             if not left:
                 return len(found)
     return len(found)
+
+
+def hang_up_script(leaders: Collection[int]) -> str:
+    """:func:`hang_up` as ``sh`` lines for a host, with ``pkill -s``/``pgrep -s`` (procps, busybox);
+    where they are missing, the shells' own hang-up is all there is."""
+    shells = " ".join(str(pid) for pid in leaders if pid > 1)
+    return (f"shells='{shells}'\n"
+            "if command -v pkill >/dev/null 2>&1 && command -v pgrep >/dev/null 2>&1; then\n"
+            '  left() { for p in $shells; do pgrep -s "$p" >/dev/null 2>&1 && return 0; done; return 1; }\n'
+            '  for p in $shells; do pkill -HUP -s "$p"; pkill -TERM -s "$p"; done 2>/dev/null\n'
+            f"  n=0; while left && [ $n -lt {int(HANG_UP_GRACE * 10)} ]; do sleep 0.1; n=$((n + 1)); done\n"
+            '  for p in $shells; do pkill -KILL -s "$p"; done 2>/dev/null\n'
+            "fi\n")
 
 
 def _all() -> list[Proc]:
