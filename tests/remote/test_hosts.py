@@ -126,6 +126,41 @@ def test_a_frozen_connection_is_replaced(box: RemoteHost, private_socket: str) -
                 pass
 
 
+def test_the_ssh_client_stopped_is_continued(box: RemoteHost, private_socket: str) -> None:
+    """SIGSTOP of the tool's ssh: the master runs in a pane of the agent's tmux server, and tmux continues
+    a pane's process that was stopped by any signal but SIGTTIN/SIGTTOU - so the call works in its time.
+    (A connection that stops answering is the frozen sshd of the test above.)"""
+    from python.helpers.tmux_tool.transport import kernel
+
+    call("run", command="true", host="box")
+    master = master_pid(private_socket)
+    os.kill(master, signal.SIGSTOP)
+    res = call("run", command="echo after", host="box", timeout=3)
+    assert (res["ok"], res["output"]) == (True, "after"), res
+    assert (process := kernel.proc(master)) is not None and process.state != "T", process
+
+
+def test_sshd_restarted_during_a_run_loses_nothing(box: RemoteHost) -> None:
+    """The host's sshd ends every connection (a restart that takes its sessions down) while a command
+    runs: tmux there keeps it running, and its exact output and exit code come after reconnecting."""
+    call("run", command="true", host="box")
+    result: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: result.update(
+        call("run", command="sleep 3; echo done; sh -c 'exit 4'", host="box", timeout=20)))
+    worker.start()
+    assert poll(lambda: box.ssh("pgrep -u $(id -u) -x sleep || true").strip(), timeout=10)
+    for pid in _sshd_of(box):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    worker.join(30)
+    assert not worker.is_alive()
+    if result.get("status") != "ready":  # the run's wait was cut off with the connection: wait collects it
+        result = call("wait", session="scratch", host="box", timeout=20)
+    assert (result["status"], result["exit_code"], result["output"]) == ("ready", 4, "done"), result
+
+
 def test_the_far_tmux_server_or_shell_killed(box: RemoteHost, private_socket: str) -> None:
     call("run", command="true", host="box")
     box.ssh(f"tmux -L {private_socket} kill-server")
@@ -314,3 +349,39 @@ def test_kill_ends_what_ran_in_the_session_on_the_host(box: RemoteHost, private_
     assert call("kill", session="scratch", host="box")["ok"]
     assert poll(lambda: "no-sleep" in box.ssh("pgrep -u \"$(id -u)\" -x sleep || echo no-sleep"), 5), \
         "jobs of the killed session outlived it on the host"
+
+
+def test_a_home_that_cannot_be_written_is_said(box: RemoteHost) -> None:
+    """A home the user cannot write on the host (read-only): one sentence with what to do, and the next
+    call works once it is writable again."""
+    folder = box.user.home / ".tmux_tool"  # left by earlier tests, or not there yet
+    writable = [p for p in (box.user.home, folder) if p.exists()]
+    subprocess.run(["chmod", "a-w", *map(str, writable)], check=True, timeout=10)
+    try:
+        res = call("run", command="echo hi", host="box", timeout=20)
+    finally:
+        subprocess.run(["chmod", "u+w", *map(str, writable)], check=True, timeout=10)
+    assert not res["ok"] and res["status"] == "error", res
+    assert res["error"].startswith("on box: mkdir: cannot create directory") and "Permission denied" in res["error"], res
+    assert "needs to write its folder ~/.tmux_tool there" in res["error"], res
+    res = call("run", command="echo hi", host="box", timeout=20)
+    assert (res["ok"], res["output"]) == (True, "hi"), res
+
+
+def test_a_full_disk_on_the_host_is_said(box: RemoteHost, private_socket: str) -> None:
+    """The tool's folder on a file system with no space left (a tiny tmpfs, filled)."""
+    folder = box.user.home / ".tmux_tool"
+    folder.mkdir(exist_ok=True)
+    subprocess.run(["chown", f"{box.user.name}:", str(folder)], check=True, timeout=10)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size=64k,mode=700,uid={box.user.uid}", "tmpfs", str(folder)],
+                   check=True, timeout=10)
+    try:
+        subprocess.run(["dd", "if=/dev/zero", f"of={folder}/fill", "bs=4k"], capture_output=True, timeout=10,
+                       check=False)
+        res = call("run", command="echo hi", host="box", timeout=20)
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True, timeout=10)
+    assert not res["ok"] and res["status"] == "error", res
+    assert "No space left on device" in res["error"] and "free some space there" in res["error"], res
+    res = call("run", command="echo hi", host="box", timeout=20)
+    assert (res["ok"], res["output"]) == (True, "hi"), res

@@ -42,11 +42,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.clock import Deadline
-from ..core.errors import BadName, TmuxError
+from ..core.errors import BadName, NoServer, NoTarget, TmuxError
 from . import kernel, options
 
+if TYPE_CHECKING:
+    from .tmux import Tmux
+
+# What a command there says when the tool's folder cannot be written, and what the person can do.
+_DISK_TROUBLE = (("no space left on device", "free some space there"),
+                 ("disk quota exceeded", "free some space there"),
+                 ("read-only file system", "the tool needs to write its folder ~/.tmux_tool there"),
+                 ("permission denied", "the tool needs to write its folder ~/.tmux_tool there"))
 HOSTS_FILE = "TMUX_TOOL_HOSTS"
 """The file that declares hosts reached by a command (default ``~/.config/tmux_tool/hosts``)."""
 CONNECT_TIMEOUT = 20.0  # seconds for a new ssh connection to come up, at most
@@ -106,7 +115,7 @@ class Host:
     name: str
     state: Path
     via: tuple[str, ...] = ()
-    local: object = field(default=None, compare=False)
+    local: Tmux | None = field(default=None, compare=False)
     ssh: tuple[str, ...] = ()  # ssh's options and destination (default: ``-- NAME``)
 
     @property
@@ -249,6 +258,9 @@ class Host:
                     "(apt-get install tmux, dnf install tmux, apk add tmux or brew install tmux)")
         if status in (126, 127) and not self.via:
             return f"{self.name} could not run sh: {text or 'no message'}"
+        for words, then in _DISK_TROUBLE:
+            if words in low:
+                return f"on {self.name}: {text} ({then}, then call again)"
         return f"on {self.name}: {text or f'exit status {status}'}"
 
     # --- the one ssh connection ------------------------------------------------------
@@ -286,10 +298,9 @@ class Host:
         """
         if self.via or self._socket_ok():
             return
-        from .tmux import Tmux
-
         local = self.local
-        assert isinstance(local, Tmux), "an ssh host needs the agent's own tmux server"
+        if local is None:
+            raise HostError(f"no connection to {self.name} is up, and none is made from here")
         self.state.mkdir(mode=0o700, parents=True, exist_ok=True)
         started = self._start_master(local)
         allowed = min(CONNECT_TIMEOUT, deadline.left())
@@ -339,11 +350,8 @@ class Host:
             return False
         return True
 
-    def _start_master(self, local: object) -> float:
+    def _start_master(self, local: Tmux) -> float:
         """Start the master in its session (again, if it ended); the moment it was started."""
-        from .tmux import Tmux
-
-        assert isinstance(local, Tmux)
         # Its messages go to a file (-E): tmux may not read the last words of a process that exits at
         # once, and those are the ones that say why.  Its questions still come on its terminal.
         argv = [_tool("ssh"), "-M", "-N", "-E", str(self._said), "-o", f"ControlPath={self.control}",
@@ -367,16 +375,12 @@ class Host:
         """What the master said (its messages, not its questions)."""
         return self.state / "ssh.log"
 
-    def _master_pane(self, local: object, *, settled: bool = False) -> tuple[bool, int | None, str, str]:
+    def _master_pane(self, local: Tmux, *, settled: bool = False) -> tuple[bool, int | None, str, str]:
         """(dead, pid, tty, text) of the master's pane; pid None when there is no such session.
 
         Dead as the kernel says (the process is gone, which tmux learns a moment later), or only once
         tmux says so (``settled``): then its last words are on the screen too.
         """
-        from ..core.errors import NoServer, NoTarget
-        from .tmux import Tmux
-
-        assert isinstance(local, Tmux)
         try:
             out = local.chain(["display-message", "-p", "-t", f"={self.master}:",
                                "#{pane_dead} #{pane_pid} #{pane_tty}"],
@@ -405,13 +409,9 @@ class Host:
 
     def _end_master(self) -> None:
         """Kill the master (our own process, by its PID) so that a new one can be made."""
-        from .tmux import Tmux
-
         local = self.local
-        if not isinstance(local, Tmux):
+        if local is None:
             return
-
-
         dead, pid, _tty, _text = self._master_pane(local)
         if pid is not None and not dead:
             try:
@@ -425,11 +425,8 @@ class Host:
 
     def forget(self) -> None:
         """End the master connection and its session (the host's sessions live on there)."""
-        from ..core.errors import NoServer, NoTarget
-        from .tmux import Tmux
-
         self._end_master()
-        if isinstance(self.local, Tmux):
+        if self.local is not None:
             try:
                 self.local.cmd("kill-session", "-t", f"={self.master}")
             except (NoServer, NoTarget):
@@ -496,7 +493,7 @@ def check(name: object) -> str:
     return name
 
 
-def resolve(name: object, folder: Path, local: object) -> Host:
+def resolve(name: object, folder: Path, local: Tmux | None) -> Host:
     """The host ``name`` means: a line of the hosts file, else an ssh destination.  ``folder`` holds a
     folder per host here; ``local`` is the agent's own tmux server, where an ssh master runs."""
     name = check(name)
