@@ -169,7 +169,7 @@ def test_the_far_tmux_server_or_shell_killed(box: RemoteHost, private_socket: st
     pid = box.ssh(f"tmux -L {private_socket} display-message -p -t '=scratch:' '#{{pane_pid}}'").strip()
     box.ssh(f"kill -9 {pid}")
     res = call("run", command="echo fresh", host="box")
-    assert (res["ok"], res["output"]) == (True, "fresh"), res
+    assert (res["ok"], res["output"]) == (True, "fresh"), (res["error"], res.get("hint"), res)
 
 
 def test_list_here_names_the_sessions_of_connected_hosts(box: RemoteHost) -> None:

@@ -317,8 +317,11 @@ class Host:
                 said = " ".join(lines[-3:]) if lines else "no message"
                 raise HostError(f"could not connect to {self.name}: {_sentence(said)}")
             asked = self._asks(pid, tty, text)
-            if asked is not None and (time.monotonic() - started > 0.2 or asked[1]):
-                question, secret = asked
+            waited = time.monotonic() - started
+            # The question is on its way to the screen while ssh already waits: asked without words for a
+            # moment, until tmux has drawn them.
+            if asked is not None and (waited > 0.2 or asked[1]) and (asked[0] or waited > 1.0):
+                question, secret = asked[0] or "ssh asks something", asked[1]
                 what = "a secret" if secret else "an answer"
                 raise HostWaits(f"ssh to {self.name} waits for {what} from the human: {question}",
                                 session=self.master, question=question, secret=secret)
@@ -391,21 +394,18 @@ class Host:
         parts = head.split()
         if len(parts) < 2 or not parts[1].isdigit():
             return False, None, "", ""
-
-
         pid = int(parts[1])
         ended = not settled and ((process := kernel.proc(pid)) is None or process.state == "Z")
         return parts[0] == "1" or ended, pid, parts[2] if len(parts) > 2 else "", text
 
     def _asks(self, pid: int, tty: str, text: str) -> tuple[str, bool] | None:
-        """(question, secret) when ssh waits for the human's keys; None while it works on its own."""
-
-
+        """(question, secret) when ssh waits for the human's keys (the question '' while the screen shows
+        none yet); None while it works on its own."""
         term = kernel.look(pid, tty)
         if not term.known or term.front is None or term.wchan not in _TTY_READS:
             return None
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        return (lines[-1] if lines else "ssh asks something"), term.secret
+        return (lines[-1] if lines else ""), term.secret
 
     def _end_master(self) -> None:
         """Kill the master (our own process, by its PID) so that a new one can be made."""
