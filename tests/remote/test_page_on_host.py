@@ -156,3 +156,64 @@ def test_the_page_serves_a_session_in_a_container(container: Container, private_
         finally:
             app.script("stop.sh", "--host", "ctr", "--kill-session", timeout=60)
             inside(box, f"tmux -L {app.socket} kill-server; rm -rf ~/.tmux_tool", check=False)
+
+
+def _sessions(app: SharedTerminalApp) -> dict[str, dict]:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=5)
+    try:
+        conn.request("GET", "/api/sessions")
+        return {row["session"]: row for row in json.loads(conn.getresponse().read())["sessions"]}
+    finally:
+        conn.close()
+
+
+def _hold(app: SharedTerminalApp, session: str, why: str) -> int:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=10)
+    try:
+        conn.request("POST", "/api/hold", body=json.dumps({"session": session, "held": True, "why": why}),
+                     headers={"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{app.port}"})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_the_page_shows_the_agents_sessions_on_a_host_and_the_human_types_a_secret_there(
+        page: SharedTerminalApp, remote_host: RemoteHost, private_socket: str) -> None:
+    """The agent's sessions on a connected host are in the page as NAME@HOST: listed with their state,
+    watched, and taken over when one asks for a secret, which the human types there."""
+    from ..conftest import poll
+
+    assert call("run", command="echo far-$((5 * 5))", host="box", timeout=20)["output"] == "far-25"
+    page.start()  # this machine's shared session and its page
+    assert poll(lambda: _sessions(page).get("scratch@box", {}).get("status") == "ready", 10), _sessions(page)
+
+    res = call("run", command="read -rs -p 'Password: ' pw; echo; echo got-${#pw}", session="sec", host="box",
+               timeout=3)
+    assert (res["status"], res.get("needs_human")) == ("blocked", True), res
+    assert f"{page.url}#session=sec@box" in res["hint"], res["hint"]
+    assert poll(lambda: _sessions(page).get("sec@box", {}).get("needs_human") is True, 10), _sessions(page)
+    assert _hold(page, "sec@box", "secret") == 200
+
+    async def scenario() -> None:
+        request = HTTPRequest(f"ws://127.0.0.1:{page.port}/agent-ws?session=sec@box&rows=24&cols=80&write=1",
+                              connect_timeout=5)
+        conn = await websocket_connect(request)
+        seen: list[str] = []
+        try:
+            first = await asyncio.wait_for(conn.read_message(), 10)
+            assert first is not None and json.loads(first) == ["setup", {"writable": True}], first
+            await _until(conn, seen, "Password:")
+            conn.write_message(json.dumps(["stdin", "hunter2\r"]))
+            await _until(conn, seen, "got-7")
+        finally:
+            conn.close()
+
+    asyncio.run(scenario())
+    res = call("wait", session="sec", host="box", timeout=20)
+    assert (res["status"], res["output"]) == ("ready", "Password:\ngot-7"), res
+    assert "hunter2" not in json.dumps(res)
+    assert poll(lambda: not _sessions(page).get("sec@box", {}).get("held"), 10), _sessions(page)

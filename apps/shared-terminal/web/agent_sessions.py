@@ -19,6 +19,10 @@
   of the agent's server that never resizes its window (``ignore-size``) and,
   unless the page holds the session, is read-only in tmux itself: a read-only
   view cannot type, whatever the browser sends.
+
+Sessions the agent has on other hosts are listed too, as ``NAME@HOST`` (a
+session's name never holds ``@``), from each host whose connection is up;
+their views are tmux clients there, in a terminal the host's command opens.
 """
 
 from __future__ import annotations
@@ -39,7 +43,11 @@ from tornado.web import HTTPError
 from web_handlers import Guarded
 
 from python.helpers.tmux_tool.actions import dispatch
+from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.core.errors import BadName
 from python.helpers.tmux_tool.judgement import human
+from python.helpers.tmux_tool.sessions.context import Context
+from python.helpers.tmux_tool.transport import hosts
 from python.helpers.tmux_tool.transport.tmux import SEP, Tmux, TmuxError
 
 LOG = logging.getLogger("shared-terminal")
@@ -70,9 +78,13 @@ class AgentSessions:
     _refreshing: threading.Lock = field(default_factory=threading.Lock)
     view_env: dict[str, str] = field(default_factory=dict)  # TERM (and TERMINFO) of a view's client
 
-    @property
-    def tmux(self) -> Tmux:
-        return Tmux(self.socket)
+    def tmux(self, host: str | None = None) -> Tmux:
+        """The agent's server here, or on ``host``."""
+        return Tmux(self.socket) if host is None else Context(config.load(), host).private.tmux
+
+    def servers(self) -> list[tuple[str | None, Tmux]]:
+        """The agent's server here, and on each host whose connection is up now."""
+        return [(None, self.tmux())] + [(host, self.tmux(host)) for host in Context(config.load()).connected_hosts()]
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="agent-sessions", daemon=True).start()
@@ -94,15 +106,16 @@ class AgentSessions:
             self._refresh()
 
     def _refresh(self) -> None:
-        try:
-            out = self.tmux.cmd("list-sessions", "-F", LOOK)
-        except TmuxError:
-            out = ""
-        now = time.monotonic()
         listed: dict[str, tuple[str, ...]] = {}
-        for line in out.splitlines():
-            fields = (line.split(SEP) + [""] * 5)[:6]
-            listed[fields[0]] = tuple(fields[1:])
+        for host, tmux in self.servers():
+            try:
+                out = tmux.cmd("list-sessions", "-F", LOOK)
+            except TmuxError:
+                out = ""
+            for line in out.splitlines():
+                fields = (line.split(SEP) + [""] * 5)[:6]
+                listed[key(fields[0], host)] = tuple(fields[1:])
+        now = time.monotonic()
         changed = False
         for name, seen in listed.items():
             held, cols, rows = seen[1], seen[2], seen[3]
@@ -131,14 +144,16 @@ class AgentSessions:
                 self.revision += 1
 
     def _judge(self, name: str, held: str) -> dict[str, Any]:
-        res = dispatch("status", {"session": name}).to_dict()
+        session, host = split(name)
+        res = dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
         return {"session": name, "program": res.get("program") or "", "status": res.get("status"),
                 "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),
                 "needs_human": bool(res.get("needs_human")), "held": held}
 
     def _let_go(self, name: str) -> None:
+        session, host = split(name)
         try:
-            self.tmux.cmd("set-option", "-u", "-t", f"={name}:", human.HELD)
+            self.tmux(host).cmd("set-option", "-u", "-t", f"={session}:", human.HELD)
         except TmuxError:
             pass
 
@@ -146,7 +161,9 @@ class AgentSessions:
         """The page takes ``name``'s keyboard (``why``: "take", or "secret": given back by itself), or hands
         it back; the list shows it at once."""
         if held:
-            self.tmux.cmd("set-option", "-t", f"={name}:", human.HELD, "page:secret" if why == "secret" else "page")
+            session, host = split(name)
+            self.tmux(host).cmd("set-option", "-t", f"={session}:", human.HELD,
+                                "page:secret" if why == "secret" else "page")
         else:
             self._let_go(name)
         self._seen.pop(name, None)
@@ -154,15 +171,18 @@ class AgentSessions:
 
     def history(self, name: str) -> str:
         """The last rows of the session's history (above its screen), with their colours, for a view."""
+        session, host = split(name)
         try:
-            out = self.tmux.cmd("capture-pane", "-p", "-e", "-S", f"-{HISTORY_ROWS}", "-E", "-1", "-t", f"={name}:")
+            out = self.tmux(host).cmd("capture-pane", "-p", "-e", "-S", f"-{HISTORY_ROWS}", "-E", "-1", "-t",
+                                      f"={session}:")
         except TmuxError:
             return ""
         return out.rstrip("\n").replace("\n", "\r\n") if out.strip() else ""
 
     def held_by_page(self, name: str) -> bool:
+        session, host = split(name)
         try:
-            return human.held(self.tmux, name) in HELD_BY_PAGE
+            return human.held(self.tmux(host), session) in HELD_BY_PAGE
         except TmuxError:
             return False
 
@@ -184,10 +204,26 @@ def view_terminal(folder: Path) -> dict[str, str]:
     return {"TERM": VIEW_TERM, "TERMINFO": str(folder)}
 
 
+def key(session: str, host: str | None) -> str:
+    """How the page names a session: ``NAME`` here, ``NAME@HOST`` on a host."""
+    return session if host is None else f"{session}@{host}"
+
+
+def split(name: str) -> tuple[str, str | None]:
+    """(session, host) of a name the page gave (:func:`key`)."""
+    session, at, host = name.partition("@")
+    return session, (host if at else None)
+
+
 def session_name(raw: str | None) -> str:
-    if raw is None or not NAME.fullmatch(raw):
-        raise HTTPError(400, "name a session of the agent (letters, digits, _ . -)")
-    return raw
+    session, host = split(raw or "")
+    try:
+        if not NAME.fullmatch(session) or (host is not None and not hosts.check(host)):
+            raise BadName(session)
+    except BadName:
+        raise HTTPError(400, "name a session of the agent (letters, digits, _ . -, and @HOST for one on a "
+                        "host)") from None
+    return raw or ""
 
 
 class SessionsHandler(ControlApi):
@@ -230,9 +266,15 @@ class AgentTermSocket(Guarded, TmuxTermSocket):
         rows = _dimension(self.get_query_argument("rows", None), DEFAULT_SIZE[0])
         cols = _dimension(self.get_query_argument("cols", None), DEFAULT_SIZE[1])
         flags = "ignore-size" if self.writable else "read-only,ignore-size"
-        argv = ["tmux", "-u", "-L", sessions.socket, "attach-session", "-f", flags, "-t", f"={name}"]
+        session, host = split(name)
+        try:
+            argv = sessions.tmux(host).client_argv("attach-session", "-f", flags, "-t", f"={session}")
+        except TmuxError as exc:
+            raise HTTPError(404, str(exc)) from exc
+        # A host has no terminfo entry of a view: its client draws for xterm-256color (no scrollback kept).
+        env = sessions.view_env if host is None else {"TERM": "xterm-256color"}
         self.term_name = f"agent:{name}"
-        self.terminal = self.term_manager.new_sized_terminal((rows, cols), argv, sessions.view_env)
+        self.terminal = self.term_manager.new_sized_terminal((rows, cols), argv, env)
         self.terminal.clients.append(self)
         self.size = (rows, cols)
         self.send_json_message(["setup", {"writable": self.writable}])

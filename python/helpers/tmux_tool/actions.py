@@ -189,7 +189,7 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         if ctx.host_name is not None:
             result.extra.setdefault("host", ctx.host_name)
         if result.extra.get("needs_human") and result.session:
-            result.hint = human.hint(cfg, result.session, result.extra.get("program"))
+            result.hint = human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
         return _masked(result)
     except HostWaits as exc:
         # ssh asks the human (a password, a passphrase, a new host key) in its session here.

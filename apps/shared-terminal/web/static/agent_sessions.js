@@ -56,7 +56,7 @@
   let lastPollStart = 0;
 
   function hashSession() {
-    const match = /^#session=([A-Za-z0-9_.-]{1,64})$/.exec(window.location.hash);
+    const match = /^#session=([A-Za-z0-9_.-]{1,64}(?:@[A-Za-z0-9_][A-Za-z0-9_.@:%+-]{0,127})?)$/.exec(window.location.hash);
     return match ? match[1] : null;
   }
 

@@ -54,9 +54,9 @@ def answering(st: State, asked: State | None) -> bool:
     return st.status == Status.BLOCKED and st.question == asked.question
 
 
-def hint(cfg: Config, session: str, program: str | None) -> str:
-    """What the agent is told of a secret asked for in ``session``."""
-    return message("needs_human", program=program or "the program", where=where_to_type(cfg, session))
+def hint(cfg: Config, session: str, program: str | None, host: str | None = None) -> str:
+    """What the agent is told of a secret asked for in ``session`` (on ``host``, when it names one)."""
+    return message("needs_human", program=program or "the program", where=where_to_type(cfg, session, host))
 
 
 def page(cfg: Config) -> str:
@@ -67,13 +67,23 @@ def page(cfg: Config) -> str:
         return ""
 
 
-def where_to_type(cfg: Config, session: str) -> str:
-    """Where the human types a secret asked in ``session``: the page's view of it, or a terminal."""
+def where_to_type(cfg: Config, session: str, host: str | None = None) -> str:
+    """Where the human types a secret asked in ``session``: the page's view of it, or a terminal.
+
+    A session of the agent on a host is in the page as ``SESSION@HOST``; the
+    human's shared session on a host is served by that host's page (``start.sh
+    --host``), whose address this machine's shared server does not keep.
+    """
     url = page(cfg)
-    if url:
-        return url if session == cfg.shared_session else f"{url.rstrip('/')}/#session={session}"
     if session == cfg.shared_session:
-        return "the shared terminal"
+        if host is not None:
+            return f"the shared terminal on {host} (its page: apps/shared-terminal/start.sh --host {host})"
+        return url or "the shared terminal"
+    if url:
+        return f"{url.rstrip('/')}/#session={session}" + (f"@{host}" if host else "")
+    if host is not None:
+        return (f"the page (apps/shared-terminal/start.sh), session {session}@{host}, or a terminal on {host}: "
+                f"tmux -L {cfg.private_socket} attach -t {session}")
     return f"a terminal of their own: apps/shared-terminal/agent.sh take {session}"
 
 

@@ -146,7 +146,8 @@ class PrivateSession:
         if before.needs_human and text:
             return failure(f"nothing was typed: {before.program} asks for a secret ({before.question!r}), which "
                            "only the human types", session=self.name, status=before.status,
-                           hint=human.hint(self.server.cfg, self.name, before.program))
+                           hint=human.hint(self.server.cfg, self.name, before.program,
+                                           self.server.host.name if self.server.host else None))
         if before.status == Status.BUSY and len(text.encode("utf-8", "surrogateescape")) >= LONG_TEXT:
             return failure(f"{before.evidence}; it is not reading input, and {len(text)} characters would "
                            "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
