@@ -49,6 +49,7 @@ from web_handlers import (
 
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.core.config import private_path
+from python.helpers.tmux_tool.core.errors import ToolError
 from python.helpers.tmux_tool.judgement import human
 from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
 
@@ -190,7 +191,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         shared = SharedSession(shared_tmux(args.socket, Path(args.tmux_conf), args.host), args.session)
-    except TmuxError as error:
+    except ToolError as error:
         LOG.error("cannot reach the shared session's host %s: %s", args.host, error)
         return 1
     try:

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.core.clock import Deadline
-from python.helpers.tmux_tool.core.errors import NoServer, NoTarget, TmuxError
+from python.helpers.tmux_tool.core.errors import NoServer, NoTarget, ToolError
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.transport import hosts
 from python.helpers.tmux_tool.transport.tmux import Tmux
@@ -36,7 +36,7 @@ CONF_SCRIPT = ('umask 077; mkdir -p "$HOME/.tmux_tool"; chmod 700 "$HOME/.tmux_t
 def shared_tmux(socket: str, conf: Path, host: str | None) -> Tmux:
     """The shared session's server, with the app's configuration: here, or on ``host`` (connected, the
     configuration copied there).  Raises :class:`TmuxError` (a :class:`hosts.HostWaits` when the
-    connection waits for the human) with a sentence."""
+    connection waits for the human) or :class:`ToolError` with a sentence."""
     if not host:
         return Tmux(socket, config_file=str(conf))
     far = Context(config.load(), host).host
@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
         private = config.load().private_socket
         print(f"{waits}; answer it in `tmux -L {private} attach -t ={waits.session}`, then run this again",
               file=sys.stderr)
-    except TmuxError as error:
+    except ToolError as error:
         print(str(error), file=sys.stderr)
     return 1
 
