@@ -385,3 +385,18 @@ def test_a_full_disk_on_the_host_is_said(box: RemoteHost, private_socket: str) -
     assert "No space left on device" in res["error"] and "free some space there" in res["error"], res
     res = call("run", command="echo hi", host="box", timeout=20)
     assert (res["ok"], res["output"]) == (True, "hi"), res
+
+
+@pytest.mark.parametrize("login", ["/usr/bin/fish", "/bin/sh"])
+def test_a_login_shell_other_than_bash_or_zsh(box: RemoteHost, login: str) -> None:
+    """fish and sh as the user's login shell read the tool's command line first; what runs is the same."""
+    before = subprocess.run(["getent", "passwd", box.user.name], capture_output=True, text=True, timeout=10,
+                            check=True).stdout.strip().split(":")[-1]
+    subprocess.run(["usermod", "-s", login, box.user.name], check=True, timeout=30)
+    try:
+        assert box.ssh("echo $SHELL").strip() == login  # sshd runs command lines with it now
+        res = call("run", command="printf '%s\\n' \"$0\" 'a  b' \"it's\" '=x' '~' '\\\\' 'é'; sh -c 'exit 6'",
+                   host="box", timeout=20)
+        assert (res["ok"], res["exit_code"], res["output"]) == (True, 6, "bash\na  b\nit's\n=x\n~\n\\\\\né"), res
+    finally:
+        subprocess.run(["usermod", "-s", before, box.user.name], check=True, timeout=30)
