@@ -119,7 +119,7 @@ ACTIONS: dict[str, Action] = {
         Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
                (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), handlers.do_interrupt, destructive=True),
         Action("list", "sessions, their programs and states", (), handlers.do_list, read_only=True),
-        Action("kill", "end a private session (never the shared one)",
+        Action("kill", "end a private session and what runs in it (never the shared one; a `setsid` process stays)",
                (Arg("session", "str", "private session name", required=True),), handlers.do_kill, destructive=True),
     )
 }
