@@ -55,6 +55,7 @@ HISTORY_ROWS = 2000  # rows of a session's history a new view starts with
 VIEW_TERM = "tmux-tool-view"  # xterm-256color without the alternate screen, so a view keeps a scrollback
 LOOK_EVERY = 0.5  # seconds between two looks at the session list (one tmux command)
 AT_WORK_EVERY = 1.0  # a session at work is judged again this often even without output
+HOST_EVERY = 2.0  # seconds between two looks at a host's session list (a command there: an ssh channel, an exec)
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 HELD_BY_PAGE = ("page", "page:secret")
 # One line per session: name, last output (s), who holds it, window size, and what changes with any output
@@ -77,6 +78,7 @@ class AgentSessions:
     # The thread and a hold from the page may refresh at once: one at a time.
     _refreshing: threading.Lock = field(default_factory=threading.Lock)
     view_env: dict[str, str] = field(default_factory=dict)  # TERM (and TERMINFO) of a view's client
+    _hosts_seen: dict[str, tuple[float, str]] = field(default_factory=dict)  # host -> (when, its list)
 
     def tmux(self, host: str | None = None) -> Tmux:
         """The agent's server here, or on ``host``."""
@@ -108,11 +110,7 @@ class AgentSessions:
     def _refresh(self) -> None:
         listed: dict[str, tuple[str, ...]] = {}
         for host, tmux in self.servers():
-            try:
-                out = tmux.cmd("list-sessions", "-F", LOOK)
-            except TmuxError:
-                out = ""
-            for line in out.splitlines():
+            for line in self._list(host, tmux).splitlines():
                 fields = (line.split(SEP) + [""] * 5)[:6]
                 listed[key(fields[0], host)] = tuple(fields[1:])
         now = time.monotonic()
@@ -129,6 +127,7 @@ class AgentSessions:
             fresh.update(cols=int(cols) if cols.isdigit() else None, rows=int(rows) if rows.isdigit() else None)
             if held == "page:secret" and not fresh["needs_human"]:
                 self._let_go(name)  # the secret is typed: the keyboard goes back to the agent
+                self._hosts_seen.pop(split(name)[1] or "", None)
                 fresh["held"] = ""
             if fresh != row:
                 with self.lock:
@@ -142,6 +141,19 @@ class AgentSessions:
         if changed:
             with self.lock:
                 self.revision += 1
+
+    def _list(self, host: str | None, tmux: Tmux) -> str:
+        """The server's ``list-sessions`` lines: here at every look, on a host every ``HOST_EVERY`` seconds."""
+        now = time.monotonic()
+        if host is not None and (seen := self._hosts_seen.get(host)) and now - seen[0] < HOST_EVERY:
+            return seen[1]
+        try:
+            out = tmux.cmd("list-sessions", "-F", LOOK)
+        except TmuxError:
+            out = ""
+        if host is not None:
+            self._hosts_seen[host] = (now, out)
+        return out
 
     def _judge(self, name: str, held: str) -> dict[str, Any]:
         session, host = split(name)
@@ -167,6 +179,7 @@ class AgentSessions:
         else:
             self._let_go(name)
         self._seen.pop(name, None)
+        self._hosts_seen.pop(split(name)[1] or "", None)  # a host's list is read again now
         self.refresh()
 
     def history(self, name: str) -> str:
