@@ -46,6 +46,7 @@ def page(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
     remote_host.ssh("printf '%s\\n' \"PS1='%n@box %~ %# '\" > ~/.zshrc")
     yield app
     app.script("stop.sh", "--host", "box", "--kill-session", timeout=60)
+    app.cleanup()  # a page of this machine's session, when the test started one
     remote_host.ssh(f"tmux -L {app.socket} kill-server 2>/dev/null; tmux -L {private_socket} kill-server "
                     f"2>/dev/null; rm -rf ~/.tmux_tool; true")
 
@@ -155,6 +156,7 @@ def test_the_page_serves_a_session_in_a_container(container: Container, private_
             assert f"box-42 {box.name}" in screen, screen
         finally:
             app.script("stop.sh", "--host", "ctr", "--kill-session", timeout=60)
+            app.cleanup()
             inside(box, f"tmux -L {app.socket} kill-server; rm -rf ~/.tmux_tool", check=False)
 
 
