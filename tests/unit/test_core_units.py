@@ -34,10 +34,23 @@ def test_bad_session_names_say_why(bad: str, why: str) -> None:
 
 
 def test_generated_names_are_valid_and_distinct() -> None:
-    made = {names.generate("claude code.v2") for _ in range(200)}
-    assert len(made) == 200
-    for name in made:
+    """Six random hex digits: 200 names hold a repeat in about one run of 840 (a CI run saw one).  A
+    repeat is drawn again, so 5,000 names from one process are all distinct."""
+    made = [names.generate("claude code.v2") for _ in range(5000)]
+    assert len(set(made)) == len(made)
+    for name in made[:200]:
         assert names.check(name) == name and name.startswith("claude-code-v2-")
+
+
+def test_a_generated_name_in_use_is_drawn_again() -> None:
+    asked: list[str] = []
+
+    def taken(name: str) -> bool:
+        asked.append(name)
+        return len(asked) <= 3  # the first three are in use
+
+    name = names.generate("build", taken)
+    assert len(asked) == 4 and name == asked[-1] and name not in asked[:3]
 
 
 def test_trailing_semicolon_is_escaped_for_tmux() -> None:

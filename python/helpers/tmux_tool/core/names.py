@@ -4,19 +4,19 @@ tmux reads ``.`` and ``:`` in a target as window/pane separators, ``$``/``%``/
 ``@`` as id prefixes and ``=`` as an exact-match prefix, and a leading ``-``
 as an option; any of them in a name makes a command hit the wrong target or
 none.  So names are restricted to a small alphabet, checked before any tmux
-call, and generated names carry a random part so they never collide.
+call, and generated names carry a random part, drawn again when it repeats a name.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from .errors import BadName
 
 MAX_LEN = 64
 _VALID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
-
 
 
 def check(name: object) -> str:
@@ -40,7 +40,19 @@ def check(name: object) -> str:
     return name
 
 
-def generate(prefix: str) -> str:
-    """A fresh name such as ``claude-3f9a1c``, safe by construction."""
+def generate(prefix: str, taken: Callable[[str], bool] = lambda _name: False) -> str:
+    """A fresh name such as ``claude-3f9a1c``, safe by construction.
+
+    Six random hex digits keep it short for the human, and can repeat
+    (one in 16.7 million, so among a few thousand names it happens): a name
+    this process gave before, or one ``taken`` says is in use, is drawn again.
+    """
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", prefix).strip("-")[:40] or "session"
-    return f"{stem}-{os.urandom(3).hex()}"
+    while True:
+        name = f"{stem}-{os.urandom(3).hex()}"
+        if name not in _given and not taken(name):
+            _given.add(name)
+            return name
+
+
+_given: set[str] = set()  # the names this process generated

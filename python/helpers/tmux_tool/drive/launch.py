@@ -100,11 +100,11 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         profile = programs.profile_or_generic(argv[0])
     label = profile.name
     label = "".join(c if c.isprintable() else "?" for c in label)[:60]
-    name = names.check(session) if session else names.generate(label)
+    srv = ctx.private
+    name = names.check(session) if session else names.generate(label, srv.exists)
     if name == ctx.cfg.shared_session:
         return failure("programs start in private sessions, not in the shared terminal",
                        session=name, status=Status.UNKNOWN, hint="leave out session to get a new private one")
-    srv = ctx.private
     if srv.exists(name):
         return failure(f"session {name!r} already exists", session=name, status=Status.UNKNOWN,
                        hint="use another name, leave it out for a generated one, or kill the old session")
