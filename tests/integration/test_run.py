@@ -18,6 +18,8 @@ import pytest
 
 from python.tools.tmux_tool import call
 
+from ..conftest import poll
+
 WAYS = {"connection": {}, "processes": {"TMUX_TOOL_CONTROL": "off"}, "polling": {"TMUX_TOOL_INOTIFY": "off"}}
 
 
@@ -267,6 +269,8 @@ def test_kill_ends_what_ran_in_the_session_but_not_what_left_it(private_socket: 
               "(setsid sleep 302 >/dev/null 2>&1 < /dev/null & echo $!)")
     assert res["ok"] and res["exit_code"] == 0, res
     *ended, kept = (int(line) for line in res["output"].splitlines() if line.isdigit())  # not "[1] 123"
+    # setsid makes its session a moment after the fork that $! names: until then it is in the shell's.
+    assert poll(lambda: (process := kernel.proc(kept)) is not None and process.session == kept, 10)
     assert call("kill", session=res["session"])["ok"]
 
     def gone(pid: int) -> bool:
