@@ -62,7 +62,9 @@ def take(tmux: Tmux, pane: str) -> Look:
 def key_time(facts: PaneFacts) -> int:
     """When the human last pressed a key (tmux's whole seconds), 0 if unknown.
 
-    Attaching a client also sets ``session_activity``; the tool's own watch
-    client records the value its attach produced, and that one is no key.
+    Attaching a client also sets ``session_activity``: the value of the last
+    attach (any client's, the tool's own watch clients' among them, which also
+    record theirs) is no key.  The watch client's own record comes one command
+    after its attach, and a look in between took the attach for a key.
     """
-    return 0 if facts.session_activity == facts.watch_attached else facts.session_activity
+    return 0 if facts.session_activity in (facts.watch_attached, facts.last_attached) else facts.session_activity

@@ -32,7 +32,7 @@ _FIELDS = (
     "pane_current_path", options.PROMPTS, options.SENT, ATTACH_OPTION,
     "pane_tty", options.OWNED, options.PAUSED, options.APPROVE,
     "pane_id", "window_index", "window_name", "pane_index", "synchronize-panes", "history_limit",
-    options.UPPER, "pane_active", "window_active",
+    options.UPPER, "pane_active", "window_active", "session_last_attached",
 )
 _FORMAT = SEP.join(f"#{{{f}}}" for f in _FIELDS)
 
@@ -70,6 +70,7 @@ class PaneFacts:
     history_limit: int = 0  # lines tmux keeps above the screen before it drops the oldest
     upper: str = ""  # the learned upper rows of each shell's prompt (shared session)
     focused: bool = True  # the active pane of the session's current window: where the human's keys go
+    last_attached: int = 0  # when a client last attached (whole seconds): attaching sets session_activity too
 
     @property
     def abs_cursor_line(self) -> int:
@@ -144,6 +145,7 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         history_limit=_int(v[27]),
         upper=v[28],
         focused=v[29] != "0" and v[30] != "0",
+        last_attached=_int(v[31]),
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(
