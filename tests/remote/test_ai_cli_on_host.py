@@ -21,6 +21,8 @@ from python.tools.tmux_tool import call
 from tests.e2e.clis import homes
 from tests.e2e.model_server import ModelServer, Reply
 
+from .conftest import declare
+
 if TYPE_CHECKING:
     from ..accounts import RemoteHost
 
@@ -36,9 +38,7 @@ def cli_there(request: pytest.FixtureRequest, remote_host: RemoteHost, private_s
               monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, ModelServer, Path]]:
     """The CLI configured in the host user's home, against a model server of this test."""
     name = request.param
-    hosts = tmp_path / "hosts"
-    hosts.write_text(remote_host.line + "\n")
-    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+    declare(tmp_path, monkeypatch, remote_host.line)
     home = remote_host.user.home
     with ModelServer() as server:
         cwd = home / "project"

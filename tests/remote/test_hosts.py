@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,9 +37,7 @@ pytest_plugins = ["tests.accounts"]
 def box(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
     """The host, declared in a hosts file as ``box``; the tool's server there is ended afterwards."""
-    hosts = tmp_path / "hosts"
-    hosts.write_text(remote_host.line + "\n")
-    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+    declare(tmp_path, monkeypatch, remote_host.line)
     yield remote_host
     remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
 
@@ -79,19 +77,25 @@ def test_list_names_the_hosts_sessions(box: RemoteHost) -> None:
     assert "build" in rows and rows["build"]["status"] == "ready", res
 
 
-def test_the_ssh_process_killed_during_a_run_loses_nothing(box: RemoteHost, private_socket: str) -> None:
+def _fault_during_a_run(box: RemoteHost, fault: Callable[[], None]) -> None:
+    """``fault()`` while ``sleep 3; echo done; exit 4`` runs on the host: its exact output and exit code
+    come all the same (from ``wait`` when the run's own wait was cut off with the connection)."""
     call("run", command="true", host="box")
     result: dict[str, Any] = {}
     worker = threading.Thread(target=lambda: result.update(
         call("run", command="sleep 3; echo done; sh -c 'exit 4'", host="box", timeout=20)))
     worker.start()
     assert poll(lambda: box.ssh("pgrep -u $(id -u) -x sleep || true").strip(), timeout=10)
-    os.kill(master_pid(private_socket), signal.SIGKILL)
+    fault()
     worker.join(30)
     assert not worker.is_alive()
-    if result.get("status") != "ready":  # the run's wait was cut off with the connection: wait collects it
+    if result.get("status") != "ready":
         result = call("wait", session="scratch", host="box", timeout=20)
     assert (result["status"], result["exit_code"], result["output"]) == ("ready", 4, "done"), result
+
+
+def test_the_ssh_process_killed_during_a_run_loses_nothing(box: RemoteHost, private_socket: str) -> None:
+    _fault_during_a_run(box, lambda: os.kill(master_pid(private_socket), signal.SIGKILL))
 
 
 def _sshd_of(box: RemoteHost) -> list[int]:
@@ -143,22 +147,14 @@ def test_the_ssh_client_stopped_is_continued(box: RemoteHost, private_socket: st
 def test_sshd_restarted_during_a_run_loses_nothing(box: RemoteHost) -> None:
     """The host's sshd ends every connection (a restart that takes its sessions down) while a command
     runs: tmux there keeps it running, and its exact output and exit code come after reconnecting."""
-    call("run", command="true", host="box")
-    result: dict[str, Any] = {}
-    worker = threading.Thread(target=lambda: result.update(
-        call("run", command="sleep 3; echo done; sh -c 'exit 4'", host="box", timeout=20)))
-    worker.start()
-    assert poll(lambda: box.ssh("pgrep -u $(id -u) -x sleep || true").strip(), timeout=10)
-    for pid in _sshd_of(box):
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    worker.join(30)
-    assert not worker.is_alive()
-    if result.get("status") != "ready":  # the run's wait was cut off with the connection: wait collects it
-        result = call("wait", session="scratch", host="box", timeout=20)
-    assert (result["status"], result["exit_code"], result["output"]) == ("ready", 4, "done"), result
+    def end_connections() -> None:
+        for pid in _sshd_of(box):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    _fault_during_a_run(box, end_connections)
 
 
 def test_the_far_tmux_server_or_shell_killed(box: RemoteHost, private_socket: str) -> None:

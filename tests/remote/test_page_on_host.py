@@ -22,7 +22,7 @@ from tornado.websocket import WebSocketClientConnection, websocket_connect
 from python.tools.tmux_tool import call
 
 from ..integration.test_shared_terminal_app import SharedTerminalApp, health
-from .conftest import container_host, inside
+from .conftest import container_host, declare, inside
 
 if TYPE_CHECKING:
     from ..accounts import RemoteHost
@@ -35,9 +35,7 @@ pytest_plugins = ["tests.accounts", "tests.containers"]
 def page(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
          monkeypatch: pytest.MonkeyPatch) -> Iterator[SharedTerminalApp]:
     """An install of the app whose session is on the host ``box``; all of it ended afterwards."""
-    hosts = tmp_path / "hosts"
-    hosts.write_text(remote_host.line + "\n")
-    monkeypatch.setenv("TMUX_TOOL_HOSTS", str(hosts))
+    declare(tmp_path, monkeypatch, remote_host.line)
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     app = SharedTerminalApp(runtime_dir=runtime)
