@@ -17,7 +17,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from ..conftest import SharedTerminal
+from ..conftest import SharedTerminal, poll
 
 FAKE_PROMPT = ("import sys, time; sys.stdout.write('tester@box:/tmp# '); sys.stdout.flush(); "
                "time.sleep(3)")
@@ -148,3 +148,36 @@ def test_a_program_the_agent_opened_stays_its_own_when_the_judgement_runs_late(
     assert res["ok"] and res["status"] == "ready" and "python" in res["program"], res
     res = call("send", text="print(6 * 7)", timeout=10)
     assert res["ok"] and "42" in res["output"], res
+
+
+def test_a_line_taken_between_the_kernels_facts_and_the_picture_is_no_prompt(
+        shared_terminal: SharedTerminal, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A look reads the kernel, then tmux's picture.  A busy machine can stall it in between, and the shell
+    can take its line meanwhile: the kernel said "editor waits", the picture shows the line accepted and
+    no prompt yet.  Such a look must not call the shell ready (it was read again, or judged busy)."""
+    from python.helpers.tmux_tool.shared import judge, look
+    from python.helpers.tmux_tool.transport import kernel
+    from python.helpers.tmux_tool.transport.tmux import Tmux
+
+    assert call("send", text="true", timeout=10)["status"] == "ready"
+    shared_terminal.type("sleep 2")
+    assert poll(lambda: shared_terminal.screen().rstrip().endswith("sleep 2"), 5)
+    tmux = Tmux(shared_terminal.socket)
+    pane = shared_terminal.tmux("display", "-p", "-t", "=shared:", "#{pane_id}").strip()
+    shell = int(shared_terminal.tmux("display", "-p", "-t", pane, "#{pane_pid}"))
+    tty = shared_terminal.tmux("display", "-p", "-t", pane, "#{pane_tty}").strip()
+    assert kernel.look(shell, tty).editing
+    real = look.panes.look
+
+    def stalled(*args: object, **kwargs: object) -> object:
+        """The stall: Enter arrives and the shell starts the command before tmux is asked for its picture."""
+        if kernel.look(shell, tty).editing:
+            shared_terminal.press("Enter")
+            assert poll(lambda: not kernel.look(shell, tty).editing, 5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(look.panes, "look", stalled)
+    look._panes[(tmux.key, pane)] = (shell, tty)  # the pane is known from earlier looks, as in use
+    lk = look.take(tmux, pane)
+    assert not lk.term.editing, "the kernel's facts are older than the picture"
+    assert judge.judge(lk).status.value != "ready"

@@ -12,7 +12,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, bash, ends_right, explain, ready_after_end, settle, stamp, zsh
+from .conftest import Scene, bash, ends_right, explain, poll, ready_after_end, settle, stamp, zsh
 
 
 @pytest.mark.parametrize("who", ["agent", "human"])
@@ -58,3 +58,27 @@ def test_a_job_prints_while_the_agent_waits_for_its_own_command(scene: Scene) ->
     scene.wait_screen(r"^tick3$")
     ends_right(scene)
 
+
+
+def test_lines_a_job_printed_after_the_prompt_are_not_the_agents_output(scene: Scene) -> None:
+    """The agent's command ended and its prompt came back; then the human's job printed two lines below
+    it, and only then did the agent look: its output is its command's, neither cut nor with the job's."""
+    settle(scene)
+    go = scene.file("go")
+    scene.human.line(f"(while [ ! -e {go} ]; do sleep 0.05; done; printf 'bg-1\\nbg-2\\n') &")
+    assert scene.at_prompt()
+    tries: list[dict] = []  # the human just typed: the agent holds back, and tries again as it is told
+    assert poll(lambda: tries.append(call("send", text="sleep 0.3; printf 'mine-1\\nmine-2\\n'", timeout=0))
+                or tries[-1]["ok"], 8, step=0.2), explain("the command was never typed", tries[-1], scene)
+    res = tries[-1]
+    if res["status"] != "ready":  # the one look may already see it over on a loaded machine
+        scene.wait_screen(r"^mine-2$")
+        assert scene.at_prompt()
+        go.touch()
+        scene.wait_screen(r"^bg-2$")
+        res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the prompt was not seen", res, scene)
+    assert res["output"] == "mine-1\nmine-2", explain("the output is not the command's alone", res, scene)
+    assert not res.get("output_truncated"), explain("the output was called cut", res, scene)
+    go.touch()
+    ends_right(scene)

@@ -100,3 +100,25 @@ def test_a_line_left_in_vi_command_mode_takes_the_agents_command_as_typed(make_s
     assert res["output"] == answer, explain("the command did not run as written", res, scene)
     assert not scene.file("harm").exists(), explain("a history line ran", res, scene)
     ends_right(scene)
+
+
+@pytest.mark.parametrize("first_look", ["insert", "command"])
+def test_the_agent_goes_on_when_fishs_mode_tag_changes(make_scene, first_look: str) -> None:
+    """fish in vi mode draws its mode before the prompt ("[I] ", "[N] "): the agent learns the prompt in one
+    mode, its command runs, and the prompt comes back in the other - that is the prompt, not a question."""
+    scene: Scene = make_scene(VI_SHELLS[2])
+    if first_look == "command":
+        scene.human.press("Escape")
+    scene.wait_screen(r"^\[N\] fish>$" if first_look == "command" else r"^\[I\] fish>$")
+    res = call("wait", timeout=4)
+    assert res["status"] == "ready", explain("the prompt was not seen", res, scene)
+    command, answer = probe(scene)
+    res = call("send", text=command, timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the prompt in its other mode is not ready", res, scene)
+    assert res["output"] == answer, explain("the command did not run as written", res, scene)
+    scene.human.press("Escape")
+    scene.wait_screen(r"^\[N\] fish>$")
+    res = call("send", text="echo again", timeout=6)
+    assert res["ok"] and res["status"] == "ready" and res["output"] == "again", explain("the second command", res,
+                                                                                         scene)
+    ends_right(scene)

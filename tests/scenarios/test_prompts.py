@@ -89,13 +89,25 @@ def test_the_agent_works_at_any_prompt(make_scene, shell: Shell) -> None:
     ends_right(scene)
 
 
-def test_a_prompt_that_shows_the_last_exit_status(make_scene) -> None:
-    shell = bash(r"""'\w$(s=$?; [ $s != 0 ] && printf " [%s]" $s) \$ '""", r"^\S+( \[\d+\])? # $",
-                 name="bash-exit-status")
+STATUS_PROMPTS = [
+    bash(r"""'\w$(s=$?; [ $s != 0 ] && printf " [%s]" $s) \$ '""", r"^\S+( \[\d+\])? # $", name="bash-exit-status"),
+    zsh("PROMPT='%(?.✓.✗) %~ %# '\n", r"^[✓✗] \S+ # $", name="zsh-status-glyph"),
+    fish("function fish_prompt; if test $status = 0; printf '✓ '; else; printf '✗ '; end; printf '> '; end\n",
+         r"^[✓✗] > $", name="fish-status-glyph"),
+]
+
+
+@pytest.mark.parametrize("shell", STATUS_PROMPTS, ids=str)
+def test_a_prompt_that_shows_the_last_exit_status(make_scene, shell: Shell) -> None:
+    """The prompt changes with the last command's status (a code, a glyph): the changed prompt is the
+    prompt, not a question, the first time it is seen and every time after."""
     scene: Scene = make_scene(shell)
-    res = call("send", text="false", timeout=6)
-    assert res["ok"] and res["status"] == "ready", explain("false did not come back ready", res, scene)
-    assert "[1]" in scene.cursor_line()
+    settle(scene)
+    for command, code in (("false", 1), ("true", 0), ("false", 1)):
+        res = call("send", text=command, timeout=6)
+        assert res["ok"] and res["status"] == "ready", explain(f"{command} did not come back ready", res, scene)
+        assert res["exit_code"] in (code, None), explain("a wrong exit code", res, scene)
+    assert any(mark in scene.cursor_line() for mark in ("[1]", "✗")), scene.cursor_line()
     ends_right(scene)
 
 

@@ -171,12 +171,13 @@ def snapshot_from_capture(
     )
 
 
-def clean_scrollback(ansi: str) -> list[str]:
+def clean_scrollback(ansi: str, *, trim: bool = True) -> list[str]:
     """Clean lines from ``capture-pane -p -e -J -S -N`` output.
 
     Styles are dropped, line-drawing cells become box characters, trailing
     spaces (kept by ``-J``) are removed, and the blank rows below the last
-    text are trimmed.
+    text are trimmed - unless ``trim`` is False: a caller that counts rows
+    up to the cursor's (a blank one too) gets one per row captured.
     """
     if "\x0e" in ansi:
         lines = []
@@ -189,6 +190,8 @@ def clean_scrollback(ansi: str) -> list[str]:
         if not text.isascii() or _CONTROL_BUT_NEWLINE.search(text):
             text = "\n".join(_plain(row) for row in text.split("\n"))
         lines = [row.rstrip(" ") for row in text.split("\n")]
+    if not trim:
+        return lines[:-1] if ansi.endswith("\n") else lines
     while lines and not lines[-1]:
         lines.pop()
     return lines

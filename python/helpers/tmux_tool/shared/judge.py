@@ -39,13 +39,13 @@ from ..transport.tmux import Tmux
 from . import guard, prompt, records, where
 from .look import Look, key_time, take
 
-# Shells whose `read` builtin shares the prompt's terminal modes, or that have no line editor:
-# for them the screen, not the kernel, tells a question from the prompt.
 # Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of the
 # kernel's sight from here.
 RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
                     "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc",
                     "tmux: client", "screen"})  # a multiplexer's client draws its own panes' shells
+# Shells whose questions (fish's `read`, zsh's `vared`) share the prompt's terminal modes, or that have no
+# line editor: for them the screen, not the kernel, tells a question from the prompt.
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 # Shells without a line editor: their prompt is read in cooked mode like any question.
 NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
@@ -207,7 +207,11 @@ def _shell(lk: Look, sh: Proc, notes: Notes, *, top: bool, now: float) -> State:
     if text is not None and not text.strip() and term.editing:
         return _state(lk, Status.READY, f"the shell{where} waits at its prompt (output was printed after it)",
                       name, replace(notes, back=back))
-    question_likely = name in _READ_LIKE_PROMPT and ours and sent.pending and bool(learned)
+    # fish's `read` and zsh's `vared` draw their question with the prompt's own line editor: after our
+    # command, a line the learned prompt does not match may be a question - unless it is the prompt our
+    # command was typed at, in another state (a status glyph, a vi mode).
+    question_likely = (name in _READ_LIKE_PROMPT and ours and sent.pending and bool(learned)
+                       and not (text is not None and prompt.kin(text, sent.head)))
     if text is not None and prompt.looks_like_prompt(text) and not question_likely:
         pattern = prompt.template(text, lk.facts.path or "/")
         return _state(lk, Status.READY, f"the shell{where} waits at its prompt {text.strip()!r}", name,

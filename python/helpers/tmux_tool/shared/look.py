@@ -31,6 +31,7 @@ class Look:
     kernel: kernel.Source = kernel.HERE  # where the kernel's facts were read: here, or the pane's host
 
 
+TRIES = 3  # looks taken at most before one whose kernel facts held still across the picture is given up on
 _panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
 
 
@@ -39,24 +40,38 @@ def take(tmux: Tmux, pane: str) -> Look:
 
     The order matters: a line editor draws its prompt before it waits for
     keys, so a screen captured after the kernel said "waits for keys" shows
-    that prompt; captured before, it might not yet.  The pane's shell and tty
-    are known from the previous look (a pane keeps them for life); the first
-    look at a pane asks tmux for them first.
+    that prompt; captured before, it might not yet.  The other way round, a
+    shell can take a line between the two (a busy machine stalls a look):
+    the screen then shows the line accepted, with no prompt yet, and the
+    kernel an editor still waiting.  So when the kernel said "editor", it is
+    asked again after the picture, and a look whose facts moved meanwhile is
+    taken again.  The pane's shell and tty are known from the previous look
+    (a pane keeps them for life); the first look at a pane asks tmux for
+    them first.
     """
     key = (tmux.key, pane)
     known = _panes.get(key)
     if known is None:
         _snap, facts = panes.look(tmux, pane)
         known = _panes[key] = (facts.pid, facts.tty)
-    src = kernel.HERE if tmux.host is None else tmux.host.facts(*known)
-    term = kernel.look(*known, src)
-    rchar = kernel.bytes_read(term.front.pid, src) if term.front else -1
-    snap, facts = panes.look(tmux, pane)
-    if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
-        _panes[key] = (facts.pid, facts.tty)
-        return take(tmux, pane)
+    for _ in range(TRIES):
+        term, rchar, src = _kernel(tmux, known)
+        snap, facts = panes.look(tmux, pane)
+        if (facts.pid, facts.tty) != known:  # the pane was respawned: judge with its new shell
+            _panes[key] = (facts.pid, facts.tty)
+            return take(tmux, pane)
+        if not term.editing or _kernel(tmux, known)[:2] == (term, rchar):
+            break
     return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
                 records.owned(facts.owned), src)
+
+
+def _kernel(tmux: Tmux, known: tuple[int, str]) -> tuple[Terminal, int, kernel.Source]:
+    """The terminal of the pane's shell, the bytes its process in front has read, and where both were
+    read (this machine's ``/proc``, or one dump made on the pane's host)."""
+    src = kernel.HERE if tmux.host is None else tmux.host.facts(*known)
+    term = kernel.look(*known, src)
+    return term, kernel.bytes_read(term.front.pid, src) if term.front else -1, src
 
 
 def key_time(facts: PaneFacts) -> int:

@@ -115,11 +115,14 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     windows = [max(start - CONTEXT_ROWS, top)] if holds else []
     reaches = [max(cursor_y - reach, top) for reach in SEARCH_REACHES]
     for first in dict.fromkeys([*windows, *(r for r in reaches if not windows or r < windows[0]), top]):
-        rows = _rows(tmux, pane, str(first), cursor_y)[:-1]
+        rows = _rows(tmux, pane, str(first), cursor_y)
+        blank_cursor, rows = not (rows[-1].strip() if rows else ""), rows[:-1]
         for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
             if (end := _echo_end(rows, i, typed, head)) is None:
                 continue
             body = _to_first_prompt(rows[end:], head)
+            if blank_cursor:
+                body = _to_last_prompt(body, sent.head)
             if learned is not None:
                 return Cut(_body(body, _repeats(learned, body), before))
             upper, proven = _upper(sent, rows[:i + 1], body, head, top=first <= top)
@@ -141,6 +144,16 @@ def _to_first_prompt(body: list[str], head: str) -> list[str]:
     pushed up by the human's clear-screen key (C-l) with the screen it cleared."""
     for j, row in enumerate(body):
         if head and _solid(row) == head:
+            return body[:j]
+    return body
+
+
+def _to_last_prompt(body: list[str], head: str) -> list[str]:
+    """The rows up to the last prompt below the echo, when the cursor is on a blank row: the shell drew
+    its prompt after our command, and what stands on and below it was printed after it (a background
+    job's output), not by our command."""
+    for j in range(len(body) - 1, -1, -1):
+        if head and (body[j].rstrip() == head or body[j].startswith(head + " ")):
             return body[:j]
     return body
 
@@ -255,4 +268,4 @@ def _rows(tmux: Tmux, pane: str, start: str, end: int, *, joined: bool = True) -
                        "-t", pane)
     except TmuxError:
         return []  # a vanished pane has no output to give
-    return screen.clean_scrollback(_EOL_MARK.sub("", out))
+    return screen.clean_scrollback(_EOL_MARK.sub("", out), trim=False)

@@ -275,6 +275,44 @@ def _marks(row: str) -> str:
 
 def same_shape(a: str, b: str) -> bool:
     """Two screen rows that differ only in digits and paths (a prompt's upper rows, a clock)."""
-    def shape(row: str) -> list[str]:
-        return ["/" if "/" in tok or tok.startswith("~") else re.sub(r"\d+", "0", tok) for tok in row.split()]
-    return shape(a) == shape(b)
+    return _shape(a) == _shape(b)
+
+
+def _shape(row: str) -> list[str]:
+    """A row's words with every path made ``/`` and every digit run ``0``."""
+    return ["/" if "/" in tok or tok.startswith("~") else re.sub(r"\d+", "0", tok) for tok in row.split()]
+
+
+def kin(a: str, b: str) -> bool:
+    """The same prompt drawn in another state: the same words but for one mark.
+
+    Prompts show the last command's status (``✓``/``✗``, ``[1]``) and the
+    line editor's mode (fish's ``[I]``/``[N]``, ``[INSERT]``/``[NORMAL]``):
+    after a command the prompt may differ from the one it was typed at by
+    that one mark, changed, added or dropped.  A question a program asks
+    differs in its words.
+
+    >>> kin("✗ ~ # ", "✓ ~ #"), kin("[I] fish> ", "[N] fish>"), kin("~ [1] $ ", "~ $")
+    (True, True, True)
+    >>> kin("Name: ", "✓ ~ #"), kin("read> ", "fish>"), kin("", "")
+    (False, False, False)
+    """
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb or sa == sb:
+        return bool(sa) and sa == sb
+    if len(sa) == len(sb):
+        diff = [(x, y) for x, y in zip(sa, sb, strict=True) if x != y]
+        return len(diff) == 1 and _mark(diff[0][0]) and _mark(diff[0][1])
+    longer, shorter = (sa, sb) if len(sa) > len(sb) else (sb, sa)
+    if len(longer) != len(shorter) + 1:
+        return False
+    return any(longer[:i] + longer[i + 1:] == shorter and _mark(longer[i]) for i in range(len(longer)))
+
+
+def _mark(token: str) -> bool:
+    """A token that shows a state rather than a place or a name: glyphs, or a short tag in brackets."""
+    if re.fullmatch(r"[\[(<{]\w{1,8}[\])>}]", token):
+        return True
+    return len(token) <= 3 and not any(c.isalpha() and c.isascii() for c in token)
