@@ -8,6 +8,7 @@ its lines and lets it leave with ``exit()``.
 from __future__ import annotations
 
 import subprocess
+import time
 
 from python.tools.tmux_tool import call
 
@@ -124,6 +125,31 @@ def test_human_types_into_the_agents_repl_then_the_agent_goes_on(scene: Scene) -
     assert res["ok"] and res["output"] == "42", explain("the agent's REPL did not answer after the human", res, scene)
     res = call("send", text="exit()", timeout=6)
     assert res["ok"], explain("leaving the agent's own REPL was refused", res, scene)
+    assert scene.at_prompt()
+    ends_right(scene)
+
+
+def test_an_attach_while_the_agents_program_starts_is_no_key(scene: Scene, monkeypatch) -> None:
+    """Attaching a client (a browser tab opened, the tool's own watch client) sets the session's activity
+    as a key would.  The tool records its own attaches, one command later; a look in between, after the
+    agent typed and before any look saw its program, must not make the program the human's.  Here the
+    records never land, and a tab opens too."""
+    from python.helpers.tmux_tool.transport import connection, events
+
+    for module in (connection, events):
+        monkeypatch.setattr(module, "ATTACH_OPTION", "@test_attach_record_withheld")
+    assert call("send", text="true", timeout=6)["status"] == "ready"
+    res = call("send", text="sleep 0.3; python3 -q", timeout=0)  # no look of the agent's sees python3 start
+    assert res["ok"], explain("the REPL was not started", res, scene)
+    typed = int(time.time())
+    assert poll(lambda: int(time.time()) > typed, 3)  # tmux keeps whole seconds: the attach comes in a later one
+    scene.attach_another(30, 100)
+    res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready" and "python" in (res["program"] or ""), \
+        explain("the agent's REPL is not ready", res, scene)
+    res = call("send", text="print(6 * 7)", timeout=6)
+    assert res["ok"] and res["output"] == "42", explain("the agent's REPL was called the human's", res, scene)
+    assert call("send", text="exit()", timeout=6)["ok"]
     assert scene.at_prompt()
     ends_right(scene)
 
