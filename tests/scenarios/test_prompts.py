@@ -94,6 +94,8 @@ STATUS_PROMPTS = [
     zsh("PROMPT='%(?.✓.✗) %~ %# '\n", r"^[✓✗] \S+ # $", name="zsh-status-glyph"),
     fish("function fish_prompt; if test $status = 0; printf '✓ '; else; printf '✗ '; end; printf '> '; end\n",
          r"^[✓✗] > $", name="fish-status-glyph"),
+    fish("", r"# $", name="fish-default"),  # "root@box ~ [1]# " after a failure
+    fish("function fish_prompt; printf '[%s]> ' $status; end\n", r"^\[\d+\]> $", name="fish-status-code"),
 ]
 
 
@@ -108,6 +110,23 @@ def test_a_prompt_that_shows_the_last_exit_status(make_scene, shell: Shell) -> N
         assert res["ok"] and res["status"] == "ready", explain(f"{command} did not come back ready", res, scene)
         assert res["exit_code"] in (code, None), explain("a wrong exit code", res, scene)
     assert any(mark in scene.cursor_line() for mark in ("[1]", "✗")), scene.cursor_line()
+    ends_right(scene)
+
+
+@pytest.mark.parametrize("shell", [
+    zsh("setopt promptsubst\nPROMPT='%c$([[ -e dirty ]] && print -n \" ✗\") %# '\n", r"# $", name="zsh-dirty-mark"),
+    fish("function fish_prompt; printf '%s' (prompt_pwd); test -e dirty; and printf ' *'; printf '> '; end\n",
+         r"> $", name="fish-dirty-mark"),
+], ids=str)
+def test_a_prompt_that_gains_and_loses_a_mark(make_scene, shell: Shell) -> None:
+    """A prompt that marks a state of the directory (a git tree with changes: ``✗``, ``*``) gains the mark
+    through the agent's own command, and loses it through the next."""
+    scene: Scene = make_scene(shell)
+    settle(scene)
+    for command in ("touch dirty", "rm dirty", "touch dirty"):
+        res = call("send", text=command, timeout=6)
+        assert res["ok"] and res["status"] == "ready", explain(f"{command} did not come back ready", res, scene)
+    assert any(mark in scene.cursor_line() for mark in ("✗", "*")), scene.cursor_line()
     ends_right(scene)
 
 

@@ -292,8 +292,8 @@ def kin(a: str, b: str) -> bool:
     that one mark, changed, added or dropped.  A question a program asks
     differs in its words.
 
-    >>> kin("✗ ~ # ", "✓ ~ #"), kin("[I] fish> ", "[N] fish>"), kin("~ [1] $ ", "~ $")
-    (True, True, True)
+    >>> kin("✗ ~ # ", "✓ ~ #"), kin("[I] fish> ", "[N] fish>"), kin("~ [1] $ ", "~ $"), kin("~ [1]# ", "~#")
+    (True, True, True, True)
     >>> kin("Name: ", "✓ ~ #"), kin("read> ", "fish>"), kin("", "")
     (False, False, False)
     """
@@ -313,6 +313,6 @@ def kin(a: str, b: str) -> bool:
 
 def _mark(token: str) -> bool:
     """A token that shows a state rather than a place or a name: glyphs, or a short tag in brackets."""
-    if re.fullmatch(r"[\[(<{]\w{1,8}[\])>}]", token):
+    if re.fullmatch(r"[\[(<{]\w{1,8}[\])>}][$#%>❯]?", token):
         return True
     return len(token) <= 3 and not any(c.isalpha() and c.isascii() for c in token)
