@@ -393,8 +393,12 @@ def open_scene(home: Path, shell: Shell, rows: int = ROWS, cols: int = COLS,
     subprocess.run(["tmux", "-L", socket, "-f", str(SHARED_CONF), *chain, "new-session", "-d", "-s", "shared",
                     "-x", str(cols), "-y", str(rows), "-c", str(home)],
                    check=True, timeout=10, env=env)
-    scene = Scene(socket, home, shell, attach_human(socket, env, rows, cols))
-    assert scene.at_prompt(10), f"the {shell} prompt never showed:\n{scene.screen()}"
+    try:
+        scene = Scene(socket, home, shell, attach_human(socket, env, rows, cols))
+        assert scene.at_prompt(10), f"the {shell} prompt never showed:\n{scene.screen()}"
+    except BaseException:
+        kill_server(socket)  # a scene that never opened is nobody's to end later
+        raise
     return scene
 
 

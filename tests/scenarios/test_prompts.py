@@ -130,6 +130,27 @@ def test_a_prompt_that_gains_and_loses_a_mark(make_scene, shell: Shell) -> None:
     ends_right(scene)
 
 
+# starship's and powerlevel10k's way: the upper row names how long a slow command took ("took 2s"),
+# and says nothing after a quick one.
+TOOK = ("zmodload zsh/datetime\npreexec() { t0=$EPOCHREALTIME }\n"
+        "precmd() { took=''; [[ -n $t0 ]] && (( EPOCHREALTIME - t0 >= 1 )) && took=\" took ${$(( EPOCHREALTIME - t0 "
+        "))%.*}s\"; t0='' }\nsetopt promptsubst\nPROMPT=$'%~${took}\\n❯ '\n")
+
+
+def test_a_two_line_prompt_that_says_how_long_the_command_took(make_scene) -> None:
+    """The prompt's upper row changes with the command just run: it is no output of the next one, nor
+    of this one."""
+    scene: Scene = make_scene(zsh(TOOK, r"^❯ $", name="zsh-took"))
+    settle(scene)
+    for command, answer in (("sleep 1.2; echo slow", "slow"), ("echo fast", "fast"), ("sleep 1.1; echo again",
+                                                                                         "again")):
+        res = call("send", text=command, timeout=8)
+        assert res["ok"] and res["status"] == "ready", explain(f"{command} did not come back ready", res, scene)
+        assert res["output"] == answer, explain("the output is not the command's alone", res, scene)
+    assert "took" in scene.screen()
+    ends_right(scene)
+
+
 def test_a_prompt_changed_by_activating_a_virtualenv(scene: Scene) -> None:
     res = call("send", text="python3 -m venv --without-pip venv", timeout=8)
     assert res["ok"] and res["status"] == "ready", explain("venv was not created", res, scene)
