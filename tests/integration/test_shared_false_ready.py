@@ -26,6 +26,11 @@ SPINNER = ("import sys, time\n"
            "    sys.stdout.write('\\r' + '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'[i % 10] + ' working'); sys.stdout.flush(); time.sleep(0.07)\n"
            "print()")
 
+# A prompt-like row, then the program in front sleeps reading a pipe of its own (a build waiting for a job
+# slot, a tool for its helper's answer): a pipe, not a key, ends that wait.
+PIPED = ("import os, sys, threading; sys.stdout.write('tester@box:/tmp# '); sys.stdout.flush(); r, w = os.pipe(); "
+         "threading.Timer(2, os.write, (w, b'x')).start(); os.read(r, 1)")
+
 SCENARIOS = {
     "silent-1s": "sleep 1",
     "silent-3s": "sleep 3",
@@ -36,6 +41,7 @@ SCENARIOS = {
     "spinner": "python3 -c {spinner}",
     "fake-prompt-then-pause": "python3 -c {fake}",
     "scrolls-past-screen": "seq 1 300; sleep 1",
+    "fake-prompt-then-waits-on-a-pipe": "python3 -c {piped}",
 }
 
 
@@ -64,7 +70,8 @@ def test_no_premature_and_no_missed_ready(shared_terminal: SharedTerminal, tmp_p
     prompts = tmp_path / "prompts.txt"
     prompts.write_text("user@host:~$ \n$ ls\n>>> 1+1\n> \ntester@box:/tmp# \n")
     done = tmp_path / "done"
-    command = SCENARIOS[name].format(prompts=prompts, spinner=shlex.quote(SPINNER), fake=shlex.quote(FAKE_PROMPT))
+    command = SCENARIOS[name].format(prompts=prompts, spinner=shlex.quote(SPINNER), fake=shlex.quote(FAKE_PROMPT),
+                                     piped=shlex.quote(PIPED))
     assert call("send", text="true", timeout=5)["status"] == "ready"  # learn the prompt
     sent = call("send", text=f"{command}; date +%s.%N > {done}", timeout=0)
     assert sent["ok"], sent
@@ -181,3 +188,23 @@ def test_a_line_taken_between_the_kernels_facts_and_the_picture_is_no_prompt(
     lk = look.take(tmux, pane)
     assert not lk.term.editing, "the kernel's facts are older than the picture"
     assert judge.judge(lk).status.value != "ready"
+
+
+def test_a_question_on_screen_from_a_program_that_waits_on_a_pipe_is_no_question(
+        shared_terminal: SharedTerminal, tmp_path: Path) -> None:
+    """Its row looks like a question, but the kernel has the program waiting on a pipe, not on the terminal:
+    a key typed now would wait unread and be taken later by whatever reads next.  (The program runs under a
+    name no profile knows.)"""
+    import os
+    import shlex
+
+    tool = tmp_path / "fetcher"
+    os.symlink(sys.executable, tool)
+    asks = PIPED.replace("tester@box:/tmp# ", "Overwrite notes.txt? [y/N] ")
+    assert call("send", text="true", timeout=5)["status"] == "ready"
+    done = tmp_path / "done"
+    assert call("send", text=f"{tool} -c {shlex.quote(asks)}; date +%s.%N > {done}", timeout=0)["ok"]
+    assert poll(lambda: "Overwrite" in shared_terminal.screen(), 5)
+    end, samples = observe_until(done)
+    asked = [(round(t - end, 3), s, e) for t, s, e in samples if t < end and s in ("blocked", "ready")]
+    assert not asked, f"a program waiting on a pipe was taken for one waiting for keys: {asked}"

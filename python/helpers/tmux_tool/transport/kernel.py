@@ -49,7 +49,9 @@ from ..core.clock import Deadline
 _INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
 _TTY_READS = frozenset({"wait_woken", "n_tty_read"})  # a read of the terminal itself
 # Waits that end by themselves or by another process, never by a key: a child, a pipe, a timer (sleep).
-_NOT_FOR_KEYS = frozenset({"do_wait", "pipe_read", "pipe_wait", "hrtimer_nanosleep", "do_nanosleep"})
+# Linux 6.x names a pipe's waits anon_pipe_read and anon_pipe_write; older kernels pipe_read, pipe_wait.
+_NOT_FOR_KEYS = frozenset({"do_wait", "pipe_read", "pipe_write", "pipe_wait", "anon_pipe_read", "anon_pipe_write",
+                           "hrtimer_nanosleep", "do_nanosleep"})
 SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
 
 
