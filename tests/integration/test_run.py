@@ -281,3 +281,35 @@ def test_kill_ends_what_ran_in_the_session_but_not_what_left_it(private_socket: 
         assert not gone(kept), "a process of a session of its own was ended"
     finally:
         subprocess.run(["kill", str(kept)], check=False, timeout=5)
+
+
+@pytest.mark.parametrize("seen", ["seen", "not-yet-seen"])
+def test_a_shell_killed_just_before_a_run_gets_the_command_in_a_fresh_shell(
+        private_socket: str, monkeypatch: pytest.MonkeyPatch, seen: str) -> None:
+    """SIGKILL leaves no exit mark, and tmux learns of the death only when it gets to the child's
+    signal: on a busy machine, a run right after is typed into the dead pane (``not-yet-seen``: tmux's
+    first answer about the pane is the one it gave before), and tmux 3.3a ends its server on a paste into
+    a dead pane.  Nothing is pasted there; nothing of the command ran, so it runs in a fresh shell, once,
+    exactly, and the other sessions live on."""
+    import os
+    import signal
+
+    from python.helpers.tmux_tool.private import runs
+
+    assert call("run", command="true", session="work")["ok"]
+    assert call("run", command="true")["ok"]  # the scratch session beside it must live through it all
+
+    def pid(session: str) -> int:
+        return int(subprocess.run(["tmux", "-L", private_socket, "display-message", "-p", "-t", f"={session}:",
+                                   "#{pane_pid}"], capture_output=True, text=True, timeout=10, check=True).stdout)
+    scratch = pid("scratch")
+    real, stale = runs._pane, []
+    monkeypatch.setattr(runs, "_pane", lambda srv, name: "0" if stale and stale.pop() else real(srv, name))
+    for _ in range(2):
+        killed = pid("work")
+        os.kill(killed, signal.SIGKILL)
+        stale[:] = [True] if seen == "not-yet-seen" else []
+        res = call("run", command="echo fresh; echo $$", session="work", timeout=10)
+        assert res["ok"] and res["exit_code"] == 0, (res["error"], res.get("hint"), res)
+        assert res["output"].split("\n")[0] == "fresh" and int(res["output"].split("\n")[1]) != killed, res
+        assert pid("scratch") == scratch, "the private server ended (a paste into the dead pane)"

@@ -82,3 +82,25 @@ def test_lines_a_job_printed_after_the_prompt_are_not_the_agents_output(scene: S
     assert not res.get("output_truncated"), explain("the output was called cut", res, scene)
     go.touch()
     ends_right(scene)
+
+
+def test_the_human_suspends_the_agents_command_and_the_agent_resumes_it(scene: Scene) -> None:
+    """Ctrl+Z: the shell takes the terminal back and prints the job as stopped; that is the command's end
+    for now.  ``fg`` brings the same program back: still the agent's, so the agent may interrupt it."""
+    settle(scene)
+    res = call("send", text="sleep 30", timeout=0.5)
+    assert res["ok"] and res["status"] == "busy", explain("sleep is busy at first", res, scene)
+    scene.human.press("C-z")
+    res = call("wait", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the prompt after Ctrl+Z is not ready", res, scene)
+    assert "Stopped" in res["output"] and "sleep 30" in res["output"], explain("the job's stop is the output",
+                                                                               res, scene)
+    tries: list[dict] = []  # the human just pressed a key: the agent holds back, and tries again as told
+    assert poll(lambda: tries.append(call("send", text="echo between", timeout=6)) or tries[-1]["ok"], 8,
+                step=0.2), explain("the agent could not go on", tries[-1], scene)
+    assert tries[-1]["output"] == "between", explain("the output is not the command's", tries[-1], scene)
+    res = call("send", text="fg", timeout=0.5)
+    assert res["ok"] and res["status"] == "busy" and res["program"] == "sleep", explain("fg", res, scene)
+    res = call("interrupt", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the agent may end its own resumed sleep", res, scene)
+    ends_right(scene)

@@ -8,9 +8,13 @@ truth: ``$TMUX_PANE`` stamped by the command, ``tmux list-panes``.
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
+import signal
 from collections.abc import Callable
+
+import pytest
 
 from python.tools.tmux_tool import call
 
@@ -129,3 +133,33 @@ def test_the_commands_shell_exits_in_a_pane_kept_dead(make_scene: Callable[..., 
         explain("wait's error does not say the pane's shell is gone", res, scene)
     assert ended(scene) is None
     ends_right(scene)
+
+
+def test_a_pane_that_dies_as_the_agent_types_keeps_the_humans_server(make_scene: Callable[..., Scene],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """remain-on-exit keeps a pane whose shell ended; tmux 3.3a ends its whole server on a paste into such a
+    pane.  The shell ends after the agent's look and before its keystroke (a crash, a kill): nothing is
+    pasted, the human's server and its other panes live on, and the agent is told."""
+    from python.helpers.tmux_tool.shared import send
+
+    # No "Pane is dead" line either: the dead pane's cursor stays where the prompt left it.
+    scene = make_scene(setup=(*REMAIN, ("set", "-g", "remain-on-exit-format", "")))
+    settle(scene)
+    pane = scene.active_pane()
+    other = scene.split("%")
+    scene.select("o", pane=pane)
+    scene.human_quiet()
+    real = send._inject
+
+    def dies_first(*args, **kwargs):  # type: ignore[no-untyped-def]
+        os.kill(scene.pane_pid(pane), signal.SIGKILL)
+        assert poll(lambda: any(p["id"] == pane and p["dead"] for p in scene.panes()), 5), scene.panes()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(send, "_inject", dies_first)
+    res = call("send", text="echo never", timeout=2)
+    assert not (res["ok"] and res["status"] == "ready"), explain("a dead pane took a command", res, scene)
+    assert scene.alive() and other in scene.pane_ids(), "the human's tmux server ended"
+    monkeypatch.setattr(send, "_inject", real)
+    res = call("send", text="echo alive", session=other, timeout=6)
+    assert res["ok"] and res["output"] == "alive", explain("the other pane does not work", res, scene)

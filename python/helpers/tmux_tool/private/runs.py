@@ -34,7 +34,7 @@ from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..transport import kernel
+from ..transport import kernel, keyboard
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
@@ -53,7 +53,7 @@ KEEP_OUTPUTS = 20
 # tmux adds them only once bash has announced the mode with its prompt, and the
 # next command can arrive in the instant between the end marker and that prompt.
 # Readline reads the codes from its input whenever it gets there.
-PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 RECORDED_COMMAND = 2000  # characters of the command kept in its record (a tmux command line holds 16 KB)
 HELD_LINE = 4096  # bytes of an unfinished last line held back (it may turn out to be the prompt)
 
@@ -118,6 +118,26 @@ def run(
     if mark is not None and mark.kind == "S":
         return failure(f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
                        session=name, status=Status.BUSY, hint=message("session_busy_hint"))
+    try:
+        return _type_and_collect(srv, shell, command, timeout, on_slice)
+    except Unstarted:
+        # The shell died (killed, or its server went) before it began the command: nothing of it ran.
+        shell, _mark = _ensure_shell(srv, name)
+        try:
+            return _type_and_collect(srv, shell, command, timeout, on_slice)
+        except Unstarted as again:
+            return failure(f"{again} twice before the command began", session=name,
+                           hint="look at what ends the session's shell (its rc files, the host), then run again")
+
+
+class Unstarted(Exception):
+    """The shell or its session ended before the shell began the command just typed: nothing of it ran,
+    so it may be typed again into a fresh shell."""
+
+
+def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: float,
+                      on_slice: Callable[[float], Result | None] | None) -> Result:
+    """Record the run, type it, and wait for it."""
     size = srv.log_size(shell)
     if size > LOG_ROTATE:
         srv.empty_log(shell)
@@ -125,22 +145,18 @@ def run(
     rec = RunRecord(id=os.urandom(4).hex(), command=command, offset=size, started=time.time())
     record = {**asdict(rec), "command": short(command, RECORDED_COMMAND)}
     del record["collected"]
-    _submit(srv, name, command, ["set-option", "-t", f"={name}:", RUN_OPTION, json.dumps(record)])
-    return collect(srv, shell, rec, timeout, on_slice=on_slice)
+    try:
+        _submit(srv, shell.name, command, ["set-option", "-t", f"={shell.name}:", RUN_OPTION, json.dumps(record)])
+    except (NoServer, NoTarget) as gone:  # the server or session ended with its shell, as we typed
+        raise Unstarted(f"session {shell.name!r} ended") from gone
+    return collect(srv, shell, rec, timeout, on_slice=on_slice, typed_now=True)
 
 
 def _submit(srv: PrivateServer, name: str, command: str, *first: list[str]) -> None:
     """Type ``command`` at the shell's prompt as one paste and press Enter (after the ``first`` commands)."""
-    buf = f"tt-{os.getpid()}-{os.urandom(4).hex()}"
     pane = f"={name}:"
-    srv.tmux.chain(
-        *first,
-        ["send-keys", "-t", pane, "C-u"],
-        ["load-buffer", "-b", buf, "-"],
-        ["paste-buffer", "-d", "-b", buf, "-t", pane],
-        ["send-keys", "-t", pane, "Enter"],
-        input=PASTE_START + command.encode("utf-8", "surrogateescape") + PASTE_END,
-    )
+    keyboard.paste(srv.tmux, pane, PASTE_START + command + PASTE_END, bracketed=False, then=("Enter",),
+                   first=[*first, ["send-keys", "-t", pane, "C-u"]])
 
 
 def unmarked(srv: PrivateServer, name: str) -> str | None:
@@ -209,6 +225,7 @@ def collect(
     timeout: float,
     *,
     on_slice: Callable[[float], Result | None] | None = None,
+    typed_now: bool = False,
 ) -> Result:
     """Wait up to ``timeout`` for the run to end, then shape its result.
 
@@ -217,7 +234,10 @@ def collect(
     session still looks like the prompt before it.  ``on_slice`` is asked
     every ``ASK_EVERY`` seconds, given how long the output has been quiet; a
     result from it (the command is asking a question, say) ends the wait
-    early.
+    early.  ``typed_now``: this call typed the command, and :class:`Unstarted`
+    is raised if the shell or its session ends before the shell began it (a
+    shell killed just before: tmux may not have seen it die when the command
+    was typed).
     """
     cfg = srv.cfg
     output = RunOutput(cap=cfg.output_cap, width=cfg.width, masker=Masker(),
@@ -245,6 +265,8 @@ def collect(
                 if look_due:
                     next_look = now
                     pane = _pane(srv, shell.name)
+                    if pane in (None, "1") and typed_now and not _began(follow, feed):
+                        raise Unstarted(f"the shell of session {shell.name!r} ended")
                     if pane is None:
                         return failure(f"session {shell.name!r} was closed while the command ran",
                                        session=shell.name, hint="run the command again in a new session")
@@ -282,6 +304,8 @@ def collect(
             if follow.trailing and end is not None:
                 _pass_typed_line(shell, end, watch)
     except NoServer:
+        if typed_now and not _began(follow, feed):
+            raise Unstarted("the private tmux server stopped") from None
         return failure("the private tmux server stopped while the command ran",
                        session=shell.name,
                        hint="run the command again; a new server and shell start by themselves")
@@ -302,6 +326,12 @@ def collect(
     hint = message("shell_exited") if end.kind == "X" else None
     return Result(session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
+
+
+def _began(follow: markers.Follow, feed: _Feed) -> bool:
+    """Did the shell begin the command (its start marker, read to the log's end now)?"""
+    follow.read(feed)
+    return follow.started
 
 
 def _pass_typed_line(shell: Shell, end: Mark, watch: LogWatch | Mirror) -> None:

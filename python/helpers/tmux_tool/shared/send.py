@@ -213,8 +213,10 @@ def _inject(tmux: Tmux, target: Target, lk: Look, text: str, enter: bool, keys: 
     keys_seen = f"{facts.session_activity}/" if facts.focused else "not-focused/"
     keys_now = "#{session_activity}/" if facts.focused else "#{?#{&&:#{pane_active},#{window_active}},,not-focused/}"
     seen = f"{keys_seen}{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
-    cond = ("#{&&:#{&&:#{==:" + keys_now + "#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
-            + control.ALLOWED + "}," + UNSYNCHRONIZED + "}")
+    # ... and the pane's process alive: tmux 3.3a crashes, the human's whole server with it, on a paste into
+    # a dead pane that remain-on-exit keeps.
+    cond = ("#{&&:#{&&:#{&&:#{==:" + keys_now + "#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
+            + control.ALLOWED + "}," + UNSYNCHRONIZED + "},#{?pane_dead,0,1}}")
     actions = []
     if lead:
         actions.append(f"send-keys -t {pane} " + " ".join(_word(k) for k in lead))

@@ -85,8 +85,10 @@ def check_text(text: str) -> str:
     return text
 
 
-def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence[str] = ()) -> None:
-    """Paste ``text`` into ``target`` in one piece, then press ``then`` keys.
+def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence[str] = (),
+          first: Sequence[Sequence[str]] = ()) -> None:
+    """Paste ``text`` into ``target`` in one piece, then press ``then`` keys; the tmux commands ``first``
+    run before, in the same call.
 
     One tmux call does it all; the named buffer is unique and deleted by
     the paste itself, so no buffer is left behind.  The paste happens only
@@ -95,7 +97,7 @@ def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence
     remain-on-exit keeps.  Keys into a dead pane are dropped by tmux itself.
     """
     buf = f"tt-{os.getpid()}-{os.urandom(4).hex()}"
-    steps: list[list[str]] = []
+    steps: list[list[str]] = [list(command) for command in first]
     if text:
         paste = ["paste-buffer", *(["-p"] if bracketed else []), "-d", "-b", buf, "-t", target]
         steps.append(["load-buffer", "-b", buf, "-"])
