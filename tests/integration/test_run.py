@@ -313,3 +313,15 @@ def test_a_shell_killed_just_before_a_run_gets_the_command_in_a_fresh_shell(
         assert res["ok"] and res["exit_code"] == 0, (res["error"], res.get("hint"), res)
         assert res["output"].split("\n")[0] == "fresh" and int(res["output"].split("\n")[1]) != killed, res
         assert pid("scratch") == scratch, "the private server ended (a paste into the dead pane)"
+
+
+def test_a_command_that_kills_its_own_shell_runs_once(private_socket: str, tmp_path: Path) -> None:
+    """The shell began the command (its start mark is in the log) and died in it: that is the command's
+    doing, reported as such, and never typed again."""
+    count = tmp_path / "count"
+    assert call("run", command="true", session="work")["ok"]
+    res = call("run", command=f"echo once >> {count}; kill -9 $$", session="work", timeout=10)
+    assert not res["ok"] and "died while the command ran" in (res["error"] or ""), res
+    assert count.read_text() == "once\n", "the command ran again"
+    res = call("run", command="echo fresh", session="work", timeout=10)
+    assert res["ok"] and res["output"] == "fresh", res

@@ -55,6 +55,7 @@ KEEP_OUTPUTS = 20
 # Readline reads the codes from its input whenever it gets there.
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 RECORDED_COMMAND = 2000  # characters of the command kept in its record (a tmux command line holds 16 KB)
+LOG_SETTLE = 0.2  # seconds a dead shell's last output is given to reach the log
 HELD_LINE = 4096  # bytes of an unfinished last line held back (it may turn out to be the prompt)
 
 
@@ -265,7 +266,7 @@ def collect(
                 if look_due:
                     next_look = now
                     pane = _pane(srv, shell.name)
-                    if pane in (None, "1") and typed_now and not _began(follow, feed):
+                    if pane in (None, "1") and typed_now and not _began(follow, feed, watch):
                         raise Unstarted(f"the shell of session {shell.name!r} ended")
                     if pane is None:
                         return failure(f"session {shell.name!r} was closed while the command ran",
@@ -328,9 +329,14 @@ def collect(
                   output=text, hint=hint, extra={"command": rec.command, **extra})
 
 
-def _began(follow: markers.Follow, feed: _Feed) -> bool:
-    """Did the shell begin the command (its start marker, read to the log's end now)?"""
+def _began(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror | None = None) -> bool:
+    """Did the shell begin the command (its start marker, read to the log's end)?  The log is written
+    through a pipe after tmux read the pane, so what a dead shell wrote may still be on its way: it is
+    given ``LOG_SETTLE`` to arrive."""
     follow.read(feed)
+    if not follow.started and watch is not None:
+        watch.wait(LOG_SETTLE)
+        follow.read(feed)
     return follow.started
 
 
