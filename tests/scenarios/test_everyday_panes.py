@@ -390,7 +390,9 @@ def test_the_agents_pane_changes_width_while_long_lines_print(scene: Scene, move
     assert res["ok"] and res["status"] == "ready", explain("wait did not see the command's end", res, scene)
     ready_after_end(scene, res)
     assert ran_in(scene) == a
-    assert res["output"] == answer, explain(f"long lines across a {move} are not exact", res, scene)
+    assert res["output"] == answer, explain(f"long lines across a {move} are not exact", res, scene) + (
+        "\nrows as joined lines (-J), cut to 70 columns:\n" + "\n".join(
+            row[:70] for row in scene.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", a).splitlines()))
     right_pane(scene, res, a, names(scene))
     scene.human_quiet()
     command, answer = lines_command(scene, "after")
