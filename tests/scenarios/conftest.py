@@ -558,6 +558,15 @@ def no_ready_before_end(scene: Scene, samples: list[tuple[float, dict[str, Any]]
     assert not early, f"ready before the command ended: {early}"
 
 
+def send_as_told(scene: Scene, text: str, timeout: float) -> dict[str, Any]:
+    """The agent's ``send`` right after the human's keys: the tool holds back and says to try again in a
+    moment, and the agent does, as told (for up to 8 s).  The first result that typed the text."""
+    tries: list[dict[str, Any]] = []
+    assert poll(lambda: tries.append(call("send", text=text, timeout=timeout)) or tries[-1]["ok"], 8, step=0.2), \
+        explain(f"{text!r} was never typed", tries[-1], scene)
+    return tries[-1]
+
+
 def refused(res: dict[str, Any]) -> None:
     """A refusal is ``ok: false`` with a sentence."""
     assert res["ok"] is False, f"expected a refusal, got {res!r}"

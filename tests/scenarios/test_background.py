@@ -12,7 +12,7 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import Scene, bash, ends_right, explain, poll, ready_after_end, settle, stamp, zsh
+from .conftest import Scene, bash, ends_right, explain, ready_after_end, send_as_told, settle, stamp, zsh
 
 
 @pytest.mark.parametrize("who", ["agent", "human"])
@@ -59,7 +59,6 @@ def test_a_job_prints_while_the_agent_waits_for_its_own_command(scene: Scene) ->
     ends_right(scene)
 
 
-
 def test_lines_a_job_printed_after_the_prompt_are_not_the_agents_output(scene: Scene) -> None:
     """The agent's command ended and its prompt came back; then the human's job printed two lines below
     it, and only then did the agent look: its output is its command's, neither cut nor with the job's."""
@@ -67,10 +66,7 @@ def test_lines_a_job_printed_after_the_prompt_are_not_the_agents_output(scene: S
     go = scene.file("go")
     scene.human.line(f"(while [ ! -e {go} ]; do sleep 0.05; done; printf 'bg-1\\nbg-2\\n') &")
     assert scene.at_prompt()
-    tries: list[dict] = []  # the human just typed: the agent holds back, and tries again as it is told
-    assert poll(lambda: tries.append(call("send", text="sleep 0.3; printf 'mine-1\\nmine-2\\n'", timeout=0))
-                or tries[-1]["ok"], 8, step=0.2), explain("the command was never typed", tries[-1], scene)
-    res = tries[-1]
+    res = send_as_told(scene, "sleep 0.3; printf 'mine-1\\nmine-2\\n'", timeout=0)
     if res["status"] != "ready":  # the one look may already see it over on a loaded machine
         scene.wait_screen(r"^mine-2$")
         assert scene.at_prompt()
@@ -95,10 +91,8 @@ def test_the_human_suspends_the_agents_command_and_the_agent_resumes_it(scene: S
     assert res["ok"] and res["status"] == "ready", explain("the prompt after Ctrl+Z is not ready", res, scene)
     assert "Stopped" in res["output"] and "sleep 30" in res["output"], explain("the job's stop is the output",
                                                                                res, scene)
-    tries: list[dict] = []  # the human just pressed a key: the agent holds back, and tries again as told
-    assert poll(lambda: tries.append(call("send", text="echo between", timeout=6)) or tries[-1]["ok"], 8,
-                step=0.2), explain("the agent could not go on", tries[-1], scene)
-    assert tries[-1]["output"] == "between", explain("the output is not the command's", tries[-1], scene)
+    res = send_as_told(scene, "echo between", timeout=6)
+    assert res["output"] == "between", explain("the output is not the command's", res, scene)
     res = call("send", text="fg", timeout=0.5)
     assert res["ok"] and res["status"] == "busy" and res["program"] == "sleep", explain("fg", res, scene)
     res = call("interrupt", timeout=6)
