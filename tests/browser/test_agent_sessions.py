@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from browser_terminal import VIEWPORT, BrowserTerminal
@@ -24,6 +23,8 @@ from shared_terminal_harness import SharedTerminalApp, unique_name, wait_for
 
 from python.helpers.tmux_tool.judgement import human
 from python.tools.tmux_tool import call
+from tests.background import Background
+from tests.gates import Gate
 
 if TYPE_CHECKING:
     from tests.accounts import SecretUser
@@ -118,20 +119,6 @@ def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "") -> B
     return BrowserTerminal(page=tab, app=app)
 
 
-class Background:
-    """One tool call in a thread, so the test can act in the page meanwhile."""
-
-    def __init__(self, action: str, **args: Any) -> None:
-        self.result: dict[str, Any] = {}
-        self.thread = threading.Thread(target=lambda: self.result.update(call(action, **args)), daemon=True)
-        self.thread.start()
-
-    def join(self, timeout: float = 60.0) -> dict[str, Any]:
-        self.thread.join(timeout)
-        assert not self.thread.is_alive(), "the tool call did not return"
-        return self.result
-
-
 def tab(page: Page, session: str) -> dict[str, str] | None:
     """What the page's list shows of ``session`` (None when it is not listed)."""
     shown: dict[str, str] | None = page.evaluate(
@@ -181,7 +168,7 @@ def ready_session(name: str) -> None:
 
 # --- the list ---------------------------------------------------------------------------------
 def test_sessions_appear_as_the_agent_starts_them_with_live_status(agent_app: SharedTerminalApp,
-                                                                   page: BrowserTerminal) -> None:
+                                                                   page: BrowserTerminal, tmp_path: Path) -> None:
     tabs = page.page
     assert tabs.is_visible("#agent-none"), "no agent terminal yet"
     result = call("run", session="build", command="echo hi")
@@ -191,9 +178,11 @@ def test_sessions_appear_as_the_agent_starts_them_with_live_status(agent_app: Sh
     assert shown is not None and shown["program"] == "bash" and shown["evidence"], shown
     assert tabs.is_hidden("#agent-none")
 
-    slow = Background("run", session="slow", command="sleep 3; echo slept", timeout=30)
-    wait_for(lambda: status_of(tabs, "slow") == "busy", "slow to be listed as busy while it sleeps")
+    gate = Gate(tmp_path / "slow.go")
+    slow = Background("run", session="slow", command=f"{gate.shell}; echo slept", timeout=30)
+    wait_for(lambda: status_of(tabs, "slow") == "busy", "slow to be listed as busy while it waits")
     assert slow.thread.is_alive(), "busy was shown while the agent's command still ran"
+    gate.open()
     done = slow.join()
     assert done["ok"] and done["output"] == "slept", done
     wait_for(lambda: status_of(tabs, "slow") == "ready", "slow to be listed as ready once the command ended",
@@ -226,7 +215,7 @@ def test_opening_the_page_at_a_session_opens_its_view(browser: Browser, agent_ap
 
 # --- watching -----------------------------------------------------------------------------------
 def test_a_watched_session_shows_output_as_it_comes(agent_app: SharedTerminalApp, page: BrowserTerminal,
-                                                    artifacts_dir: Path) -> None:
+                                                    artifacts_dir: Path, tmp_path: Path) -> None:
     tabs = page.page
     ready_session("build")
     ready_session("tests")
@@ -239,11 +228,13 @@ def test_a_watched_session_shows_output_as_it_comes(agent_app: SharedTerminalApp
     box = tabs.locator("#agent-view-term .xterm-screen").bounding_box()
     assert box is not None and box["x"] + box["width"] <= VIEWPORT["width"], "the whole width is in view"
 
-    started = call("run", session="build", command="for i in 1 2 3 4 5; do echo tick-$((i*11)); sleep 0.5; done",
-                   timeout=0)
+    gate = Gate(tmp_path / "ticks.go")
+    started = call("run", session="build", timeout=0,
+                   command=f"echo tick-$((11)); {gate.shell}; for i in 2 3 4 5; do echo tick-$((i*11)); sleep 0.5; done")
     assert started["ok"] and started["status"] == "busy", started
     first = wait_for(lambda: view_text_with(tabs, "tick-11"), "the first line in the view")
-    assert "tick-55" not in first, "the first line shows before the command ends"
+    assert "tick-22" not in first, "the first line shows before the command goes on"
+    gate.open()
     wait_for(lambda: "tick-55" in view_text(tabs), "the last line in the view")
     done = call("wait", session="build", timeout=30)
     assert done["ok"] and done["status"] == "ready", done

@@ -9,7 +9,6 @@ the web server) and the tool's public ``call``; nothing is mocked.
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,8 @@ from shared_terminal_harness import SharedTerminalApp, wait_for
 
 from python.helpers.tmux_tool.shared import control
 from python.tools.tmux_tool import call
+from tests.background import Background
+from tests.gates import Gate
 
 pytestmark = pytest.mark.browser
 
@@ -31,20 +32,6 @@ def tool(shared_terminal: SharedTerminalApp, monkeypatch: pytest.MonkeyPatch, tm
     monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(tmp_path / "state"))
     assert call("status")["ok"]
     return shared_terminal
-
-
-class Background:
-    """One tool call in a thread, so the test can act in the page meanwhile."""
-
-    def __init__(self, action: str, **args: Any) -> None:
-        self.result: dict[str, Any] = {}
-        self.thread = threading.Thread(target=lambda: self.result.update(call(action, **args)), daemon=True)
-        self.thread.start()
-
-    def join(self, timeout: float = 60.0) -> dict[str, Any]:
-        self.thread.join(timeout)
-        assert not self.thread.is_alive(), "the tool call did not return"
-        return self.result
 
 
 def agent_log(page: BrowserTerminal) -> list[str]:
@@ -75,8 +62,9 @@ def input_line(app: SharedTerminalApp) -> str:
 # --- who is typing ----------------------------------------------------------------------
 def test_header_shows_the_agent_typing_then_waiting_then_idle(tool: SharedTerminalApp,
                                                              terminal_page: BrowserTerminal,
-                                                             artifacts_dir: Path) -> None:
-    command = "sleep 3; echo slow-$((6*7))"
+                                                             artifacts_dir: Path, tmp_path: Path) -> None:
+    gate = Gate(tmp_path / "slow.go")
+    command = f"{gate.shell}; echo slow-$((6*7))"
     agent = Background("send", text=command, timeout=30)
     wait_for(lambda: any(s.startswith("agent waiting for the prompt (2 s)") for s in agent_log(terminal_page)),
              "the header to count the wait up to 2 s")
@@ -86,12 +74,14 @@ def test_header_shows_the_agent_typing_then_waiting_then_idle(tool: SharedTermin
     assert header(terminal_page) == "agent waiting for the prompt"
     assert terminal_page.page.get_attribute("#agent-count", "aria-hidden") == "true"
     assert str(terminal_page.page.text_content("#agent-count")).startswith(" (")
+    gate.open()
     result = agent.join()
     assert result["ok"], result
     assert "slow-42" in result["output"]
     wait_for(lambda: header(terminal_page) == "agent idle", "the header to say idle after the call")
     log = agent_log(terminal_page)
-    typing = log.index(f"agent typing `{command}`")
+    shown = command if len(command) <= 60 else command[:59] + "…"  # the page cuts a long command
+    typing = log.index(f"agent typing `{shown}`")
     waits = [i for i, s in enumerate(log) if s.startswith("agent waiting for the prompt (")]
     assert waits and typing < waits[0] < log.index("agent idle", waits[0]), log
 

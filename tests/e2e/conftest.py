@@ -13,6 +13,7 @@ complete.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -70,6 +71,18 @@ class TimedReply(Reply):
     @property
     def last_byte(self) -> float | None:
         return self.sent[-1] if self.sent else None
+
+
+@dataclass(frozen=True)
+class HeldReply(Reply):
+    """A scripted reply whose first byte waits until the test lets it go (``go``), however long the
+    test takes to get there: the CLI shows its request under way meanwhile."""
+
+    go: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+
+    def pieces(self) -> Iterator[tuple[float, str]]:
+        self.go.wait(60)
+        yield from super().pieces()
 
 
 @dataclass

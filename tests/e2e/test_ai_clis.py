@@ -35,6 +35,8 @@ from python.helpers.tmux_tool.programs import profile_for
 from python.helpers.tmux_tool.programs.ai import AiProfile
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 from python.tools.tmux_tool import call
+from tests.e2e import choppy_link
+from tests.e2e.clis import homes
 from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, answer_of, explain
 from tests.e2e.model_server import Reply, ToolCall
 
@@ -194,6 +196,26 @@ def test_turns_in_a_tall_terminal(program: str, prepare: Callable[..., Cli],
     gone = call("exit", session=cli.name)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
     assert call("status", session=cli.name)["program"] == "bash"
+
+
+@pytest.mark.e2e
+def test_opencode_frames_that_arrive_half_drawn(prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None],
+                                               tmp_path: Path) -> None:
+    """OpenCode behind a link that stalls after every ``┃`` it draws, as a slow link or a loaded
+    machine does at random: the echo of a new prompt begins with its bar, drawn over a row of
+    the answer before, so for a moment an answer row looks like the echo of another prompt.
+    No ask takes it for one, and every answer is whole."""
+    terminal_size(200, 60)
+    cli = prepare("opencode")
+    linked = choppy_link.install(tmp_path / "link", "opencode", str(homes.BIN_DIR / "opencode"), "┃", 0.2)
+    started = call("start", program=str(linked), session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    for prompt, reply in (
+        ("Answer at length", TimedReply(text=LONG, chunk_size=60, chunk_delay=0.01)),
+        ("Quote the markers", TimedReply(text=MARKERS, chunk_size=10, chunk_delay=0.02)),
+        ("Answer at length again", TimedReply(text=LONG, chunk_size=60, chunk_delay=0.01)),
+    ):
+        _assert_whole(_ask(cli, prompt, reply), reply, time.monotonic())
 
 
 @pytest.mark.e2e

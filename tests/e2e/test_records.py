@@ -13,23 +13,21 @@ screen alone never makes the turn ready.
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
 import subprocess
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Self
 
 import pytest
 
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.transport import options
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import RECORDED, Cli, TimedReply, answer_of, explain
+from tests.e2e.conftest import RECORDED, Cli, HeldReply, TimedReply, answer_of, explain
 from tests.e2e.model_server import ApiError, Reply
+from tests.frozen import Frozen
 
 # Gemini CLI writes its chat file anew wherever it is taken away, and records no end of a turn:
 # the screen fallback and the withheld end are proven on the others.
@@ -91,12 +89,14 @@ def _hide_record(cli: Cli) -> None:
         raise AssertionError(f"no way to hide the record of {cli.name}")
 
 
-def _option(cli: Cli, name: str) -> str:
-    """One of the session's tmux options on the private server (the ask log)."""
+def _options(cli: Cli, *names: str) -> list[str]:
+    """Some of the session's tmux options on the private server (the ask log), read in one look:
+    ``ask`` writes its fields together, so one look never sees half of a write."""
     cfg = config.load()
-    out = subprocess.run(["tmux", "-L", cfg.private_socket, "show-options", "-qv", "-t", f"={cli.name}:", name],
+    out = subprocess.run(["tmux", "-L", cfg.private_socket, "display-message", "-p", "-t", f"={cli.name}:",
+                          "\t".join(f"#{{{name}}}" for name in names)],
                          check=False, capture_output=True, text=True, timeout=10)
-    return out.stdout.strip()
+    return (out.stdout.rstrip("\n").split("\t") + [""] * len(names))[:len(names)]
 
 
 @pytest.mark.e2e
@@ -158,27 +158,32 @@ def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Call
     first = call("ask", session=cli.name, prompt="Make the record", timeout=ASK_TIMEOUT)
     assert first["ok"] and first["answer_source"] == "transcript", explain(first)
     moved = threading.Event()
+    reply = HeldReply(text="An answer whose end the reader never hears of.")
 
     def withhold() -> None:
-        """Once the tool has read the turn's start from the record, take the record away."""
-        reset = False  # the first turn left "1": this turn's start is a "1" after the ask's "0"
+        """Once the tool has read the second turn's start from the record, take the record away,
+        then let the model answer.  The turn's number tells it from the first turn's start, which
+        left ``turn_recorded`` at "1" too (the "0" between them may last less than one look on a
+        busy machine)."""
         for _ in range(6000):
-            seen = _option(cli, options.TURN_RECORDED)
-            reset = reset or seen == "0"
-            if reset and seen == "1":
+            if _options(cli, options.TURNS, options.TURN_RECORDED) == ["2", "1"]:
                 _hide_record(cli)
                 moved.set()
-                return
+                break
             time.sleep(0.005)
+        reply.go.set()
 
     mover = threading.Thread(target=withhold, daemon=True)
     mover.start()
-    cli.server.script.push(Reply(text="An answer whose end the reader never hears of.", first_delay=1.0))
+    cli.server.script.push(reply)
     begun = time.monotonic()
-    res = call("ask", session=cli.name, prompt="Answer me", timeout=8)
-    took = time.monotonic() - begun
+    try:
+        res = call("ask", session=cli.name, prompt="Answer me", timeout=8)
+    finally:
+        took = time.monotonic() - begun
+        reply.go.set()
     mover.join(5)
-    assert moved.is_set(), "the turn's start was never recorded"
+    assert moved.is_set(), f"the turn's start was never recorded: {explain(res)}"
     assert not res["ok"] and res["status"] == "busy", explain(res)
     assert "has not ended the turn" in res.get("disagreement", ""), res
     assert 8 <= took < 8 + 5, f"ask came back after {took:.1f}s for a timeout of 8s"
@@ -203,48 +208,6 @@ def test_a_retried_request_is_no_end(program: str, prepare: Callable[..., Cli]) 
     assert res["output"] == text and res["answer_source"] == "transcript", explain(res)
     assert len(cli.server.calls("main")) >= 2, "the CLI did not retry"
     call("kill", session=cli.name)
-
-
-class Frozen:
-    """Every thread of a process held in a ptrace stop, so its screen stays as it is.
-
-    A SIGSTOP will not do: the shell reports the stopped job and takes the terminal back (and tmux
-    sends a stopped pane process SIGCONT).  A ptrace stop is told only to the tracer.  ptrace
-    belongs to the thread that attached, so one thread holds the process and lets it go.
-    """
-
-    SEIZE, INTERRUPT, DETACH = 0x4206, 0x4207, 17
-
-    def __init__(self, pid: int) -> None:
-        self.pid, self.held, self.release = pid, threading.Event(), threading.Event()
-        self.errors: list[str] = []
-        self.thread = threading.Thread(target=self._hold, daemon=True)
-
-    def _hold(self) -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
-        tids = [int(t) for t in os.listdir(f"/proc/{self.pid}/task")]
-        seized = []
-        for tid in tids:
-            if libc.ptrace(self.SEIZE, tid, None, None) == 0 and libc.ptrace(self.INTERRUPT, tid, None, None) == 0:
-                seized.append(tid)
-            else:
-                self.errors.append(f"thread {tid}: {os.strerror(ctypes.get_errno())}")
-        for tid in seized:
-            os.waitpid(tid, 0x40000000)  # __WALL: its stop is reached
-        self.held.set()
-        self.release.wait(60)
-        for tid in seized:
-            libc.ptrace(self.DETACH, tid, None, None)
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        self.held.wait(10)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.release.set()
-        self.thread.join(10)
 
 
 @pytest.mark.e2e

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import pytest
 
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import CLIS, Cli, answer_of, explain
+from tests.e2e.conftest import CLIS, Cli, HeldReply, answer_of, explain
 from tests.e2e.model_server import Reply
 
 START_TIMEOUT = 60
@@ -186,14 +186,18 @@ def test_a_busy_cli_gets_no_second_prompt(program: str, prepare: Callable[..., C
     assert started["ok"] and started["status"] == "ready", explain(started)
 
     slow_text = "The slow answer arrives at last."
-    cli.server.script.push(Reply(text=slow_text, first_delay=8.0))
-    slow = call("ask", session=cli.name, prompt="Take your time", timeout=2)
-    assert not slow["ok"] and slow["status"] == "busy" and slow["turn"] == 1, explain(slow)
+    slow_reply = HeldReply(text=slow_text)  # the model answers once the refusal was seen
+    cli.server.script.push(slow_reply)
+    try:
+        slow = call("ask", session=cli.name, prompt="Take your time", timeout=2)
+        assert not slow["ok"] and slow["status"] == "busy" and slow["turn"] == 1, explain(slow)
 
-    refused = call("ask", session=cli.name, prompt="Are you done yet", timeout=ASK_TIMEOUT)
-    assert not refused["ok"] and refused["status"] == "busy", explain(refused)
-    assert "turn 1" in refused["error"] and "Take your time" in refused["error"], refused["error"]
-    assert "Are you done yet" not in (call("read", session=cli.name)["screen"] or "")
+        refused = call("ask", session=cli.name, prompt="Are you done yet", timeout=ASK_TIMEOUT)
+        assert not refused["ok"] and refused["status"] == "busy", explain(refused)
+        assert "turn 1" in refused["error"] and "Take your time" in refused["error"], refused["error"]
+        assert "Are you done yet" not in (call("read", session=cli.name)["screen"] or "")
+    finally:
+        slow_reply.go.set()
 
     assert _answered(cli, "Take your time", 60), "the slow turn never reached its end at the model server"
     waited = call("wait", session=cli.name, timeout=60)

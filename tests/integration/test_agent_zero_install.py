@@ -33,6 +33,7 @@ import pytest
 from python.helpers.tmux_tool import call as tool_call
 from python.helpers.tmux_tool.frontends import install as installer
 from python.helpers.tmux_tool.transport import kernel
+from tests.gates import Gate
 
 from ..conftest import poll
 
@@ -341,9 +342,10 @@ def test_long_run_streams_its_screen_and_honours_an_intervention(version: str, t
     root = make_tree(tmp_path / "a0", version)
     assert run_installer(root).returncode == 0
     ticks = "for i in 1 2 3; do echo tick$i; sleep 1; done"
+    gate = Gate(tmp_path / "slow.go")  # the slow command runs on until the human has intervened
     streamed, stopped = agent_zero(root, version, [
         call({"action": "run", "command": ticks, "timeout": 20}),
-        call({"action": "run", "command": "echo waiting; sleep 4; echo finished-later", "session": "slow",
+        call({"action": "run", "command": f"echo waiting; {gate.shell}; echo finished-later", "session": "slow",
               "timeout": 30}, intervene_after=2.5),
     ])
     assert streamed["message"].startswith("ok · status: ready · exit code: 0"), streamed
@@ -356,8 +358,9 @@ def test_long_run_streams_its_screen_and_honours_an_intervention(version: str, t
     assert stopped["intervened"].startswith("the human")
     kept = [h for h in stopped["history"] if h.get("tool") == "tmux_tool"]
     assert kept and "[slow] busy" in kept[-1]["result"] and "waiting" in kept[-1]["result"]
-    (later,) = agent_zero(root, version, [call({"action": "read", "session": "slow"})])
-    assert "finished-later" in later["message"]  # the command went on running in its session
+    gate.open()
+    (later,) = agent_zero(root, version, [call({"action": "wait", "session": "slow", "timeout": 30})])
+    assert "finished-later" in later["message"], later  # the command went on running in its session
 
 
 # --- the Python the framework runs in, and the one the agent's shells use ---------------

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from python.tools.tmux_tool import call
+from tests.gates import Gate
 
 
 @pytest.mark.parametrize(("program", "prompt", "answer"), [
@@ -78,10 +79,12 @@ def test_vim_is_ready_and_exits_the_right_way(private_socket: str, tmp_path: Pat
 
 
 SLOW_READER = """#!/usr/bin/env python3
-import sys, termios, time, tty
+import os, sys, termios, time, tty
 tty.setcbreak(sys.stdin.fileno())  # keys unechoed, one at a time, as a full-screen program reads them
 print("Overwrite the file? [y/n] ", end="", flush=True)
-time.sleep(2)  # at work before it reads: what is typed now waits in the terminal
+go = os.path.join(os.path.dirname(sys.argv[0]), "go")
+while not os.path.exists(go):  # at work before it reads: what is typed now waits in the terminal
+    time.sleep(0.01)
 print(f"you said {sys.stdin.read(1)}")
 print("Press Enter to finish ", end="", flush=True)
 sys.stdin.read(1)
@@ -98,6 +101,7 @@ def test_keys_the_program_has_not_read_yet_keep_it_busy(private_socket: str, tmp
     assert started["status"] == "blocked" and "Overwrite the file?" in started["question"], started
     subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", "=slow:", "y"], check=True, timeout=10)
     unread = call("status", session="slow")
+    Gate(tmp_path / "go").open()  # the program gets to work on its reading only now
     assert unread["status"] == "busy" and "not read" in unread["evidence"], unread
     res = call("wait", session="slow", until="ready", timeout=10)
     assert res["status"] == "blocked" and "Press Enter to finish" in res["question"], res

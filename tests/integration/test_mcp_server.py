@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from python.helpers.tmux_tool import __version__
 from python.helpers.tmux_tool.actions import ACTIONS
+from tests.gates import Gate
 
 REPO = Path(__file__).resolve().parents[2]
 TOOL = REPO / "python" / "tools" / "tmux_tool.py"
@@ -145,35 +145,40 @@ def test_calls_match_the_command_line(private_socket: str, workdir: Path) -> Non
     assert via_mcp[-1][0]["error"] == "argument 'command' of run is required: the shell command to run"
 
 
-def test_a_long_call_does_not_block_other_calls(private_socket: str, workdir: Path) -> None:
-    """A wait that takes seconds runs in a worker thread; list answers meanwhile."""
-    async def main() -> tuple[float, float, dict[str, Any]]:
+def test_a_long_call_does_not_block_other_calls(private_socket: str, workdir: Path, tmp_path: Path) -> None:
+    """A wait that lasts until list has answered runs in a worker thread: list answers meanwhile.
+    The command ends only once list answered, so a server that took one call at a time would leave
+    list behind the wait until the wait's timeout."""
+    gate = Gate(tmp_path / "slow.go")
+
+    async def main() -> tuple[bool, dict[str, Any]]:
         async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            busy = await session.call_tool("run", {"command": "sleep 2; echo slept", "session": "slow",
+            busy = await session.call_tool("run", {"command": f"{gate.shell}; echo slept", "session": "slow",
                                                    "timeout": 0.2})
             assert busy.structured_content["status"] == "busy"
-            finished: dict[str, float] = {}
             waited: dict[str, Any] = {}
+            listed: list[bool] = []
 
             async def wait() -> None:
                 res = await session.call_tool("wait", {"session": "slow", "timeout": 20})
-                finished["wait"], waited["result"] = time.monotonic(), res.structured_content
+                waited["result"] = res.structured_content
 
             async def listing() -> None:
                 await anyio.sleep(0.2)
                 res = await session.call_tool("list", {})
                 assert res.structured_content["ok"]
-                finished["list"] = time.monotonic()
+                listed.append("result" not in waited)
+                gate.open()
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(wait)
                 tg.start_soon(listing)
-            return finished["list"], finished["wait"], waited["result"]
+            return listed == [True], waited["result"]
 
-    listed_at, waited_at, result = anyio.run(main)
-    assert listed_at < waited_at - 0.5, "list had to wait for the running wait"
-    assert result["ok"] and result["exit_code"] == 0 and result["output"] == "slept"
+    listed_first, result = anyio.run(main)
+    assert listed_first, "list had to wait for the running wait"
+    assert result["ok"] and result["exit_code"] == 0 and result["output"] == "slept", result
 
 
 def test_a_value_of_the_wrong_type_is_answered_like_any_mistake(private_socket: str, workdir: Path) -> None:

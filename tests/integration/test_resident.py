@@ -21,6 +21,7 @@ from typing import TypeVar
 import pytest
 
 from python.helpers.tmux_tool.frontends import relay
+from tests.gates import Gate
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "python.tools.tmux_tool"]
@@ -213,17 +214,19 @@ def test_a_killed_resident_is_replaced_and_leaves_nothing(callers: list) -> None
     until(lambda: not any(alive(c) for c in clients), timeout=5)  # its tmux clients saw their stdin close
 
 
-def test_stop_lets_the_call_under_way_finish(callers: list) -> None:
+def test_stop_lets_the_call_under_way_finish(callers: list, tmp_path: Path) -> None:
     env = caller_env()
     callers.append((env, REPO))
     cli(env, "run", "--command", "true")
     pid, _ = started(env)
-    slow = subprocess.Popen([*CLI, "run", "--command", "sleep 1; echo slept", "--json"], cwd=REPO, env=env,
+    gate = Gate(tmp_path / "slow.go")  # the call stays under way until the stop was seen to be taken
+    slow = subprocess.Popen([*CLI, "run", "--command", f"{gate.shell}; echo slept", "--json"], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     until(lambda: relay.ask(b"ping", env, str(REPO)) == (pid, 1))
     assert relay.ask(b"stop", env, str(REPO)) == (pid, 1)
     assert relay.ask(b"ping", env, str(REPO)) is None  # no new call is taken
     assert alive(pid)
+    gate.open()
     out, err = slow.communicate(timeout=30)
     assert slow.returncode == 0 and json.loads(out)["output"] == "slept", (out, err)
     until(lambda: not alive(pid))

@@ -12,6 +12,7 @@ from python.helpers.tmux_tool.shared import send
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal
+from ..gates import Gate
 
 
 def wait_screen(term: SharedTerminal, needle: str, timeout: float = 5.0) -> str:
@@ -100,7 +101,10 @@ def test_ctrl_c_only_for_our_own_command(shared_terminal: SharedTerminal) -> Non
     call("status")
     shared_terminal.type("sleep 30")
     shared_terminal.press("Enter")
-    time.sleep(0.3)
+    deadline = time.monotonic() + 10
+    while call("status")["status"] != "busy":  # the human's command runs
+        assert time.monotonic() < deadline, shared_terminal.screen()
+        time.sleep(0.05)
     refused = call("interrupt", timeout=2)
     assert not refused["ok"] and "human" in refused["error"]
     assert not call("keys", keys="C-c", timeout=1)["ok"]
@@ -113,11 +117,16 @@ def test_ctrl_c_only_for_our_own_command(shared_terminal: SharedTerminal) -> Non
     assert res["ok"] and res["status"] == "ready", res
 
 
-def test_prompt_like_output_is_not_ready(shared_terminal: SharedTerminal) -> None:
+def test_prompt_like_output_is_not_ready(shared_terminal: SharedTerminal, tmp_path: Path) -> None:
     call("send", text="true", timeout=5)  # learn the real prompt
-    call("send", text="printf 'tester@box:/tmp# \\n$ \\n>>> '; sleep 2", timeout=0)
-    time.sleep(0.5)
+    gate = Gate(tmp_path / "go")  # the command runs on until the status was taken
+    call("send", text=f"printf 'tester@box:/tmp# \\n$ \\n>>> '; {gate.shell}", timeout=0)
+    deadline = time.monotonic() + 10
+    while not shared_terminal.screen().rstrip().endswith(">>>"):
+        assert time.monotonic() < deadline, shared_terminal.screen()
+        time.sleep(0.02)
     assert call("status")["status"] == "busy"
+    gate.open()
     done = call("wait", timeout=5)
     assert done["ok"] and done["status"] == "ready"
 

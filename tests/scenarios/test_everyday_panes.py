@@ -23,6 +23,7 @@ from collections.abc import Callable
 import pytest
 
 from python.tools.tmux_tool import call
+from tests.gates import Gate
 
 from .conftest import (
     PLAIN_BASH,
@@ -391,8 +392,10 @@ def test_the_agents_pane_changes_width_while_long_lines_print(scene: Scene, move
     ready_after_end(scene, res)
     assert ran_in(scene) == a
     assert res["output"] == answer, explain(f"long lines across a {move} are not exact", res, scene) + (
-        "\nrows as joined lines (-J), cut to 70 columns:\n" + "\n".join(
-            row[:70] for row in scene.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", a).splitlines()))
+        "\nrows as joined lines (-J):\n" + "\n".join(
+            repr(row) for row in scene.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", a).splitlines()[:10])
+        + "\nthe same rows as the screen has them (-N):\n" + "\n".join(
+            repr(row) for row in scene.tmux("capture-pane", "-p", "-N", "-S", "-", "-t", a).splitlines()[:30]))
     right_pane(scene, res, a, names(scene))
     scene.human_quiet()
     command, answer = lines_command(scene, "after")
@@ -614,15 +617,17 @@ def test_the_human_runs_a_command_in_the_looked_at_pane_and_the_agent_names_anot
     settle(scene)
     a = scene.active_pane()
     b = split_and_come_back(scene, a)  # the human looks at a
-    scene.human.line(f"sleep 4; {stamp(scene, 'human')}")
+    gate = Gate(scene.file("human.go"))  # the human's command runs until the agent's has answered
+    scene.human.line(f"{gate.shell}; {stamp(scene, 'human')}")
     assert poll(lambda: "sleep" in scene.front(a), 5), scene.screen(a)
     scene.human_quiet()
     command, answer = lines_command(scene)
     res = exact(scene, command, answer, session=b)
-    assert ended(scene, "human") is None, "the case is void: the human's command was over before the agent's answer"
+    assert ended(scene, "human") is None
     assert ran_in(scene) == b
     right_pane(scene, res, b, names(scene))
     assert "alpha-" not in scene.history(a), "the agent's text reached the human's running command"
+    gate.open()
     assert poll(lambda: ended(scene, "human"), 8)
     assert scene.at_prompt(target=a)
     ends_right(scene)

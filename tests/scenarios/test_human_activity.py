@@ -8,10 +8,14 @@ command runs stay on the line when the prompt comes back.
 
 from __future__ import annotations
 
-import threading
 import time
+from typing import Any
 
+import pytest
+
+from python.helpers.tmux_tool.shared import judge
 from python.tools.tmux_tool import call
+from tests.frozen import Frozen
 
 from .conftest import Scene, ended, ends_right, explain, fish, poll, probe, refused, settle, stamp
 
@@ -122,26 +126,33 @@ def test_nobody_is_watching(scene: Scene) -> None:
         explain("wait without a human did not end right", res, scene)
 
 
-def test_a_focus_report_the_shell_has_not_read_yet_only_delays_the_agent(make_scene) -> None:
+def test_a_focus_report_the_shell_has_not_read_yet_only_delays_the_agent(make_scene,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """fish (like vim) asks for focus reports: each time the human's browser tab gains focus the terminal
     sends ESC [ I, which sits unread for a moment.  Keys not read yet make the shell busy, but only for
-    that moment: a send, even one that does not wait for its result, types once they are read."""
-    import os
-    import signal
+    that moment: a send, even one that does not wait for its result, types once they are read.
 
+    The shell is held (a ptrace stop) while the report arrives and let go once the send has looked and
+    found it unread."""
     scene = make_scene(FISH)
     settle(scene)
-    pid = scene.pane_pid()
-    os.kill(pid, signal.SIGSTOP)  # the shell is slow to read: the report stays queued
-    try:
+    looked: list[str] = []
+    real_observe = judge.observe
+
+    def observe(*args: Any, **kwargs: Any) -> Any:
+        st, lk = real_observe(*args, **kwargs)
+        looked.append(st.evidence)
+        frozen.release.set()  # the shell reads again once the send saw the report unread
+        return st, lk
+
+    command, answer = probe(scene)
+    with Frozen(scene.pane_pid()) as frozen:
+        assert frozen.held.is_set() and not frozen.errors, frozen.errors
         scene.tmux("send-keys", "-t", "=shared:", "-l", "\x1b[I")
-        resume = threading.Timer(0.3, os.kill, (pid, signal.SIGCONT))
-        resume.start()
-        command, answer = probe(scene)
-        res = call("send", text=command, timeout=0)
-        resume.join()
-    finally:
-        os.kill(pid, signal.SIGCONT)
+        with monkeypatch.context() as patched:
+            patched.setattr(judge, "observe", observe)
+            res = call("send", text=command, timeout=0)
+    assert looked and "not read" in looked[0], f"the case is void: the first look saw {looked[:1]}"
     assert res["ok"], explain("a focus report kept the agent out", res, scene)
     assert poll(lambda: answer in scene.history(), 5), explain("the command did not run", res, scene)
     ends_right(scene)

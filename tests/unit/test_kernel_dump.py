@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import struct
 import subprocess
+import termios
 
 import pytest
 
@@ -35,3 +39,27 @@ def test_a_dump_of_this_machine_reads_as_this_machine_does(tmp_path: object) -> 
 def test_the_script_takes_only_a_terminal_path() -> None:
     assert "/nonexistent" in kernel.dump_script(1, "/dev/pts/1; rm -rf ~")
     assert "'/dev/pts/1'" not in kernel.dump_script(1, "/dev/pts/1")  # a plain path needs no quotes
+
+
+def test_a_terminals_size_reads_the_same_from_a_dump_as_here() -> None:
+    """The size a terminal's programs were told (what a resize under way is told by) reads alike both ways."""
+    master, slave = os.openpty()
+    try:
+        fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 77, 0, 0))
+        path = os.ttyname(slave)
+        out = subprocess.run(["sh", "-c", kernel.dump_script(os.getpid(), path)], capture_output=True, text=True,
+                             timeout=10, check=True).stdout
+        here, there = kernel.HERE.modes(path), kernel.Dump.parse(out).modes(path)
+        assert here is not None and there is not None
+        assert here.size == there.size == (77, 33)
+        assert (here.raw, here.echo) == (there.raw, there.echo)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+@pytest.mark.parametrize("size", ["", "33", "x y", "33 77 1", "-1 5"])
+def test_an_odd_size_in_a_dump_is_unknown(size: str) -> None:
+    dump = kernel.Dump.parse(f"\x1emodes\n500:5:bf:8a3b:3:1c\n\x1esize\n{size}\n")
+    modes = dump.modes("/dev/pts/1")
+    assert modes is not None and modes.size is None and not modes.raw

@@ -168,25 +168,32 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
     begun = time.monotonic()
     retry_at, give_up = begun + TURN_START, begun + 2 * TURN_START
     resubmitted = busy = False
+    other: tuple[str, float] | None = None  # another prompt's echo, and since when it has shown
     while True:
         st = observe.state_of(ctx.open(target))
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == Status.BUSY and not holds)
+        now = time.monotonic()
         if not holds:
             rows, framed = _transcript_rows(target, profile)
             y = turn_pages.find_turn(rows, mark, profile)
             shown = (profile.echo(rows[y]) or "") if y is not None else ""
             if y is not None and turn_pages.matches(shown, prompt):
                 return Started(True, busy)
-            if y is not None and framed:
+            # An echo of something else counts once it has shown for the profile's settle time
+            # with the input box drawn: a frame caught half drawn (OpenCode's echo bar drawn, the
+            # old answer row still behind it) shows one for a moment only.
+            if y is None or not framed:
+                other = None
+            elif other is None or other[0] != shown:
+                other = (shown, now)
+            if other is not None and now - other[1] >= settle_for(profile):
                 return reported(st, target.name, ok=False,
                                 error=f"another prompt started a turn before this one: {brief(shown)}",
                                 hint="read the session: the CLI may have had a queued prompt; this prompt "
                                 "may be queued behind it")
-            # No echo yet, or one read off a screen caught half drawn (no input box): look again.
             if st.status == Status.BLOCKED:
                 return Started(False, busy)
-        now = time.monotonic()
         if holds and not resubmitted and now >= retry_at:
             press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)

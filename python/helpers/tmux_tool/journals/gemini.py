@@ -14,7 +14,8 @@ Records are ``{"id", "timestamp", "type": "user" | "gemini" | "error" |
 under its id when its tool calls finish, and ``{"$set": ...}`` lines update
 the session (their ``messages`` hold records too).  The answer is the last
 ``gemini`` record's ``content``: the model's text as Gemini CLI saves it,
-without leading and trailing blank lines (the result says so).  Gemini CLI
+without leading and trailing blank lines, HTML comments and zero-width
+characters (the result says so).  Gemini CLI
 records no end of a turn: the screen says when it is over.
 """
 
@@ -29,7 +30,8 @@ from typing import Any
 
 from .journal import Feed, Journal, Turn, holding_prompt, recalled, remember, same_prompt, size, written_after
 
-TRIMMED = "Gemini CLI saves an answer without its leading and trailing blank lines"
+TRIMMED = ("Gemini CLI saves an answer without its leading and trailing blank lines, HTML comments (<!-- -->) "
+           "and zero-width characters")
 
 
 def _environ(pid: int) -> dict[str, str]:

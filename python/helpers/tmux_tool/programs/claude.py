@@ -1,6 +1,8 @@
-"""Claude Code (2.1.197 pinned, 2.1.330 newest), an Ink TUI.
+"""Claude Code (2.1.197 pinned, 2.1.332 newest; 2.1.330 recorded too), an Ink TUI.
 
-Its face, bottom up (tests/fixtures/screens/claude/, claude-2.1.330/): a
+Its face, bottom up (tests/fixtures/screens/claude/, claude-2.1.330/,
+claude-2.1.332/, where 2.1.330's words hold; only its start-up question moved
+to the bottom of the screen): a
 footer row, a full-width rule, the input row ``❯`` (a no-break space after it
 when empty; a dim placeholder such as "Resend your message to try again"
 after a failure), a second rule; above that the transcript.  2.1.197 draws on

@@ -1,8 +1,9 @@
-"""Codex CLI (0.169.0, also the newest), a Rust TUI started through a Node wrapper (tmux names it ``node``).
+"""Codex CLI (0.169.0 pinned, 0.171.0 newest), a Rust TUI started through a Node wrapper (tmux names it ``node``).
 
-Its face, bottom up (tests/fixtures/screens/codex/): a footer (``← for agents
-· ? for shortcuts``, warnings), the model line (``gpt-5-codex default ·
-~/project``), the composer ``› `` with a dim placeholder (``Ask Codex to do
+Its face, bottom up (tests/fixtures/screens/codex/, codex-0.171.0/): a footer
+(``← for agents · ? for shortcuts``, warnings), the model line (``gpt-5-codex
+default · ~/project``; 0.171.0 ends it with the session's first prompt, its
+title), the composer ``› `` with a dim placeholder (``Ask Codex to do
 anything``) when empty; above it the transcript.  Busy shows as ``• Working
 (Ns • esc to interrupt)`` while it waits for the model, ``Booting MCP
 server`` and ``Waiting for startup · esc cancel`` while it starts - but NOT

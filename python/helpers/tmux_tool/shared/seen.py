@@ -19,6 +19,9 @@ from .look import Look, key_time
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
+# tmux tells a pane's program its new size at most a quarter second after the one before; a size that
+# stays untold longer is no resize under way (``stty cols`` set one of its own).
+RESIZE_WAIT = 1.0
 SEEN_PANES = 16  # panes whose last screen is remembered
 
 
@@ -77,3 +80,17 @@ def human_quiet(cfg: Config, lk: Look, force: bool) -> guard.Leave:
     if still_for < QUIET and not no_key_since_ours:
         return guard.Leave(False, "the screen changed a moment ago and we did not cause it")
     return guard.GO
+
+
+def size_untold(lk: Look) -> bool:
+    """tmux drew the pane at a size its program has not been told yet: the window is being resized.
+
+    tmux redraws a resized pane at once but passes the size on to the
+    terminal (and so to the shell) only a quarter second after the size
+    before it.  A line typed meanwhile is drawn by the shell for the old
+    width and drawn again when the new one arrives; the first drawing's
+    leftovers stay on the human's screen and in the rows the output is cut
+    from.
+    """
+    told = lk.term.size
+    return told is not None and told != (lk.facts.width, lk.facts.height)

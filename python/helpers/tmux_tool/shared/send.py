@@ -103,6 +103,7 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
     # reply to the query its prompt made) never refuses a send, even one that may not wait.
     quiet_by = Deadline(max(timeout, TRANSIENT))
     checked = approved = False
+    resizing: Deadline | None = None
     while True:
         st, lk = judge.observe(tmux, target.pane, target.name)
         if lk is None:
@@ -120,6 +121,11 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         verdict = guard.may_type(st, text=text, keys=keys, force=force)
         if verdict.go:
             verdict = seen.human_quiet(cfg, lk, force)
+        if verdict.go and seen.size_untold(lk):
+            resizing = resizing or Deadline(seen.RESIZE_WAIT)
+            if not resizing.passed:
+                verdict = guard.Leave(False, "the window is being resized and the shell has not been told its "
+                                             "new size yet")
         if verdict.go and not approved and lk.facts.approve:
             refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline.left())
             if refusal is not None:
@@ -209,13 +215,14 @@ def _inject(tmux: Tmux, target: Target, lk: Look, text: str, enter: bool, keys: 
     pane = target.pane
     facts = lk.facts
     buf = f"tt-{os.getpid()}-{int(time.time() * 1e6) % 10**9}"
-    # No key of the human's since the look (where their keys can go), no cursor move, no scroll.
+    # No key of the human's since the look (where their keys can go), no cursor move, no scroll, no resize.
     keys_seen = f"{facts.session_activity}/" if facts.focused else "not-focused/"
     keys_now = "#{session_activity}/" if facts.focused else "#{?#{&&:#{pane_active},#{window_active}},,not-focused/}"
-    seen = f"{keys_seen}{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}"
+    seen = f"{keys_seen}{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}/{facts.width}x{facts.height}"
     # ... and the pane's process alive: tmux 3.3a crashes, the human's whole server with it, on a paste into
     # a dead pane that remain-on-exit keeps.
-    cond = ("#{&&:#{&&:#{&&:#{==:" + keys_now + "#{cursor_x}/#{cursor_y}/#{history_size}," + seen + "},"
+    cond = ("#{&&:#{&&:#{&&:#{==:" + keys_now + "#{cursor_x}/#{cursor_y}/#{history_size}/#{pane_width}x#{pane_height},"
+            + seen + "},"
             + control.ALLOWED + "}," + UNSYNCHRONIZED + "},#{?pane_dead,0,1}}")
     actions = []
     if lead:

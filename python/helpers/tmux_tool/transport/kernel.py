@@ -42,7 +42,7 @@ import termios
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..core.clock import Deadline
 
@@ -74,6 +74,16 @@ class Proc:
         return self.comm.lstrip("-") in SHELLS
 
 
+class Modes(NamedTuple):
+    """What a terminal's settings say: raw (``ICANON`` off), echo, bytes typed that nobody has read yet,
+    and the size (columns, rows) its programs were told, None when unknown."""
+
+    raw: bool
+    echo: bool
+    pending: int
+    size: tuple[int, int] | None
+
+
 @dataclass(frozen=True, slots=True)
 class Terminal:
     """The pane's terminal as the kernel sees it."""
@@ -86,6 +96,7 @@ class Terminal:
     raw: bool = False  # ICANON off
     echo: bool = True
     pending: int = 0  # bytes typed into the terminal that nobody has read yet
+    size: tuple[int, int] | None = None  # (columns, rows) the programs in it were told; None when unknown
 
     @property
     def shell_in_front(self) -> bool:
@@ -133,8 +144,8 @@ class Source(Protocol):
         """A file under ``/proc`` (``PID/stat``, ``PID/wchan``, ``PID/children``: the children of all
         its threads, ``PID/io``, ``uptime``); None when it cannot be read."""
 
-    def modes(self, tty: str) -> tuple[bool, bool, int] | None:
-        """(raw, echo, unread bytes) of terminal ``tty``; None when unknown."""
+    def modes(self, tty: str) -> Modes | None:
+        """The modes of terminal ``tty``; None when unknown."""
 
 
 class _Here:
@@ -149,7 +160,7 @@ class _Here:
         except (OSError, ValueError):
             return None
 
-    def modes(self, tty: str) -> tuple[bool, bool, int] | None:
+    def modes(self, tty: str) -> Modes | None:
         return _modes(tty)
 
 
@@ -256,8 +267,8 @@ def _worker(p: Proc, src: Source) -> Proc:
     return p
 
 
-def _modes(tty: str) -> tuple[bool, bool, int] | None:
-    """(raw, echo, unread bytes) of the terminal, read without becoming its controlling process.
+def _modes(tty: str) -> Modes | None:
+    """The terminal's modes, read without becoming its controlling process.
 
     The unread count (``FIONREAD``) covers what a shell has not taken yet;
     the shell's own read count cannot, when threads of it read files too
@@ -272,23 +283,24 @@ def _modes(tty: str) -> tuple[bool, bool, int] | None:
     try:
         lflag = termios.tcgetattr(fd)[3]
         queued = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+        rows, cols = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))[:2]
     except (termios.error, OSError):
         return None
     finally:
         os.close(fd)
-    return not lflag & termios.ICANON, bool(lflag & termios.ECHO), queued
+    return Modes(not lflag & termios.ICANON, bool(lflag & termios.ECHO), queued, (cols, rows))
 
 
 def line_editor(tty: str) -> bool:
     """Whether terminal ``tty`` is in raw mode without echo, as a line editor (readline, zle) keeps it."""
     modes = _modes(tty)
-    return bool(modes and modes[0] and not modes[1])
+    return bool(modes and modes.raw and not modes.echo)
 
 
 def unread(tty: str) -> int:
     """Bytes typed into terminal ``tty`` that no process has read yet (0 when unknown)."""
     modes = _modes(tty)
-    return modes[2] if modes else 0
+    return modes.pending if modes else 0
 
 
 def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
@@ -364,6 +376,7 @@ def dump_script(shell_pid: int, tty: str) -> str:
         'printf "%suptime\\n%s\\n" "$R" "$(cat uptime)"\n'
         'printf "%sclk_tck\\n%s\\n" "$R" "$(getconf CLK_TCK 2>/dev/null || echo 100)"\n'
         f'printf "%smodes\\n%s\\n" "$R" "$(stty -g -F {q} 2>/dev/null || stty -g < {q} 2>/dev/null)"\n'
+        f'printf "%ssize\\n%s\\n" "$R" "$(stty size -F {q} 2>/dev/null || stty size < {q} 2>/dev/null)"\n'
     )
 
 
@@ -385,10 +398,12 @@ class Dump:
     def read(self, path: str) -> str | None:
         return self.files.get(path)
 
-    def modes(self, tty: str) -> tuple[bool, bool, int] | None:
+    def modes(self, tty: str) -> Modes | None:
         fields = (self.files.get("modes") or "").strip().split(":")
         try:
             lflag = int(fields[3], 16)
         except (IndexError, ValueError):
             return None
-        return not lflag & _ICANON, bool(lflag & _ECHO), 0
+        size = (self.files.get("size") or "").split()
+        told = (int(size[1]), int(size[0])) if len(size) == 2 and all(n.isdigit() for n in size) else None
+        return Modes(not lflag & _ICANON, bool(lflag & _ECHO), 0, told)

@@ -47,7 +47,10 @@ ATTACH_FLAGS = "read-only,ignore-size,pause-after=1"
 FLOOD_BYTES = 1 << 16
 FLOOD_WINDOW = 0.1
 FLOOD_REST = 0.25
-# Notifications that say nothing about what a watched pane shows.
+# Notifications that say nothing about what a watched pane shows.  Those of windows outside the
+# client's session (``%unlinked-window-renamed`` when a command starts or ends in another session's
+# window, ``%unlinked-window-add``/``-close``) start with ``_ELSEWHERE``.
+_ELSEWHERE = b"%unlinked-"
 _SILENT = frozenset({
     b"%continue", b"%sessions-changed", b"%paste-buffer-changed", b"%paste-buffer-deleted",
     b"%client-detached", b"%client-session-changed", b"%message", b"%config-error",
@@ -186,7 +189,7 @@ class Client:
             if rest.split(b" ", 1)[-1].decode(errors="replace") != self.session:
                 self.failure = "it was moved to another session"
                 self.source.lose(self, self.failure)
-        elif word in _SILENT:
+        elif word in _SILENT or word.startswith(_ELSEWHERE):
             return False
         self._touch(now)
         return True
