@@ -20,6 +20,8 @@ still reads it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.config import Config
 from ..core.errors import TmuxError
 from ..core.messages import message
@@ -29,19 +31,56 @@ from ..transport import kernel
 from ..transport.options import HELD, PAGE
 from ..transport.panes import PaneFacts
 from ..transport.tmux import Tmux
+from . import secrets
 from .state import State
 
-__all__ = ["HELD", "PAGE", "answering", "asks_secret", "held", "hint", "page", "where_to_type"]
+__all__ = ["HELD", "LEAVE_KEYS", "PAGE", "answering", "asks_secret", "held", "hint", "page", "refusal",
+           "where_to_type"]
+
+
+UNKNOWN_READER = -1  # ``State.secret_reader`` of a secret told by the screen alone
 
 
 def asks_secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None) -> State | None:
-    """The state of a terminal that waits for a secret, or None when it does not."""
-    if not term.secret or term.front is None:
+    """The state of a terminal that waits for a secret, or None when it does not.
+
+    One judgement from all the evidence, failing closed: the kernel's facts
+    where they can be read (a member of the foreground group reads a line
+    with the echo off); the terminal set as for a secret while a member
+    sleeps where this user cannot see (setuid sudo and su); and, where the
+    read happens on a terminal the kernel facts do not cover (a relay's own
+    pty), a secret's question at the cursor while nothing in front runs.
+    """
+    asked = secrets.question(snap)
+    shown = asked or snap.cursor_line.strip() or "a secret"
+    asker = term.asker
+    if asker is not None and term.secret:
+        why = f"{asker.comm} reads a secret with the terminal's echo off: {shown!r}"
+    elif asker is not None and term.secret_unseen:
+        why = (f"the terminal is set for a secret (a line, echo off) and {asker.comm} waits where this user "
+               f"cannot see (another user's or a setuid program): {shown!r}")
+    elif asked is not None and (term.waits or not term.known):
+        who = term.front.comm if term.front else "the program in front"
+        why = (f"a question for a secret is at the cursor ({asked!r}) and {who} waits; its terminal is not the "
+               "pane's (a relay such as sudo's or ssh's own), so the screen decides")
+        asker = asker or term.front or term.leader
+    else:
         return None
-    question = snap.cursor_line.strip() or "a secret"
-    return State(Status.BLOCKED, f"{term.front.comm} reads a secret with the terminal's echo off: {question!r}",
-                 program or term.front.comm, snap, facts, question=question,
-                 secret_reader=term.front.pid)
+    reader = asker.pid if asker is not None else UNKNOWN_READER
+    return State(Status.BLOCKED, why, program or (asker.comm if asker else None), snap, facts, question=shown,
+                 secret_reader=reader)
+
+
+LEAVE_KEYS = frozenset({"Escape", "C-c", "C-d"})
+"""Keys the agent may still press at a secret's prompt: they leave it, they answer nothing."""
+
+
+def refusal(st: State, text: str, keys: Sequence[str] = ()) -> str | None:
+    """Why nothing may be typed into ``st`` now (None: it is no secret's prompt, or only leave keys)."""
+    if not st.needs_human or (not text and set(keys) <= LEAVE_KEYS):
+        return None
+    return (f"nothing was typed: {st.program or 'a program'} asks for a secret ({st.question!r}), which only the "
+            "human types; the agent may only leave it (Escape, C-c, C-d)")
 
 
 def answering(st: State, asked: State | None) -> bool:

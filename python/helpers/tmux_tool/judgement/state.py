@@ -55,12 +55,12 @@ class State:
     cwd: str | None = None
     exact: bool = False
     notes: Notes = field(default_factory=Notes)
-    secret_reader: int = 0  # the process that reads a secret from the terminal (0: none)
+    secret_reader: int = 0  # the process that reads a secret from the terminal (0: none; -1: not known)
 
     @property
     def needs_human(self) -> bool:
         """A secret is asked for: only the human types it."""
-        return self.secret_reader > 0
+        return self.secret_reader != 0
 
 
 def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:

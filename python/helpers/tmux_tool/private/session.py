@@ -143,11 +143,8 @@ class PrivateSession:
         shell = self.server.shell(self.name)
         profile = programs.profile_for(shell.program) if shell and shell.program else None
         before = self.state()
-        if before.needs_human and text:
-            return failure(f"nothing was typed: {before.program} asks for a secret ({before.question!r}), which "
-                           "only the human types", session=self.name, status=before.status,
-                           hint=human.hint(self.server.cfg, self.name, before.program,
-                                           self.server.host.name if self.server.host else None))
+        if (refused := self._refused(before, text)) is not None:
+            return refused
         if before.status == Status.BUSY and len(text.encode("utf-8", "surrogateescape")) >= LONG_TEXT:
             return failure(f"{before.evidence}; it is not reading input, and {len(text)} characters would "
                            "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
@@ -162,8 +159,19 @@ class PrivateSession:
 
     def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
         before = self.state()
+        if (refused := self._refused(before, "", keys)) is not None:
+            return refused
         keyboard.press(self.target.tmux, self.target.pane, keys)
         return self._settle(timeout, before.snap.digest if before.snap else None)
+
+    def _refused(self, st: State, text: str, keys: list[str] | None = None) -> Result | None:
+        """Nothing of the agent's goes into a secret's prompt: the refusal, with where the human types it."""
+        why = human.refusal(st, text, keys or ())
+        if why is None:
+            return None
+        host = self.server.host.name if self.server.host else None
+        return failure(why, session=self.name, status=st.status, needs_human=True, question=st.question,
+                       program=st.program, hint=human.hint(self.server.cfg, self.name, st.program, host))
 
     def interrupt(self, timeout: float) -> Result:
         keyboard.press(self.target.tmux, self.target.pane, ["C-c"])

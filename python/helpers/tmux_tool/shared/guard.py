@@ -24,6 +24,7 @@ import shutil
 from dataclasses import dataclass
 
 from ..core.status import Status
+from ..judgement import human
 from ..judgement.state import State
 from ..transport.tmux import run_process
 
@@ -65,9 +66,8 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Lea
         # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards it.
         where = f"in {st.program}" if st.notes.in_program else "at the prompt"
         return Leave(False, f"the human has typed {human_text!r} {where}")
-    if st.needs_human and text:
-        return Leave(False, f"{st.program or 'a program'} asks for a secret ({st.question!r}): only the human types "
-                     "it", final=True)
+    if (secret := human.refusal(st, text, keys)) is not None:
+        return Leave(False, secret, final=True)
     if force:
         return GO
     owner = st.notes.owner

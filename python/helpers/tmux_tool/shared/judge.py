@@ -75,13 +75,13 @@ def judge(lk: Look, now: float | None = None) -> State:
     if facts.dead:
         return _state(lk, Status.ERROR, "the shared pane's shell has exited", facts.command)
     base = Notes(copy_mode=facts.in_mode)
+    if (secret := human.asks_secret(term, lk.snap, facts, None)) is not None:
+        secret.notes = base if not term.known or term.shell_in_front else replace(base, owner=_owner(lk, now))
+        return secret  # the human's to type, whoever asked
     if not term.known:
         return _by_screen(lk, base)
     front = term.front
     assert front is not None and term.shell is not None
-    if (secret := human.asks_secret(term, lk.snap, facts, None)) is not None:
-        secret.notes = base if term.shell_in_front else replace(base, owner=_owner(lk, now))
-        return secret  # the human's to type, whoever asked
     if term.shell_in_front:
         return _shell(lk, front, base, top=True, now=now)
     notes = replace(base, owner=_owner(lk, now))

@@ -97,6 +97,9 @@ class Terminal:
     echo: bool = True
     pending: int = 0  # bytes typed into the terminal that nobody has read yet
     size: tuple[int, int] | None = None  # (columns, rows) the programs in it were told; None when unknown
+    asker: Proc | None = None  # a process of the foreground group that may read the terminal (see below)
+    asker_seen: bool = False  # the asker's wait was read (a tty read); False: it could not be read
+    waits: bool = False  # nothing of the foreground group runs, and not all of it waits on a child, pipe or timer
 
     @property
     def shell_in_front(self) -> bool:
@@ -125,10 +128,17 @@ class Terminal:
 
     @property
     def secret(self) -> bool:
-        """The process in front reads a line from the terminal with its echo off: a password, a passphrase,
-        a PIN (``getpass``, ``read -s``, sudo, ssh).  A line editor turns echo off too, but in raw mode."""
-        f = self.front
-        return bool(f and f.state == "S" and self.wchan in _TTY_READS and not self.raw and not self.echo)
+        """A process of the foreground group reads a line from the terminal with its echo off: a password,
+        a passphrase, a PIN (``getpass``, ``read -s``, sudo, ssh).  A line editor turns echo off too, but
+        in raw mode."""
+        return bool(self.asker and self.asker_seen and not self.raw and not self.echo)
+
+    @property
+    def secret_unseen(self) -> bool:
+        """The terminal is set as for a secret (a line, echo off) and a process of the foreground group
+        sleeps in a wait this user cannot read: sudo and su are setuid, so their ``wchan`` reads 0 to
+        anyone but root.  Nothing else sets a terminal so, so it is taken for a secret."""
+        return bool(self.asker and not self.asker_seen and not self.raw and not self.echo)
 
     @property
     def owner(self) -> str:
@@ -303,6 +313,50 @@ def unread(tty: str) -> int:
     return modes.pending if modes else 0
 
 
+GROUP_LIMIT = 64  # processes of a foreground group looked at (a build's many jobs need no more)
+
+
+def _group(leader: Proc, src: Source) -> list[Proc]:
+    """The processes of ``leader``'s group that descend from it (``bash -c 'a; b'`` runs ``a`` as its
+    child in its own group), leader first; at most ``GROUP_LIMIT``."""
+    found, todo = [leader], [leader]
+    while todo and len(found) < GROUP_LIMIT:
+        p = todo.pop()
+        for pid in (src.read(f"{p.pid}/children") or "").split():
+            kid = proc(int(pid), src) if pid.isdigit() else None
+            if kid is not None and kid.pgrp == leader.pgrp and kid not in found:
+                found.append(kid)
+                todo.append(kid)
+    return found[:GROUP_LIMIT]
+
+
+def _wchan(p: Proc, src: Source) -> str | None:
+    """Where ``p`` sleeps in the kernel; None when this user may not know (the kernel shows "0" for the
+    waits of another user's or a setuid process)."""
+    wchan = (src.read(f"{p.pid}/wchan") or "").strip()
+    return None if wchan in ("", "0") else wchan
+
+
+def _asker(group: list[Proc], src: Source) -> tuple[Proc | None, bool, bool]:
+    """Of a foreground group: the process that may read the terminal, whether its wait was seen, and
+    whether the group waits at all.
+
+    The asker is a sleeping member whose wait is a read of the terminal, or
+    else one whose wait cannot be read (it may be one).  The group waits
+    when none of it runs and some member sleeps on something other than a
+    child, a pipe or a timer: then it waits for input, or for something
+    unseen.
+    """
+    asleep = [(p, _wchan(p, src)) for p in group if p.state == "S"]
+    running = any(p.state in ("R", "D") for p in group)
+    waits = not running and any(w is None or w not in _NOT_FOR_KEYS for _, w in asleep)
+    for p, w in asleep:
+        if w in _TTY_READS:
+            return p, True, waits
+    hidden = next((p for p, w in asleep if w is None), None)
+    return hidden, False, waits
+
+
 def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
     """The facts about the terminal of a pane whose shell is ``shell_pid`` on ``tty``."""
     shell = proc(shell_pid, src) if shell_pid > 0 else None
@@ -314,7 +368,8 @@ def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
         return Terminal(False, shell, leader, leader)
     front = leader if leader.shell else _worker(leader, src)  # a shell waiting for $(…) is the shell at work
     wchan = (src.read(f"{front.pid}/wchan") or "").strip()
-    return Terminal(True, shell, front, leader, wchan, *modes)
+    asker, seen, waits = _asker(_group(leader, src), src)
+    return Terminal(True, shell, front, leader, wchan, *modes, asker=asker, asker_seen=seen, waits=waits)
 
 
 def started_ticks(seconds_ago: float, src: Source = HERE) -> int:

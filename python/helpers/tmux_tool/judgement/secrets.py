@@ -1,0 +1,73 @@
+"""A question for a secret, read off the screen: the evidence left when the kernel cannot see the read.
+
+The kernel tells a secret by the terminal it is read from (a line, echo off;
+:mod:`..transport.kernel`).  It cannot when the reader's terminal is not the
+pane's: sudo with ``use_pty``, ``ssh -t``, ``podman exec -it``, a nested
+tmux or ``script`` relay a terminal of their own, and the pane's is raw.
+What is left is what the human sees: a question for a password, a
+passphrase, a PIN or a one-time code at the cursor, with nothing after it.
+The forms are those of sudo, su, passwd, ssh, ssh-add, ssh-keygen, gpg's
+pinentry, git's credential prompt, the login commands of npm, pip and
+docker, mysql, psql, openssl and kinit, in the languages their translations
+use most (tests/fixtures/secrets/ keeps the rows as those programs print
+them).
+
+The rule errs toward a secret: a row that only looks like such a question
+makes the agent hand it to the human, which costs a moment; a secret
+question taken for anything else could let the agent type into it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import regex
+
+from ..screen.snapshot import Snapshot
+
+QUESTION_LIMIT = 160  # characters: a question is one short row, never a paragraph
+_WORDS = regex.compile(
+    r"""(?ix)
+    \b(?:pass(?:word|wd|phrase|code|kennwort)?s?|pass[ ]phrase|pin|otp|2fa|mfa|one[- ]time|verification[ ]code
+       |security[ ]code|auth(?:entication|enticator)?[ ]code|token|secret|api[ _-]?key|credentials?
+       |passwort|kennwort|mot[ ]de[ ]passe|phrase[ ]secr[eè]te|contrase[ñn]a|senha|palavra-passe
+       |wachtwoord|has[łl]o|l[öo]senord|adgangskode|passord|salasana|parola|[şs]ifre|heslo|jelsz[óo]
+       |пароль|κωδικός)\b
+    |密码|密碼|口令|パスワード|암호|비밀번호
+    """)
+_ENDS = regex.compile(r"[:：]\s*$")
+_FRAME = "│┃║|"  # a full-screen dialog's border (pinentry-curses draws its field inside a box)
+_FIELD = "_ .·" + _FRAME  # what may follow the cursor in a field drawn for the answer
+
+
+def question(snap: Snapshot) -> str | None:
+    """The question for a secret at the cursor, or None.
+
+    The row up to the cursor must end in a colon and name a secret, and
+    nothing but a drawn field may follow the cursor.  On the alternate screen
+    (an editor, a full-screen program) only a question inside a dialog's
+    border counts: a ``password:`` key being edited in a YAML file is none.
+    """
+    row = snap.cursor_line
+    if not row:
+        return None
+    left, right = _split(row, snap.cursor[0])
+    if right.strip(_FIELD):
+        return None
+    text = left.strip()
+    if snap.alternate and (not text or text[0] not in _FRAME):
+        return None
+    text = text.strip(_FRAME + " ").rstrip("_ ")
+    if not text or len(text) > QUESTION_LIMIT or not _ENDS.search(text) or not _WORDS.search(text):
+        return None
+    return text
+
+
+def _split(row: str, x: int) -> tuple[str, str]:
+    """The row's text left of cell ``x`` and from it on (a wide character takes two cells)."""
+    cells = 0
+    for i, ch in enumerate(row):
+        if cells >= x:
+            return row[:i], row[i:]
+        cells += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return row, ""
