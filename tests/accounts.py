@@ -56,7 +56,7 @@ SUDOERS_DIR = Path("/etc/sudoers.d")
 
 # program -> the Debian package that brings it
 PACKAGES = {
-    "useradd": "passwd", "chpasswd": "passwd", "userdel": "passwd", "su": "util-linux",
+    "useradd": "passwd", "chpasswd": "passwd", "userdel": "passwd", "su": "util-linux", "runuser": "util-linux",
     "sudo": "sudo", "visudo": "sudo", "ssh": "openssh-client", "ssh-keygen": "openssh-client",
     SSHD: "openssh-server", "zsh": "zsh",
 }

@@ -88,8 +88,8 @@ def answering(st: State, asked: State | None) -> bool:
     process reads it, or its question is still on screen while the program works on the answer."""
     if asked is None or not asked.needs_human:
         return False
-    if st.needs_human:
-        return st.secret_reader == asked.secret_reader
+    if st.needs_human:  # a relay (ssh -t) reads every secret behind it: a new question is a new secret
+        return st.secret_reader == asked.secret_reader and st.question == asked.question
     return st.status == Status.BLOCKED and st.question == asked.question
 
 

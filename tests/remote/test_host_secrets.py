@@ -1,0 +1,69 @@
+"""A secret asked on a host is the human's, as here: the host's user is an ordinary one, so sudo there is
+setuid and its waits read 0 in the host's dump; the terminal set for a secret decides, whatever shape the
+command has.
+
+The host is the test's own sshd on 127.0.0.2 with a throwaway user whose sudo
+rule always asks (tests/accounts.py).  The human's keys reach the session
+there through a tmux buffer fed on ssh's stdin: the password is on no
+command line on either side.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from python.tools.tmux_tool import call
+
+from .conftest import declare
+
+if TYPE_CHECKING:
+    from ..accounts import RemoteHost
+
+pytest_plugins = ["tests.accounts"]
+
+TIMEOUT = 60.0
+
+
+@pytest.fixture
+def host(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+         monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host, declared as ``box``; the tool's server there is ended afterwards."""
+    declare(tmp_path, monkeypatch, remote_host.line)
+    yield remote_host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
+
+
+def _type_there(box: RemoteHost, socket: str, session: str, secret: str) -> None:
+    """The human's keys in the session on the host (what their own ssh and tmux client would do)."""
+    target = f"'={session}:'"  # quoted for zsh too, whose =word is a command's path
+    script = (f"tmux -L {shlex.quote(socket)} load-buffer -b human - \\; paste-buffer -d -b human -t {target} "
+              f"\\; send-keys -t {target} Enter")
+    argv = ["ssh", *box.ssh_options(), "-o", "BatchMode=yes", f"{box.user.name}@{box.server.host}", script]
+    done = subprocess.run(argv, input=secret, text=True, capture_output=True, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("shape", ["plain", "sh -c"])
+def test_sudo_on_a_host_as_its_ordinary_user(host: RemoteHost, private_socket: str, shape: str) -> None:
+    line = "sudo -k; sudo id -u"
+    command = line if shape == "plain" else f"sh -c {shlex.quote(line + '; echo done')}"
+    started = time.monotonic()
+    res = call("run", command=command, host="box", session="admin", timeout=TIMEOUT)
+    assert time.monotonic() - started < TIMEOUT, ("the question came back only at the timeout", res)
+    assert res["ok"] and res["status"] == "blocked" and res.get("needs_human") is True, res
+    assert host.user.sudo_prompt in res["question"] and res.get("host") == "box", res
+    for action, args in (("send", {"text": "hunter2"}), ("keys", {"keys": ["Enter"]})):
+        refused = call(action, session="admin", host="box", **args)
+        assert not refused["ok"] and "only the human" in refused["error"], (action, refused)
+    _type_there(host, private_socket, "admin", host.user.password)
+    res = call("wait", session="admin", host="box", timeout=TIMEOUT)
+    assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 0, res
+    assert res["output"].splitlines()[-1] == ("0" if shape == "plain" else "done"), res
+    assert "Sorry, try again" not in res["output"] and host.user.password not in repr(res), res
