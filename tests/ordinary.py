@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = "/usr/bin/python3"
 RUNTIME = ("pyte", "wcwidth", "regex")  # what the tool imports outside the standard library (MCP aside)
 SOCKET = "agent"  # the tool's default private socket, as an ordinary user has it
+SHARED = "shared"  # and the shared terminal's, as apps/shared-terminal/start.sh names it
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Ordinary:
 
     user: SecretUser
     root: Path  # the library's copy and its packages
+    SHARED: ClassVar[str] = SHARED
 
     def env(self) -> dict[str, str]:
         return {"HOME": str(self.user.home), "USER": self.user.name, "LOGNAME": self.user.name,
@@ -77,18 +79,18 @@ class Ordinary:
             raise AssertionError(f"{action} as {self.user.name} printed no result: {done.stdout!r} {done.stderr!r}")
         return result
 
-    def tmux(self, *args: str, check: bool = True) -> str:
-        done = self._as_user(["tmux", "-L", SOCKET, *args], 20)
+    def tmux(self, *args: str, check: bool = True, socket: str = SOCKET) -> str:
+        done = self._as_user(["tmux", "-L", socket, *args], 20)
         if check and done.returncode:
             raise AssertionError(f"tmux {' '.join(args)} as {self.user.name}: {done.stderr}")
         return done.stdout
 
-    def type_secret(self, session: str, secret: str) -> None:
+    def type_secret(self, session: str, secret: str, socket: str = SOCKET) -> None:
         """The human's keys into ``session``: tmux reads them from a buffer fed on stdin, so the secret is
         on no command line."""
         done = subprocess.run(["runuser", "-u", self.user.name, "--", "env", "-i",
                                *(f"{k}={v}" for k, v in self.env().items()),
-                               "tmux", "-L", SOCKET, "load-buffer", "-b", "tt-human", "-", ";",
+                               "tmux", "-L", socket, "load-buffer", "-b", "tt-human", "-", ";",
                                "paste-buffer", "-d", "-b", "tt-human", "-t", f"={session}:", ";",
                                "send-keys", "-t", f"={session}:", "Enter"],
                               input=secret, text=True, capture_output=True, timeout=20, check=False)
@@ -120,6 +122,7 @@ def ordinary(secret_user: SecretUser) -> Iterator[Ordinary]:
         _copy_runtime(root)
         user = Ordinary(secret_user, root)
         yield user
-        user.tmux("kill-server", check=False)
+        for socket in (SOCKET, SHARED):
+            user.tmux("kill-server", check=False, socket=socket)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -116,6 +116,38 @@ def test_a_child_of_a_shell_asks_as_an_ordinary_user(ordinary: Ordinary) -> None
     assert res["ok"] and res["output"].splitlines()[-2:] == ["3", "done"], res
 
 
+def test_everyday_runs_as_an_ordinary_user(ordinary: Ordinary) -> None:
+    """What the rest of the suite proves as root holds for the user: exact output, exit code, cwd."""
+    res = ordinary.call("run", command="cd /tmp && printf 'a\\nb\\n' && (exit 3)", timeout=20)
+    assert (res["ok"], res["output"], res["exit_code"], res["cwd"]) == (True, "a\nb", 3, "/tmp"), res
+    res = ordinary.call("run", command="id -un", timeout=20)
+    assert res["output"] == ordinary.user.name, res
+    res = ordinary.call("run", command="sleep 0.3; echo late", timeout=0.05)
+    assert res["status"] == "busy", res
+    res = ordinary.call("wait", session="scratch", timeout=20)
+    assert (res["status"], res["output"], res["exit_code"]) == ("ready", "late", 0), res
+
+
+def test_the_shared_terminal_of_an_ordinary_user(ordinary: Ordinary) -> None:
+    """The human's own terminal, the tool theirs too: the agent's sudo there is theirs to answer."""
+    ordinary.tmux("new-session", "-d", "-s", "shared", "-x", "120", "-y", "40", "bash", "--norc", "-i",
+                  socket=ordinary.SHARED)
+    try:
+        assert poll(lambda: "$" in ordinary.tmux("capture-pane", "-p", "-t", "=shared:", socket=ordinary.SHARED), 20)
+        res = ordinary.call("send", text="sudo -k; sudo id -u", timeout=20)
+        assert res["ok"], res
+        res = poll(lambda: (r := ordinary.call("status")) and r.get("needs_human") and r, 20)
+        assert res and res["status"] == "blocked" and "password" in res["question"].lower(), res
+        _refuses(ordinary.call, "shared")
+        ordinary.type_secret("shared", ordinary.user.password, socket=ordinary.SHARED)
+        res = ordinary.call("wait", timeout=30)
+        assert res["ok"] and res["status"] == "ready", res
+        assert res["output"].splitlines()[-1] == "0", res
+        _no_failed_attempt(res)
+    finally:
+        ordinary.tmux("kill-server", socket=ordinary.SHARED, check=False)
+
+
 # --------------------------------------------------------------------------- behind a relay (as root)
 
 def _raw_during_the_question(socket: str, session: str) -> bool:

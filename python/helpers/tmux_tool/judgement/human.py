@@ -79,8 +79,8 @@ def refusal(st: State, text: str, keys: Sequence[str] = ()) -> str | None:
     """Why nothing may be typed into ``st`` now (None: it is no secret's prompt, or only leave keys)."""
     if not st.needs_human or (not text and set(keys) <= LEAVE_KEYS):
         return None
-    return (f"nothing was typed: {st.program or 'a program'} asks for a secret ({st.question!r}), which only the "
-            "human types; the agent may only leave it (Escape, C-c, C-d)")
+    return (f"{st.program or 'a program'} asks for a secret ({st.question!r}), which only the human types; the "
+            "agent may only leave it (Escape, C-c, C-d)")
 
 
 def answering(st: State, asked: State | None) -> bool:

@@ -170,7 +170,8 @@ class PrivateSession:
         if why is None:
             return None
         host = self.server.host.name if self.server.host else None
-        return failure(why, session=self.name, status=st.status, needs_human=True, question=st.question,
+        return failure(f"nothing was typed: {why}", session=self.name, status=st.status, needs_human=True,
+                       question=st.question,
                        program=st.program, hint=human.hint(self.server.cfg, self.name, st.program, host))
 
     def interrupt(self, timeout: float) -> Result:
