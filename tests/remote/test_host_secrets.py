@@ -25,8 +25,9 @@ from .conftest import declare
 
 if TYPE_CHECKING:
     from ..accounts import RemoteHost
+    from ..containers import Container
 
-pytest_plugins = ["tests.accounts"]
+pytest_plugins = ["tests.accounts", "tests.containers"]
 
 TIMEOUT = 60.0
 
@@ -67,3 +68,24 @@ def test_sudo_on_a_host_as_its_ordinary_user(host: RemoteHost, private_socket: s
     assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 0, res
     assert res["output"].splitlines()[-1] == ("0" if shape == "plain" else "done"), res
     assert "Sorry, try again" not in res["output"] and host.user.password not in repr(res), res
+
+
+def test_a_secret_behind_a_containers_exec_terminal(container: Container, private_socket: str) -> None:
+    """``podman exec -it C passwd``: the container's own pty is out of the pane's kernel facts (podman
+    relays it, the pane's terminal is raw); the question at the cursor decides."""
+    argv = [*container.exec_argv, "passwd", container.user]
+    argv.insert(argv.index("-i"), "-t")
+    res = call("run", session="box", command=shlex.join(argv), timeout=TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked" and res.get("needs_human") is True, res
+    assert "password" in res["question"].lower(), res
+    refused = call("send", session="box", text="hunter2")
+    assert not refused["ok"] and "only the human" in refused["error"], refused
+    for _ in range(2):  # new password, and again
+        asked = call("wait", session="box", timeout=TIMEOUT) if _ else res
+        assert asked.get("needs_human") is True, asked
+        subprocess.run(["tmux", "-L", private_socket, "load-buffer", "-b", "human", "-", ";", "paste-buffer", "-d",
+                        "-b", "human", "-t", "=box:", ";", "send-keys", "-t", "=box:", "Enter"],
+                       input="Tt-new-pass-42", text=True, check=True, timeout=10)
+    res = call("wait", session="box", timeout=TIMEOUT)
+    assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 0, res
+    assert "updated successfully" in res["output"], res
