@@ -5,9 +5,10 @@ it, and an ordinary question taken for one hands the human a terminal for
 nothing; so :func:`secrets.question` is held to real captures of both
 (tests/fixtures/screens/secrets/, made by tests/fixtures/capture_secrets.py,
 and the earlier password screens), each with the question it must find or
-none.  :func:`human.asks_secret` is held to the fact sets the kernel gives in
-each case: a readable read, a setuid one, a relay's own terminal, no facts
-at all, a line editor, a program at work.
+none.  :func:`human.asks_secret` is held to the kernel's facts each capture
+recorded with its screen, and to the fact sets of the cases a capture as
+root cannot show: a setuid read this user cannot see, a relay's own
+terminal, no facts at all, a line editor, a program at work.
 """
 
 from __future__ import annotations
@@ -205,6 +206,39 @@ def test_asks_secret(term: kernel.Terminal, name: str, program: str | None, read
     assert st.status == Status.BLOCKED and st.needs_human
     assert st.secret_reader == reader
     assert st.question and st.evidence
+
+
+def recorded(name: str) -> kernel.Terminal:
+    """The kernel's facts capture_secrets.py read from the pane when the screen was taken."""
+    k = dict(load(name)["kernel"])
+    for who in ("shell", "front", "leader", "asker"):
+        k[who] = kernel.Proc(**k[who]) if k[who] else None
+    k["size"] = tuple(k["size"]) if k["size"] else None
+    return kernel.Terminal(**k)
+
+
+CAPTURED = [pytest.param(secret(d, s), True, id=f"secret-{d}-{s}") for d in ASKED for s in SIZES] + [
+    pytest.param(control(d, s), False, id=f"control-{d}-{s}") for d in CONTROLS for s in SIZES]
+
+
+@pytest.mark.parametrize(("name", "asks"), CAPTURED)
+def test_asks_secret_on_the_facts_and_screen_of_a_real_run(name: str, asks: bool) -> None:
+    fx = load(name)
+    st = human.asks_secret(recorded(name), snapshot(name), facts(name), fx["program"])
+    assert (st is not None and st.needs_human) == asks, st and st.evidence
+
+
+@pytest.mark.parametrize("detail", ["gpg-pinentry-curses", "gpg-pinentry-tty"])
+def test_only_the_screen_tells_pinentrys_question(detail: str) -> None:
+    """gpg-agent starts pinentry outside the pane's process group, so no member reads the terminal (gpg
+    waits on the agent's socket); pinentry-curses even sets it raw.  The kernel alone sees no secret: the
+    question on the screen is the evidence, and without it nothing is judged a secret."""
+    term, name = recorded(secret(detail)), secret(detail)
+    assert term.known and term.waits and not term.secret and not term.secret_unseen
+    assert human.asks_secret(term, snapshot(name), facts(name), "gpg") is not None
+    snap = snapshot(name)
+    blank = Snapshot(("",) * snap.height, snap.width, snap.height, snap.cursor, snap.alternate)
+    assert human.asks_secret(term, blank, facts(name), "gpg") is None
 
 
 # ---------------------------------------------------------------------------------------- any input at all
