@@ -6,11 +6,12 @@ pane's: sudo with ``use_pty``, ``ssh -t``, ``podman exec -it``, a nested
 tmux or ``script`` relay a terminal of their own, and the pane's is raw.
 What is left is what the human sees: a question for a password, a
 passphrase, a PIN or a one-time code at the cursor, with nothing after it.
-The forms are those of sudo, su, passwd, ssh, ssh-add, ssh-keygen, gpg's
-pinentry, git's credential prompt, the login commands of npm, pip and
-docker, mysql, psql, openssl and kinit, in the languages their translations
-use most (tests/fixtures/secrets/ keeps the rows as those programs print
-them).
+The recorded forms (tests/fixtures/screens/secrets/, made by
+tests/fixtures/capture_secrets.py) are those of sudo, su and passwd (in
+English and German), ssh, ssh-add, ssh-keygen, gpg's pinentry-curses and
+pinentry-tty, git's credential prompt, mysql, psql, openssl, Python's
+getpass and bash's ``read -s``; the other words are the names of a secret
+in the languages programs' translations use most.
 
 The rule errs toward a secret: a row that only looks like such a question
 makes the agent hand it to the human, which costs a moment; a secret
@@ -26,15 +27,17 @@ import regex
 from ..screen.snapshot import Snapshot
 
 QUESTION_LIMIT = 160  # characters: a question is one short row, never a paragraph
-_WORDS = regex.compile(
-    r"""(?ix)
+WORDS = r"""
     \b(?:pass(?:word|wd|phrase|code|kennwort)?s?|pass[ ]phrase|pin|otp|2fa|mfa|one[- ]time|verification[ ]code
        |security[ ]code|auth(?:entication|enticator)?[ ]code|token|secret|api[ _-]?key|credentials?
        |passwort|kennwort|mot[ ]de[ ]passe|phrase[ ]secr[eè]te|contrase[ñn]a|senha|palavra-passe
        |wachtwoord|has[łl]o|l[öo]senord|adgangskode|passord|salasana|parola|[şs]ifre|heslo|jelsz[óo]
        |пароль|κωδικός)\b
     |密码|密碼|口令|パスワード|암호|비밀번호
-    """)
+    """
+"""The words that name a secret, as a verbose, case-blind pattern: shared with the screen's question
+shapes (:mod:`..programs.questions`) so both take the same rows for a secret's question."""
+_WORDS = regex.compile(WORDS, regex.IGNORECASE | regex.VERBOSE)
 _ENDS = regex.compile(r"[:：]\s*$")
 _FRAME = "│┃║|"  # a full-screen dialog's border (pinentry-curses draws its field inside a box)
 _FIELD = "_ .·" + _FRAME  # what may follow the cursor in a field drawn for the answer

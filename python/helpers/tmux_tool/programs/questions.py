@@ -3,7 +3,8 @@
 A program waiting on a question looks, to a terminal, exactly like a program
 that printed part of a line and went on working.  So a question is only
 recognised by its *shape* at the end of the text left of the cursor, with
-nothing typed after it: a password/passphrase label ending in ``:``; a yes/no
+nothing typed after it: a label naming a secret ending in ``:`` (a password, a
+passphrase, a token, in the words of :mod:`..judgement.secrets`); a yes/no
 choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
 RETURN / any key"; answers with their key letter in brackets (``[y]es, [n]o,
 [r]ename:``); a sentence ending in ``?`` (optionally followed by a default in
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.status import Status
+from ..judgement import secrets
 from ..screen.snapshot import Snapshot
 from .base import Verdict, cursor_line, quote, row
 
@@ -79,8 +81,9 @@ class Shape:
 
 
 SHAPES = (
-    Shape("a password prompt", re.compile(
-        r"(?i)\b(?:pass(?:word|phrase|code)?|pass phrase|pin)\b(?:[^:\n]|'[^'\n]*')*:\s*$"), True),
+    # Any word for a secret (sudo's German "Passwort für", getpass's "Token: "), as the secret judgement reads it.
+    Shape("a password prompt",
+          re.compile(rf"(?:{secrets.WORDS})(?:[^:\n]|'[^'\n]*')*:\s*$", re.IGNORECASE | re.VERBOSE), True),
     Shape("a yes/no question", YES_NO, True, lambda before: _options(m.group(1)) if (m := YES_NO.search(before))
           else ()),
     Shape("a request for a key", PRESS_KEY, True, lambda before: ("Enter",)),
