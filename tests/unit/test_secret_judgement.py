@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from python.helpers.tmux_tool.core.status import Status
-from python.helpers.tmux_tool.judgement import human, secrets
-from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+from python.helpers.tmux_tool.judgement import human
+from python.helpers.tmux_tool.screen import Snapshot, secrets, snapshot_from_capture
 from python.helpers.tmux_tool.transport import kernel
 from python.helpers.tmux_tool.transport.panes import PaneFacts
 

@@ -26,12 +26,12 @@ from ..core.config import Config
 from ..core.errors import TmuxError
 from ..core.messages import message
 from ..core.status import Status
+from ..screen import secrets
 from ..screen.snapshot import Snapshot
 from ..transport import kernel
 from ..transport.options import HELD, PAGE
 from ..transport.panes import PaneFacts
 from ..transport.tmux import Tmux
-from . import secrets
 from .state import State
 
 __all__ = ["HELD", "LEAVE_KEYS", "PAGE", "answering", "asks_secret", "held", "hint", "page", "refusal",

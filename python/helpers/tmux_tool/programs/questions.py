@@ -4,7 +4,7 @@ A program waiting on a question looks, to a terminal, exactly like a program
 that printed part of a line and went on working.  So a question is only
 recognised by its *shape* at the end of the text left of the cursor, with
 nothing typed after it: a label naming a secret ending in ``:`` (a password, a
-passphrase, a token, in the words of :mod:`..judgement.secrets`); a yes/no
+passphrase, a token, in the words of :mod:`..screen.secrets`); a yes/no
 choice in brackets (``[Y/n]``, ``(yes/no/[fingerprint])``); "press ENTER /
 RETURN / any key"; answers with their key letter in brackets (``[y]es, [n]o,
 [r]ename:``); a sentence ending in ``?`` (optionally followed by a default in
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.status import Status
-from ..judgement import secrets
+from ..screen import secrets
 from ..screen.snapshot import Snapshot
 from .base import Verdict, cursor_line, quote, row
 

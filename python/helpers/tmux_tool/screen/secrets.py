@@ -24,7 +24,7 @@ import unicodedata
 
 import regex
 
-from ..screen.snapshot import Snapshot
+from .snapshot import Snapshot
 
 QUESTION_LIMIT = 160  # characters: a question is one short row, never a paragraph
 WORDS = r"""
