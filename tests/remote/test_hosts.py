@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,7 @@ import pytest
 from python.tools.tmux_tool import call
 
 from ..conftest import poll
+from ..gates import Gate
 from .conftest import declare
 
 if TYPE_CHECKING:
@@ -75,6 +78,23 @@ def test_list_names_the_hosts_sessions(box: RemoteHost) -> None:
     assert res["ok"], res
     rows = {r["session"]: r for r in res["sessions"]}
     assert "build" in rows and rows["build"]["status"] == "ready", res
+
+
+def test_every_answer_on_a_host_names_it(box: RemoteHost, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure names its host as a success does (no such session, arguments that cannot be used, a host
+    that cannot be reached): an agent working on several hosts reads where each answer comes from."""
+    options = [o if o != str(box.server.port) else "1" for o in box.ssh_options()]
+    declare(tmp_path, monkeypatch, box.line, shlex.join(["noport", "ssh", *options, f"{box.user.name}@x"]))
+    answers = {
+        "ran": call("run", command="true", host="box"),
+        "no session": call("read", session="nosuch", host="box"),
+        "bad arguments": call("wait", session="scratch", sessions=["a"], host="box"),
+        "unreachable": call("run", command="true", host="noport", timeout=10),
+    }
+    assert {why: (res["ok"], res.get("host")) for why, res in answers.items()} == {
+        "ran": (True, "box"), "no session": (False, "box"), "bad arguments": (False, "box"),
+        "unreachable": (False, "noport")}, answers
 
 
 def _fault_during_a_run(box: RemoteHost, fault: Callable[[], None]) -> None:
@@ -142,6 +162,48 @@ def test_the_ssh_client_stopped_is_continued(box: RemoteHost, private_socket: st
     res = call("run", command="echo after", host="box", timeout=3)
     assert (res["ok"], res["output"]) == (True, "after"), res
     assert (process := kernel.proc(master)) is not None and process.state != "T", process
+
+
+@pytest.fixture
+def own(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host behind an sshd of this test's own, declared as ``box``: the test may take it down."""
+    from ..accounts import sshd
+
+    with sshd(tmp_path / "sshd", [remote_host.user.name]) as server:
+        host = replace(remote_host, server=server)
+        declare(tmp_path, monkeypatch, host.line)
+        yield host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
+
+
+def test_sshd_down_during_a_run_says_the_command_runs_on(own: RemoteHost) -> None:
+    """sshd goes down while a run waits for its command (a new connection is refused): the run says
+    the command was typed and runs on there, and what to call once the host is back - not a bare
+    "could not connect", after which an agent types it again.  That call returns its exact output
+    and exit code once sshd is back, and the command ran once."""
+    from ..accounts import restarted, stop
+
+    token = secrets.token_hex(3)
+    gate, began, ran = (own.user.home / f"{word}-{token}" for word in ("gate", "began", "ran"))
+    assert call("run", command="true", host="box")["ok"]
+    result: dict[str, Any] = {}
+    command = f"touch {began}; {Gate(gate).shell}; echo once >> {ran}; echo done; sh -c 'exit 4'"
+    worker = threading.Thread(target=lambda: result.update(call("run", command=command, host="box", timeout=60)))
+    worker.start()
+    assert poll(began.exists, timeout=20), "the command did not begin on the host"
+    stop(own.server)
+    worker.join(40)
+    assert not worker.is_alive(), "the run did not answer once sshd went down"
+    assert (result["ok"], result["status"], result["host"], result.get("started")) == (False, "busy", "box", True), result
+    assert "was typed in session scratch on box and runs on there" in result["error"], result
+    assert "do not run it again" in result["error"], result
+    assert "call wait --session scratch --host box" in result["hint"], result
+    with restarted(own.server):
+        Gate(gate).open()
+        res = call("wait", session="scratch", host="box", timeout=30)
+    assert (res["status"], res["exit_code"], res["output"]) == ("ready", 4, "done"), res
+    assert ran.read_text() == "once\n"
 
 
 def test_sshd_restarted_during_a_run_loses_nothing(box: RemoteHost) -> None:

@@ -22,7 +22,8 @@ from .core.result import Result, failure
 from .core.status import Status
 from .judgement import human
 from .sessions.context import Context
-from .transport.hosts import HostWaits
+from .transport import hosts
+from .transport.hosts import HostWaits, LinkLost
 from .transport.tmux import Tmux
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session); "
@@ -167,9 +168,45 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     """Run one action by name; every failure becomes ``ok: false`` with a sentence.  The result is
     named after the action here, once: what made it (a run, a send, a refusal) does not say."""
     name = str(action or "").strip()
-    result = _dispatch(name, dict(args or {}))
+    given = dict(args or {})
+    result = _dispatch(name, given)
     result.action = name[:40] or "?"
+    _name_host(result, given.get("host"))
     return result
+
+
+def _connecting(exc: HostWaits, then: str, more: str = "") -> Result:
+    """ssh asks the human something in its session here as it connects (a password, a passphrase, a new
+    host key): what the agent is told, and what to call once the human has answered (``then``).
+
+    The call made again is what proceeds: it finds the connection up and goes on, or, asked again
+    before the human has answered, says the same.  The session is the connection itself: a key
+    pressed there by the agent, or an interrupt, would end it.
+    """
+    where = human.where_to_type(config.load(), exc.session)
+    if exc.secret:
+        ask = ("ssh asks for a secret to connect (a password or a key's passphrase): the human types it, "
+               f"never you (never ask for it in chat). Tell the human in one sentence to type it at {where}")
+    else:
+        ask = ("ssh asks the human a question to connect (for a new host key: whether to trust it, a yes/no "
+               "question, not a secret: the human checks the key's fingerprint first). Tell the human in one "
+               f"sentence to answer it at {where}")
+    hint = (f"{ask}; once they have answered, {then}: it goes on over the new connection (made before that, it "
+            f"answers blocked again). Do not type, press keys or interrupt in {exc.session}: it is the connection")
+    return failure(str(exc) + more, session=exc.session, status=Status.BLOCKED, needs_human=True,
+                   question=exc.question, program="ssh", hint=hint)
+
+
+def _name_host(result: Result, host: object) -> None:
+    """Every answer about a host names it, a failure too: an agent working on several hosts at once
+    must know where a result (and what it tells to do) comes from.  A name that cannot be a host is
+    left out: the error says what is wrong with it."""
+    if host is None or host == "":
+        return
+    try:
+        result.extra.setdefault("host", hosts.check(host))
+    except BadInput:
+        pass
 
 
 def _dispatch(name: str, args: dict[str, Any]) -> Result:
@@ -186,17 +223,16 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
             return failure(message("human_holds", session=session), session=session, status=Status.UNKNOWN,
                            hint=message("human_holds_hint"), held_by=holder)
         result = spec.handler(ctx, **bound)
-        if ctx.host_name is not None:
-            result.extra.setdefault("host", ctx.host_name)
         if result.extra.get("needs_human") and result.session:
             result.hint = human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
         return _masked(result)
+    except LinkLost as exc:
+        if isinstance(exc.cause, HostWaits):
+            return _masked(_connecting(exc.cause, f"call {exc.then}", f"; {exc}"))
+        return _masked(failure(str(exc), session=exc.session, status=Status.BUSY, started=True,
+                               hint=f"do not run the command again: once the host is reachable, call {exc.then}"))
     except HostWaits as exc:
-        # ssh asks the human (a password, a passphrase, a new host key) in its session here.
-        result = failure(str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
-                         question=exc.question, program="ssh")
-        result.hint = human.hint(config.load(), exc.session, "ssh")
-        return _masked(result)
+        return _masked(_connecting(exc, f"make this call ({name}) again"))
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:

@@ -79,6 +79,15 @@ class HostError(TmuxError):
     """A host cannot be reached or used; the message says why and what to do."""
 
 
+class Unanswered(TimeoutError):
+    """A command there got no answer in time; ``link_up`` says whether the host still answered a
+    ``true`` through the same way at once (then what hangs is the command, not the link)."""
+
+    def __init__(self, *, link_up: bool) -> None:
+        super().__init__()
+        self.link_up = link_up
+
+
 class HostWaits(HostError):
     """The connection to a host waits for the human (a password, a passphrase, an unknown host key)."""
 
@@ -87,6 +96,30 @@ class HostWaits(HostError):
         self.session = session
         self.question = question
         self.secret = secret
+
+
+class LinkLost(HostError):
+    """The way to a host failed after a command was typed in a session there.
+
+    tmux there runs the command on whatever happens to the link, so the
+    agent must collect it with ``wait`` (``then``), never type it again.
+    ``typed`` is False when the link failed while it was being typed: it may
+    or may not have reached the shell.  ``cause`` is what failed.
+    """
+
+    def __init__(self, cause: HostError, *, host: str, session: str, typed: bool) -> None:
+        self.cause = cause
+        self.session = session
+        self.then = f"wait --session {session} --host {host}"
+        if typed:
+            said = (f"the command was typed in session {session} on {host} and runs on there in tmux (as far "
+                    f"as the tool knows: it was typed, then the link to {host} failed: {cause}); do not run "
+                    f"it again: once {host} is reachable, {self.then} returns its exact output and exit code")
+        else:
+            said = (f"the link to {host} failed while the command was being typed in session {session} ({cause}): "
+                    f"it may have reached the shell there and run on; do not run it again before {self.then} "
+                    f"(once {host} is reachable) shows whether it did")
+        super().__init__(said)
 
 
 def encode(script: str) -> str:
@@ -167,7 +200,7 @@ class Host:
         """Run ``script`` there with ``data`` on its stdin: its exit status, stdout and stderr.
 
         A way there found lost before the command started (the master is
-        gone) is made again, once.  :class:`TimeoutError` when no answer
+        gone) is made again, once.  :class:`Unanswered` when no answer
         comes in time (the master is checked then, and replaced if it hangs),
         :class:`OSError` when the command cannot start here.
         """
@@ -181,9 +214,8 @@ class Host:
             try:
                 with self.channel(deadline):
                     status, out, err = run_process(argv, data, deadline.left(), program(argv[0]))
-            except TimeoutError:
-                self.recover()
-                raise
+            except TimeoutError as exc:
+                raise Unanswered(link_up=self.recover()) from exc
             if self.refused(err):
                 continue  # another process holds the connection's channels: one is free in a moment
             if not reconnected and self._unreached(status, err):
@@ -217,9 +249,10 @@ class Host:
         """Run ``script`` there with ``data`` on its stdin; its stdout.  :class:`HostError` when it fails."""
         try:
             status, out, err = self.call(script, data, timeout)
+        except Unanswered as exc:
+            raise self.silent("a command", timeout, link_up=exc.link_up) from exc
         except TimeoutError as exc:
-            raise HostError(f"{self.name} did not answer within {timeout:g}s; the next call connects again "
-                            "(the host or the network may be down)") from exc
+            raise self.silent("a command", timeout, link_up=False) from exc
         except OSError as exc:
             raise HostError(f"could not reach {self.name}: {exc.strerror or exc}") from exc
         if status != 0:
@@ -237,6 +270,22 @@ class Host:
     def terminal(self, shell_pid: int, tty: str) -> kernel.Terminal:
         """The pane's terminal as the host's kernel sees it (:meth:`facts`)."""
         return kernel.look(shell_pid, tty, self.facts(shell_pid, tty))
+
+    def silent(self, what: str, timeout: float, *, link_up: bool) -> HostError:
+        """What ``what`` there getting no answer within ``timeout`` means, in the host's name: the host
+        is the one that did not answer, not this machine's tmux, and what to do differs.
+
+        ``link_up``: the host answered a check at once, so what hangs is on the host (its tmux server);
+        otherwise the link itself is silent, and was dropped (:meth:`recover`)."""
+        if link_up:
+            return HostError(f"{what} on {self.name} got no answer within {timeout:g}s, though {self.name} "
+                             "itself answers: its tmux server there may be wedged; call again, and if it "
+                             f"goes on, end that server on {self.name} (tmux kill-server there)")
+        then = ("the connection was dropped, and the next call makes a new one" if not self.via
+                else "the next call tries again")
+        return HostError(f"the link to {self.name} does not answer: {what} got no reply within {timeout:g}s "
+                         f"(the host, its network or its sshd may be down or frozen); {then}: call again once "
+                         f"{self.name} is reachable (what runs there goes on in tmux on {self.name})")
 
     def _unreached(self, status: int, stderr: bytes) -> bool:
         """Did ssh fail before the command started, for want of its master?"""
@@ -270,16 +319,18 @@ class Host:
         if not self.via and not os.path.exists(self.control):
             self.connect(deadline)
 
-    def recover(self) -> None:
+    def recover(self) -> bool:
         """After a command that got no answer: end the master unless the host answers through it at
-        once, so that the next call makes a new connection (bounded by ``CHECK_TIMEOUT``).
+        once, so that the next call makes a new connection (bounded by ``CHECK_TIMEOUT``).  Whether
+        the host answered.
 
         A connection can hang at either end (a frozen network, a host that
         stopped answering, a master stopped locally) while the master still
-        answers here, so the check is a command on the host.
+        answers here, so the check is a command on the host.  A host reached
+        by a command is not checked: its command is started anew every time.
         """
         if self.via:
-            return
+            return False
         from .tmux import run_process
 
         argv = self.argv("true")
@@ -289,6 +340,7 @@ class Host:
             answered = False
         if not answered:
             self._end_master()
+        return answered
 
     def connect(self, deadline: Deadline) -> None:
         """Make sure the master connection is up (nothing to do for a host reached by a command).

@@ -31,7 +31,7 @@ from typing import Any
 from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
 from .gate import gate
-from .hosts import Host
+from .hosts import Host, Unanswered
 
 DEFAULT_TIMEOUT = 5.0
 SEP = "\u241f"
@@ -343,7 +343,7 @@ class Tmux:
                 except TimeoutError as exc:
                     if self.host is not None:  # the way there may be what hangs: next time, a new one
                         connections.drop(self.key)
-                        self.host.recover()
+                        raise self.host.silent(f"tmux {what}", timeout, link_up=self.host.recover()) from exc
                     raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
                                     "be wedged or a pane's input is blocked)") from exc
             out: list[str] = []
@@ -375,6 +375,8 @@ class Tmux:
                 argv = self._argv(*args)
                 status, out, err = run_process(argv, input or b"", timeout, argv[0])
         except TimeoutError as exc:
+            if isinstance(exc, Unanswered) and self.host is not None:
+                raise self.host.silent(f"tmux {what}", timeout, link_up=exc.link_up) from exc
             raise TmuxError(
                 f"tmux {what} did not answer within {timeout:g}s (the server may be wedged "
                 "or a pane's input is blocked)"
