@@ -129,7 +129,8 @@ def _sshd_of(box: RemoteHost) -> list[int]:
 
 def test_a_frozen_connection_is_replaced(box: RemoteHost, private_socket: str) -> None:
     """The host stops answering on the open connection (its sshd frozen, as a dead network does): the
-    call ends within its time, and the next call works over a new connection."""
+    call ends within its time, saying so in the host's name (not as this machine's tmux wedged) and
+    what to do, and the next call works over a new connection."""
     call("run", command="true", host="box")
     frozen = _sshd_of(box)
     assert frozen
@@ -139,7 +140,10 @@ def test_a_frozen_connection_is_replaced(box: RemoteHost, private_socket: str) -
         started = time.monotonic()
         res = call("run", command="echo after", host="box", timeout=3)
         assert time.monotonic() - started < 3 + 5 + 3 + 5  # the run, a tmux command, the check, slack
-        assert not res["ok"] or res["status"] == "busy", res
+        assert (res["ok"], res["host"]) == (False, "box"), res
+        assert res["error"].startswith("the link to box does not answer: tmux "), res
+        assert "the connection was dropped, and the next call makes a new one: call again" in res["error"], res
+        assert "may be wedged" not in res["error"], res
         res = call("run", command="echo after", host="box", timeout=10)
         assert (res["ok"], res["output"]) == (True, "after"), res["error"]
     finally:
