@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shlex
 import signal
@@ -265,26 +266,38 @@ def _hosts_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> N
     declare(tmp_path, monkeypatch, line)
 
 
+def _as_the_hint_says(res: dict[str, Any], socket: str, answer: str, **call_args: Any) -> dict[str, Any]:
+    """Follow the hint of a call that ssh's question blocked, word for word: the human types ``answer``
+    where it names (the session, through tmux as a client types), then the agent makes the call it names."""
+    hint = res["hint"] or ""
+    assert f"apps/shared-terminal/agent.sh take {res['session']}" in hint, hint
+    assert "interrupt" not in hint, hint
+    made = re.search(r"once they have answered, make this call \((\w+)\) again", hint)
+    assert made is not None and made[1] == res["action"], hint
+    for keys in (["-l", answer], ["Enter"]):
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", f"={res['session']}:", *keys], check=True,
+                       timeout=10)
+    return call(made[1], **call_args)
+
+
 def test_an_unknown_host_key_is_the_humans_to_accept(remote_host: RemoteHost, private_socket: str,
                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """ssh asks whether to trust a host it has never seen: the agent is told that the human answers, where;
-    once they did, the next call works."""
+    """ssh asks whether to trust a host it has never seen: the agent is told that the human answers, where,
+    that it is a yes/no question and no secret, and what to call then; made again before the answer, the
+    call says the same; following the hint, the call works."""
     known = tmp_path / "known_hosts"
     options = _without(remote_host.ssh_options(), "UserKnownHostsFile", "StrictHostKeyChecking")
     line = shlex.join(["newbox", "ssh", *options, "-o", f"UserKnownHostsFile={known}",
                        "-o", "StrictHostKeyChecking=ask", f"{remote_host.user.name}@{remote_host.server.host}"])
     _hosts_file(tmp_path, monkeypatch, line)
     try:
-        res = call("run", command="echo in", host="newbox", timeout=10)
-        assert (res["ok"], res["status"], res.get("needs_human")) == (False, "blocked", True), res["error"]
-        assert "continue connecting" in res["question"], res
-        assert res["session"].startswith("ssh-newbox-")
-        assert "agent.sh take" in (res["hint"] or "") or "#session=" in (res["hint"] or ""), res
-        # The human answers in that session (their keys, through tmux as a client types them).
-        for keys in (["-l", "yes"], ["Enter"]):
-            subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
-                           check=True, timeout=10)
-        res = call("run", command="echo in", host="newbox", timeout=20)
+        for _asked in range(2):
+            res = call("run", command="echo in", host="newbox", timeout=10)
+            assert (res["ok"], res["status"], res.get("needs_human")) == (False, "blocked", True), res["error"]
+            assert "continue connecting" in res["question"], res
+            assert res["session"].startswith("ssh-newbox-") and res["host"] == "newbox", res
+            assert "a yes/no question, not a secret" in res["hint"] and "asks for a secret" not in res["hint"], res
+        res = _as_the_hint_says(res, private_socket, "yes", command="echo in", host="newbox", timeout=20)
         assert (res["ok"], res["output"]) == (True, "in"), res
         assert remote_host.server.host in known.read_text()
     finally:
@@ -320,8 +333,9 @@ def test_what_goes_wrong_on_the_way_is_said(remote_host: RemoteHost, private_soc
 
 def test_a_password_is_typed_by_the_human(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host takes a password: ssh asks it in its session; the agent is told, the human types it,
-    and the agent never sees it."""
+    """The host takes a password: ssh asks it in its session; the agent is told that the human types it and
+    what to call then; following the hint word for word ends in a working call, and the agent never sees
+    the password."""
     options = _without(remote_host.ssh_options(), "IdentitiesOnly") + [
         "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password"]
     options = [o for o in options if o not in ("-i", str(remote_host.key))]
@@ -329,12 +343,17 @@ def test_a_password_is_typed_by_the_human(remote_host: RemoteHost, private_socke
         ["pwbox", "ssh", *options, f"{remote_host.user.name}@{remote_host.server.host}"]))
     try:
         res = call("run", command="echo in", host="pwbox", timeout=10)
-        assert (res["status"], res.get("needs_human")) == ("blocked", True), res["error"]
+        assert (res["status"], res.get("needs_human"), res["host"]) == ("blocked", True, "pwbox"), res["error"]
         assert "password" in res["question"]
-        for keys in (["-l", remote_host.user.password], ["Enter"]):
-            subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
-                           check=True, timeout=10)
-        res = call("run", command="echo in", host="pwbox", timeout=20)
+        assert "asks for a secret to connect" in res["hint"], res
+        for action in ("wait", "interrupt"):  # the connection's session is no session to wait on or type in
+            other = call(action, session=res["session"], timeout=20)
+            assert (other["ok"], other["status"]) == (False, "unknown"), other
+            assert "make your call on pwbox again" in other["hint"] and "interrupt" not in other["hint"], other
+        status = call("status", session=res["session"])
+        assert "make your call on pwbox again" in status["hint"] and "interrupt" not in status["hint"], status
+        res = _as_the_hint_says(res, private_socket, remote_host.user.password, command="echo in", host="pwbox",
+                                timeout=20)
         assert (res["ok"], res["output"]) == (True, "in"), res
         assert remote_host.user.password not in json.dumps(res)
     finally:

@@ -128,6 +128,9 @@ ACTIONS: dict[str, Action] = {
 
 TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
 """The actions that type into a session (or end it): none while the human holds it."""
+NOT_ON_CONNECTIONS = (TYPING - {"kill"}) | {"wait"}
+"""What the agent never does in the session of an ssh connection here: its keys could end the connection,
+and a wait there never ends (once connected, ssh shows nothing more); ``kill`` ends it on purpose."""
 
 
 def _held(ctx: Context, session: str | None) -> str:
@@ -175,26 +178,44 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     return result
 
 
+def _connection(ctx: Context, session: str | None) -> str | None:
+    """The host whose ssh connection runs in ``session`` here (None: the session is no connection)."""
+    if ctx.host_name is not None or not session:
+        return None
+    return hosts.connection_in(Tmux(ctx.cfg.private_socket), session)
+
+
+def _then_call_again(host: str) -> str:
+    return f"once the human has answered ssh there, make your call on {host} again"
+
+
 def _connecting(exc: HostWaits, then: str, more: str = "") -> Result:
     """ssh asks the human something in its session here as it connects (a password, a passphrase, a new
-    host key): what the agent is told, and what to call once the human has answered (``then``).
+    host key): what the agent is told, and what to call once the human has answered (``then``)."""
+    return failure(str(exc) + more, session=exc.session, status=Status.BLOCKED, needs_human=True,
+                   question=exc.question, program="ssh",
+                   hint=_connection_hint(exc.session, secret=exc.secret, then=f"once they have answered, {then}"))
 
-    The call made again is what proceeds: it finds the connection up and goes on, or, asked again
-    before the human has answered, says the same.  The session is the connection itself: a key
-    pressed there by the agent, or an interrupt, would end it.
+
+def _connection_hint(session: str, *, secret: bool, then: str) -> str:
+    """What the agent does about ssh's question in ``session`` (the connection to a host).
+
+    The call made again is what proceeds: it finds the connection up and goes on, or, made before
+    the human has answered, says the same.  Nothing is to be waited for in the session: once
+    connected, ssh shows nothing more.  The session is the connection itself: a key the agent
+    sends there, an interrupt above all, would end it.
     """
-    where = human.where_to_type(config.load(), exc.session)
-    if exc.secret:
+    where = human.where_to_type(config.load(), session)
+    if secret:
         ask = ("ssh asks for a secret to connect (a password or a key's passphrase): the human types it, "
                f"never you (never ask for it in chat). Tell the human in one sentence to type it at {where}")
     else:
         ask = ("ssh asks the human a question to connect (for a new host key: whether to trust it, a yes/no "
                "question, not a secret: the human checks the key's fingerprint first). Tell the human in one "
                f"sentence to answer it at {where}")
-    hint = (f"{ask}; once they have answered, {then}: it goes on over the new connection (made before that, it "
-            f"answers blocked again). Do not type, press keys or interrupt in {exc.session}: it is the connection")
-    return failure(str(exc) + more, session=exc.session, status=Status.BLOCKED, needs_human=True,
-                   question=exc.question, program="ssh", hint=hint)
+    return (f"{ask}; {then}: it goes on over the new connection (made before that, it answers blocked again). "
+            f"Leave {session} to the human: it is the connection itself, and any key the agent sends there can "
+            "end it")
 
 
 def _name_host(result: Result, host: object) -> None:
@@ -222,9 +243,16 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         if name in TYPING and (holder := _held(ctx, session)):
             return failure(message("human_holds", session=session), session=session, status=Status.UNKNOWN,
                            hint=message("human_holds_hint"), held_by=holder)
+        connection = _connection(ctx, session)
+        if connection is not None and name in NOT_ON_CONNECTIONS:
+            return failure(f"session {session} is the ssh connection to {connection}: the agent never types or "
+                           "waits there (ssh asks the human there what it needs to connect)", session=session,
+                           status=Status.UNKNOWN, hint=_then_call_again(connection))
         result = spec.handler(ctx, **bound)
         if result.extra.get("needs_human") and result.session:
-            result.hint = human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
+            result.hint = (human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
+                           if connection is None else
+                           _connection_hint(result.session, secret=True, then=_then_call_again(connection)))
         return _masked(result)
     except LinkLost as exc:
         if isinstance(exc.cause, HostWaits):

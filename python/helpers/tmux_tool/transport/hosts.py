@@ -422,7 +422,8 @@ class Host:
         else:
             local.chain(["new-session", "-d", "-s", self.master, "-x", "120", "-y", "20", *argv],
                         ["set-option", "-t", target, "remain-on-exit", "on"],
-                        ["set-option", "-t", target, options.PROGRAM, "ssh"])
+                        ["set-option", "-t", target, options.PROGRAM, "ssh"],
+                        ["set-option", "-t", target, options.CONNECTION, self.name])
         return time.monotonic()
 
     @property
@@ -509,6 +510,17 @@ def _sentence(said: str) -> str:
     if "could not resolve" in low or "no route" in low or "connection refused" in low or "timed out" in low:
         return said + " (the host cannot be reached from here: check its name, its port and the network)"
     return said
+
+
+def connection_in(local: Tmux, session: str) -> str | None:
+    """The host whose ssh connection runs in ``session`` of the agent's own server ``local`` (None when
+    the session is no connection): a session the agent must leave to the human."""
+    if not session.startswith("ssh-"):
+        return None
+    try:
+        return local.cmd("show-options", "-qv", "-t", f"={session}:", options.CONNECTION).strip() or None
+    except TmuxError:
+        return None
 
 
 def hosts_file() -> Path:
