@@ -468,6 +468,25 @@ def test_a_full_disk_on_the_host_is_said(box: RemoteHost, private_socket: str) -
     assert (res["ok"], res["output"]) == (True, "hi"), res
 
 
+def test_a_state_folder_here_that_cannot_be_written_is_said(box: RemoteHost, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tool's state folder here refuses new files (immutable: root too gets "Operation not permitted"):
+    the tool's own sentence with what to do, not an internal error; once it is writable, the call works."""
+    state = tmp_path / "locked-state"
+    state.mkdir()
+    monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(state))
+    subprocess.run(["chattr", "+i", str(state)], check=True, timeout=10)
+    try:
+        res = call("run", command="echo hi", host="box", timeout=20)
+    finally:
+        subprocess.run(["chattr", "-i", str(state)], check=True, timeout=10)
+    assert (res["ok"], res["host"]) == (False, "box"), res
+    assert res["error"].startswith(f"the tool cannot write its state folder {state} (Operation not permitted: "), res
+    assert "set TMUX_TOOL_STATE_DIR to a folder that is, then call again" in res["error"], res
+    res = call("run", command="echo hi", host="box", timeout=20)
+    assert (res["ok"], res["output"]) == (True, "hi"), res
+
+
 @pytest.mark.parametrize("login", ["/usr/bin/fish", "/bin/sh"])
 def test_a_login_shell_other_than_bash_or_zsh(box: RemoteHost, login: str) -> None:
     """fish and sh as the user's login shell read the tool's command line first; what runs is the same."""

@@ -9,8 +9,10 @@ sentence - it never raises and never hangs past the action's timeout.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from . import handlers
@@ -270,9 +272,29 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return failure(f"{exc}", session=session, hint="list shows the sessions that exist")
     except TmuxError as exc:
         return failure(str(exc), session=session)
+    except OSError as exc:
+        if (unwritable := _state_trouble(exc)) is None:
+            return _internal(exc, session)
+        return failure(unwritable, session=session)
     except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
-        import traceback
+        return _internal(exc, session)
 
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        return failure(f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
-                       f":{where.lineno}); please report it", session=session)
+
+def _internal(exc: Exception, session: str | None) -> Result:
+    """A failure the tool has no sentence for: where it happened, for the report."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return failure(f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
+                   f":{where.lineno}); please report it", session=session)
+
+
+def _state_trouble(exc: OSError) -> str | None:
+    """The sentence for a file of the tool's own state folder that cannot be made or written (None when
+    the file is elsewhere): the person fixes the folder, or names another, and calls again."""
+    root = config.load().state_root
+    path = Path(os.fsdecode(exc.filename)) if isinstance(exc.filename, (str, bytes)) else None
+    if path is None or not (path == root or root in path.parents):
+        return None
+    return (f"the tool cannot write its state folder {root} ({exc.strerror or exc}: {path}): make it writable "
+            "for this user, or set TMUX_TOOL_STATE_DIR to a folder that is, then call again")

@@ -302,6 +302,8 @@ class Host:
             if "control socket" in low or "master" in low or "mux_client" in low:
                 return f"the connection to {self.name} was lost; the next call connects again"
             return f"ssh to {self.name} failed: {text or 'no message'}"
+        if self.via and (stopped := self._engine_says(low)):
+            return f"{stopped} ({self.via[0]} said: {text}); the hosts file reaches it with: {shlex.join(self.via)}"
         if status == 127 and "tmux" in low:
             return (f"tmux is not installed on {self.name}; install tmux 3.0 or newer there "
                     "(apt-get install tmux, dnf install tmux, apk add tmux or brew install tmux)")
@@ -311,6 +313,17 @@ class Host:
             if words in low:
                 return f"on {self.name}: {text} ({then}, then call again)"
         return f"on {self.name}: {text or f'exit status {status}'}"
+
+    def _engine_says(self, low: str) -> str:
+        """The container engine's words, lower case, as the tool's sentence with what to do ("" for other
+        words): podman and docker refuse an ``exec`` into a container that is stopped or gone."""
+        if "state improper" in low or "is not running" in low or "is paused" in low:
+            return (f"the container of host {self.name} is not running: start it (podman start or docker start, "
+                    "and unpause it if it is paused), then call again: the tool's sessions there start afresh")
+        if "no such container" in low or "no container with name" in low:
+            return (f"the container of host {self.name} does not exist (removed, or its name in the hosts file "
+                    f"{hosts_file()} is wrong): create it or fix the line, then call again")
+        return ""
 
     # --- the one ssh connection ------------------------------------------------------
     def ensure(self, deadline: Deadline) -> None:

@@ -34,6 +34,9 @@ from .gate import gate
 from .hosts import Host, Unanswered
 
 DEFAULT_TIMEOUT = 5.0
+_HOST_FAILED = (125, 126, 127, 255)
+"""Exit statuses of the way to a host failing, not tmux there: a container engine's own error (125),
+sh or tmux not runnable there (126, 127), ssh (255)."""
 SEP = "\u241f"
 """Between the fields of a format the tool asks tmux to expand: SYMBOL FOR UNIT SEPARATOR.  Not a
 control character, which tmux 3.5 prints as ``\\037`` and tmux 3.1 as ``_`` to a client it does not
@@ -385,7 +388,7 @@ class Tmux:
             raise _unstartable(exc, what) from exc
         if status != 0:
             said = err.decode("utf-8", "replace")
-            if self.host is not None and status in (126, 127, 255) and not any(
+            if self.host is not None and status in _HOST_FAILED and not any(
                     s in said.lower() for s in (*_NO_SERVER, *_NO_TARGET)):
                 from .hosts import HostError
 
