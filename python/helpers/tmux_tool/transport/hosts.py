@@ -76,7 +76,15 @@ _slots_lock = threading.Lock()
 
 
 class HostError(TmuxError):
-    """A host cannot be reached or used; the message says why and what to do."""
+    """A host cannot be reached or used; the message says why and what to do.
+
+    ``what`` is the why alone (the message when not given): a caller that knows better what to do
+    (:class:`LinkLost`) tells it with its own advice instead.
+    """
+
+    def __init__(self, message: str, *, what: str = "") -> None:
+        super().__init__(message)
+        self.what = what or message
 
 
 class Unanswered(TimeoutError):
@@ -113,10 +121,11 @@ class LinkLost(HostError):
         self.then = f"wait --session {session} --host {host}"
         if typed:
             said = (f"the command was typed in session {session} on {host} and runs on there in tmux (as far "
-                    f"as the tool knows: it was typed, then the link to {host} failed: {cause}); do not run "
+                    f"as the tool knows: it was typed, then the link to {host} failed: {cause.what}); do not run "
                     f"it again: once {host} is reachable, {self.then} returns its exact output and exit code")
         else:
-            said = (f"the link to {host} failed while the command was being typed in session {session} ({cause}): "
+            said = (f"the link to {host} failed while the command was being typed in session {session} "
+                    f"({cause.what}): "
                     f"it may have reached the shell there and run on; do not run it again before {self.then} "
                     f"(once {host} is reachable) shows whether it did")
         super().__init__(said)
@@ -278,14 +287,16 @@ class Host:
         ``link_up``: the host answered a check at once, so what hangs is on the host (its tmux server);
         otherwise the link itself is silent, and was dropped (:meth:`recover`)."""
         if link_up:
-            return HostError(f"{what} on {self.name} got no answer within {timeout:g}s, though {self.name} "
-                             "itself answers: its tmux server there may be wedged; call again, and if it "
-                             f"goes on, end that server on {self.name} (tmux kill-server there)")
+            why = (f"{what} on {self.name} got no answer within {timeout:g}s, though {self.name} itself answers: "
+                   "its tmux server there may be wedged")
+            return HostError(f"{why}; call again, and if it goes on, end that server on {self.name} "
+                             "(tmux kill-server there)", what=why)
+        why = (f"the link to {self.name} does not answer: {what} got no reply within {timeout:g}s (the host, its "
+               "network or its sshd may be down or frozen)")
         then = ("the connection was dropped, and the next call makes a new one" if not self.via
                 else "the next call tries again")
-        return HostError(f"the link to {self.name} does not answer: {what} got no reply within {timeout:g}s "
-                         f"(the host, its network or its sshd may be down or frozen); {then}: call again once "
-                         f"{self.name} is reachable (what runs there goes on in tmux on {self.name})")
+        return HostError(f"{why}; {then}: call again once {self.name} is reachable (what runs there goes on in "
+                         f"tmux on {self.name})", what=why)
 
     def _unreached(self, status: int, stderr: bytes) -> bool:
         """Did ssh fail before the command started, for want of its master?"""
