@@ -7,6 +7,7 @@ declares it by the command that reaches it.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,8 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import container_host, inside
+from ..conftest import unique
+from .conftest import container_host, declare, inside
 
 if TYPE_CHECKING:
     from ..containers import Container
@@ -66,3 +68,15 @@ def test_a_stopped_container_is_said_with_what_to_do(private_socket: str, tmp_pa
         subprocess.run([*PODMAN, "start", box.name], capture_output=True, check=True, timeout=60)
         res = call("run", command="echo hi", host="stopped", timeout=30)
         assert (res["ok"], res["output"]) == (True, "hi"), res
+
+
+def test_a_missing_container_is_said_with_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hosts file names a container that does not exist: the tool's sentence, with what to do."""
+    from ..containers import PODMAN, require
+
+    require("podman")
+    declare(tmp_path, monkeypatch, shlex.join(["gone", *PODMAN, "exec", "-i", unique("tt-no-such-box")]))
+    res = call("run", command="true", host="gone", timeout=30)
+    assert (res["ok"], res["host"]) == (False, "gone"), res
+    assert res["error"].startswith("the container of host gone does not exist (removed, or its name in the "
+                                   f"hosts file {tmp_path / 'hosts'} is wrong): create it or fix the line"), res
