@@ -21,11 +21,13 @@ text of the agent's is ever part of a command line unencoded.
 followers are channels over it (``ssh -S``).  The master runs in a session of
 the agent's own tmux server, where the human sees it: a password, a key's
 passphrase or an unknown host key is asked there, and the human answers it
-(the tool never does; the call returns ``blocked`` with ``needs_human``).
-Channels never prompt (``BatchMode``).  A master that died (the network went,
-the laptop slept, its process was killed) is started again by the next call;
-a master that stopped answering is killed - it is the tool's own process - and
-started again.
+(the tool never does; the call returns ``blocked`` with ``needs_human``, and
+the same call, made again once the human has answered, goes on).  Channels
+never prompt (``BatchMode``).  A master that died (the network went, the
+laptop slept, its process was killed) is started again by the next call; a
+master that stopped answering is killed - it is the tool's own process - and
+started again.  A command typed there before the way failed runs on in tmux
+there (:class:`LinkLost`).
 """
 
 from __future__ import annotations
