@@ -8,6 +8,7 @@ sentence - it never raises and never hangs past the action's timeout.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 from collections.abc import Callable, Mapping
@@ -130,6 +131,8 @@ ACTIONS: dict[str, Action] = {
 
 TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
 """The actions that type into a session (or end it): none while the human holds it."""
+_UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+"""Why a file cannot be made or written that the person can fix (any other failure is the tool's)."""
 NOT_ON_CONNECTIONS = (TYPING - {"kill"}) | {"wait"}
 """What the agent never does in the session of an ssh connection here: its keys could end the connection,
 and a wait there never ends (once connected, ssh shows nothing more); ``kill`` ends it on purpose."""
@@ -191,10 +194,11 @@ def _then_call_again(host: str) -> str:
     return f"once the human has answered ssh there, make your call on {host} again"
 
 
-def _connecting(exc: HostWaits, then: str, more: str = "") -> Result:
+def _connecting(exc: HostWaits, then: str, error: str = "") -> Result:
     """ssh asks the human something in its session here as it connects (a password, a passphrase, a new
-    host key): what the agent is told, and what to call once the human has answered (``then``)."""
-    return failure(str(exc) + more, session=exc.session, status=Status.BLOCKED, needs_human=True,
+    host key): what the agent is told (``error``, else ssh's question), and what to call once the human
+    has answered (``then``)."""
+    return failure(error or str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
                    question=exc.question, program="ssh",
                    hint=_connection_hint(exc.session, secret=exc.secret, then=f"once they have answered, {then}"))
 
@@ -258,7 +262,7 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return _masked(result)
     except LinkLost as exc:
         if isinstance(exc.cause, HostWaits):
-            return _masked(_connecting(exc.cause, f"call {exc.then}", f"; {exc}"))
+            return _masked(_connecting(exc.cause, f"call {exc.then}", str(exc)))
         return _masked(failure(str(exc), session=exc.session, status=Status.BUSY, started=True,
                                hint=f"do not run the command again: once the host is reachable, call {exc.then}"))
     except HostWaits as exc:
@@ -294,7 +298,7 @@ def _state_trouble(exc: OSError) -> str | None:
     the file is elsewhere): the person fixes the folder, or names another, and calls again."""
     root = config.load().state_root
     path = Path(os.fsdecode(exc.filename)) if isinstance(exc.filename, (str, bytes)) else None
-    if path is None or not (path == root or root in path.parents):
+    if exc.errno not in _UNWRITABLE or path is None or not (path == root or root in path.parents):
         return None
     return (f"the tool cannot write its state folder {root} ({exc.strerror or exc}: {path}): make it writable "
-            "for this user, or set TMUX_TOOL_STATE_DIR to a folder that is, then call again")
+            "for this user (or free space there), or set TMUX_TOOL_STATE_DIR to a folder that is, then call again")
