@@ -46,11 +46,12 @@ def box(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
     remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
 
 
-def master_pid(socket: str) -> int:
-    """The PID of the tool's ssh master to ``box`` (it runs in a session of the agent's own server here)."""
+def master_pid(socket: str, session: str = "ssh-box-") -> int:
+    """The PID of the tool's ssh master to ``box`` (it runs in a session of the agent's own server here,
+    whose name begins with ``session``)."""
     out = subprocess.run(["tmux", "-L", socket, "list-panes", "-a", "-F", "#{session_name} #{pane_pid}"],
                          capture_output=True, text=True, timeout=10, check=True).stdout
-    pids = [int(line.split()[1]) for line in out.splitlines() if line.startswith("ssh-box-")]
+    pids = [int(line.split()[1]) for line in out.splitlines() if line.startswith(session)]
     assert len(pids) == 1, out
     return pids[0]
 
@@ -268,16 +269,20 @@ def _hosts_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> N
 
 def _as_the_hint_says(res: dict[str, Any], socket: str, answer: str, **call_args: Any) -> dict[str, Any]:
     """Follow the hint of a call that ssh's question blocked, word for word: the human types ``answer``
-    where it names (the session, through tmux as a client types), then the agent makes the call it names."""
+    where it names (the session, through tmux as a client types), then the agent makes the call it names:
+    the same call again (with ``call_args``), or a wait on the session it names."""
     hint = res["hint"] or ""
     assert f"apps/shared-terminal/agent.sh take {res['session']}" in hint, hint
     assert "interrupt" not in hint, hint
-    made = re.search(r"once they have answered, make this call \((\w+)\) again", hint)
-    assert made is not None and made[1] == res["action"], hint
+    made = re.search(r"once they have answered, (?:make this call \((\w+)\) again|call wait --session (\S+) "
+                     r"--host ([^\s:]+)):", hint)
+    assert made is not None and made[1] in (None, res["action"]), hint
     for keys in (["-l", answer], ["Enter"]):
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", f"={res['session']}:", *keys], check=True,
                        timeout=10)
-    return call(made[1], **call_args)
+    if made[1]:
+        return call(made[1], **call_args)
+    return call("wait", session=made[2], host=made[3], timeout=30)
 
 
 def test_an_unknown_host_key_is_the_humans_to_accept(remote_host: RemoteHost, private_socket: str,
@@ -331,33 +336,63 @@ def test_what_goes_wrong_on_the_way_is_said(remote_host: RemoteHost, private_soc
     assert not res["ok"] and "never a leading '-'" in res["error"], res
 
 
-def test_a_password_is_typed_by_the_human(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host takes a password: ssh asks it in its session; the agent is told that the human types it and
-    what to call then; following the hint word for word ends in a working call, and the agent never sees
-    the password."""
+@pytest.fixture
+def pwbox(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host declared as ``pwbox``, reached with its user's password (no key): ssh asks it as it connects."""
     options = _without(remote_host.ssh_options(), "IdentitiesOnly") + [
         "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password"]
     options = [o for o in options if o not in ("-i", str(remote_host.key))]
     _hosts_file(tmp_path, monkeypatch, shlex.join(
         ["pwbox", "ssh", *options, f"{remote_host.user.name}@{remote_host.server.host}"]))
-    try:
-        res = call("run", command="echo in", host="pwbox", timeout=10)
-        assert (res["status"], res.get("needs_human"), res["host"]) == ("blocked", True, "pwbox"), res["error"]
-        assert "password" in res["question"]
-        assert "asks for a secret to connect" in res["hint"], res
-        for action in ("wait", "interrupt"):  # the connection's session is no session to wait on or type in
-            other = call(action, session=res["session"], timeout=20)
-            assert (other["ok"], other["status"]) == (False, "unknown"), other
-            assert "make your call on pwbox again" in other["hint"] and "interrupt" not in other["hint"], other
-        status = call("status", session=res["session"])
-        assert "make your call on pwbox again" in status["hint"] and "interrupt" not in status["hint"], status
-        res = _as_the_hint_says(res, private_socket, remote_host.user.password, command="echo in", host="pwbox",
-                                timeout=20)
-        assert (res["ok"], res["output"]) == (True, "in"), res
-        assert remote_host.user.password not in json.dumps(res)
-    finally:
-        remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")
+    yield remote_host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")
+
+
+def test_a_password_is_typed_by_the_human(pwbox: RemoteHost, private_socket: str) -> None:
+    """The host takes a password: ssh asks it in its session; the agent is told that the human types it and
+    what to call then; following the hint word for word ends in a working call, and the agent never sees
+    the password."""
+    res = call("run", command="echo in", host="pwbox", timeout=10)
+    assert (res["status"], res.get("needs_human"), res["host"]) == ("blocked", True, "pwbox"), res["error"]
+    assert "password" in res["question"]
+    assert "asks for a secret to connect" in res["hint"], res
+    for action in ("wait", "interrupt"):  # the connection's session is no session to wait on or type in
+        other = call(action, session=res["session"], timeout=20)
+        assert (other["ok"], other["status"]) == (False, "unknown"), other
+        assert "make your call on pwbox again" in other["hint"] and "interrupt" not in other["hint"], other
+    status = call("status", session=res["session"])
+    assert "make your call on pwbox again" in status["hint"] and "interrupt" not in status["hint"], status
+    res = _as_the_hint_says(res, private_socket, pwbox.user.password, command="echo in", host="pwbox", timeout=20)
+    assert (res["ok"], res["output"]) == (True, "in"), res
+    assert pwbox.user.password not in json.dumps(res)
+
+
+def test_a_password_asked_again_while_a_run_waits(pwbox: RemoteHost, private_socket: str) -> None:
+    """The connection drops while a run waits for its command, and connecting again asks the password: the
+    run says the command runs on and names the wait to call once the human has answered; following the
+    hint word for word returns the command's exact output and exit code, and it ran once."""
+    res = call("run", command="true", host="pwbox", timeout=10)
+    assert (res["status"], res.get("needs_human")) == ("blocked", True), res
+    res = _as_the_hint_says(res, private_socket, pwbox.user.password, command="true", host="pwbox", timeout=20)
+    assert res["ok"], res
+    token = secrets.token_hex(3)
+    gate, began, ran = (pwbox.user.home / f"{word}-{token}" for word in ("gate", "began", "ran"))
+    command = f"touch {began}; {Gate(gate).shell}; echo once >> {ran}; echo done; sh -c 'exit 4'"
+    result: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: result.update(call("run", command=command, host="pwbox", timeout=60)))
+    worker.start()
+    assert poll(began.exists, timeout=20), "the command did not begin on the host"
+    os.kill(master_pid(private_socket, "ssh-pwbox-"), signal.SIGKILL)
+    worker.join(40)
+    assert not worker.is_alive(), "the run did not answer once the connection asked again"
+    assert (result["status"], result.get("needs_human"), result["host"]) == ("blocked", True, "pwbox"), result
+    assert "was typed in session scratch on pwbox and runs on there" in result["error"], result
+    Gate(gate).open()
+    res = _as_the_hint_says(result, private_socket, pwbox.user.password)
+    assert (res["status"], res["exit_code"], res["output"]) == ("ready", 4, "done"), res
+    assert ran.read_text() == "once\n"
+    assert pwbox.user.password not in json.dumps(result) + json.dumps(res)
 
 
 def test_a_secret_asked_on_the_host_is_the_humans(box: RemoteHost, private_socket: str) -> None:
