@@ -228,6 +228,7 @@ class LocalSshd:
     known_hosts: Path
     pid: int
     log: Path  # sshd's own log (-e): connections, "Accepted password for ..."
+    config: Path  # its sshd_config: :func:`restarted` starts it again with the same
 
     def argv(self, user: str, *command: str, key: Path | None = None) -> list[str]:
         """``ssh`` to ``user``: by password, or with ``key`` (whose passphrase ssh then asks) when given."""
@@ -306,19 +307,41 @@ def sshd(folder: Path, users: Sequence[str], host: str = SSH_HOST) -> Iterator[L
             raise RuntimeError(f"sshd did not start on {host}: {log.read_text()[-2000:]}")
         known_hosts = folder / "known_hosts"
         known_hosts.write_text(f"[{host}]:{port} {public[0]} {public[1]}\n")
-        yield LocalSshd(host=host, port=port, known_hosts=known_hosts, pid=proc.pid, log=log)
+        yield LocalSshd(host=host, port=port, known_hosts=known_hosts, pid=proc.pid, log=log, config=config)
     finally:
         if proc is not None:
-            # Per-connection children ("sshd: USER [priv]") first, then the listener - all by PID.
-            children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
-                        and _parent(int(p.name)) == proc.pid]
-            _end(children)
+            _end(_children(proc.pid))
             proc.terminate()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    """sshd's per-connection children ("sshd: USER [priv]"), by PID."""
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(int(p.name)) == pid]
+
+
+def stop(server: LocalSshd) -> None:
+    """The host's sshd goes down: every connection's process, then the listener, ended by PID (a new
+    connection is then refused)."""
+    _end([*_children(server.pid), server.pid])
+
+
+@contextmanager
+def restarted(server: LocalSshd) -> Iterator[None]:
+    """sshd started again (after :func:`stop`) with its config, on the same address and port; it and its
+    connections are ended when the block ends."""
+    proc = _start(server.config, server.log, server.host, server.port)
+    if proc is None:
+        raise RuntimeError(f"sshd did not start again on {server.host}:{server.port}: {server.log.read_text()[-2000:]}")
+    try:
+        yield
+    finally:
+        _end([*_children(proc.pid), proc.pid])
+        proc.wait(timeout=10)
 
 
 def _start(config: Path, log: Path, host: str, port: int) -> subprocess.Popen[bytes] | None:
@@ -385,7 +408,7 @@ def passphrase_key(tmp_path: Path) -> PassphraseKey:
 
 
 __all__ = ["LocalSshd", "PassphraseKey", "SecretUser", "account", "authorize_key", "local_sshd", "make_key",
-           "new_secret", "passphrase_key", "require", "secret_user", "sshd"]
+           "new_secret", "passphrase_key", "require", "restarted", "secret_user", "sshd", "stop"]
 
 
 # --------------------------------------------------------------------------- a host to work on

@@ -7,6 +7,8 @@ declares it by the command that reaches it.
 
 from __future__ import annotations
 
+import shlex
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +17,8 @@ import pytest
 
 from python.tools.tmux_tool import call
 
-from .conftest import container_host, inside
+from ..conftest import unique
+from .conftest import container_host, declare, inside
 
 if TYPE_CHECKING:
     from ..containers import Container
@@ -46,3 +49,34 @@ def test_the_containers_tmux_server_killed(ctr: Container, private_socket: str) 
     res = call("kill", session="scratch", host="ctr")
     assert res["ok"], res
     assert inside(ctr, f"ls ~/.tmux_tool/{private_socket}/sessions").strip() == ""
+
+
+def test_a_stopped_container_is_said_with_what_to_do(private_socket: str, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The container of a host is stopped: the tool's sentence says so and what to do, not the engine's
+    words alone; once it is started again, the call works."""
+    from ..containers import PODMAN, host_image, running_container
+
+    with running_container(host_image()) as box, container_host(box, "stopped", private_socket, tmp_path,
+                                                                monkeypatch):
+        assert call("run", command="true", host="stopped", timeout=30)["ok"]
+        subprocess.run([*PODMAN, "stop", "--time", "0", box.name], capture_output=True, check=True, timeout=60)
+        res = call("run", command="echo hi", host="stopped", timeout=30)
+        assert (res["ok"], res["host"]) == (False, "stopped"), res
+        assert res["error"].startswith("the container of host stopped is not running: start it "), res
+        assert "container state improper" in res["error"], res  # the engine's own words, for the person
+        subprocess.run([*PODMAN, "start", box.name], capture_output=True, check=True, timeout=60)
+        res = call("run", command="echo hi", host="stopped", timeout=30)
+        assert (res["ok"], res["output"]) == (True, "hi"), res
+
+
+def test_a_missing_container_is_said_with_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hosts file names a container that does not exist: the tool's sentence, with what to do."""
+    from ..containers import PODMAN, require
+
+    require("podman")
+    declare(tmp_path, monkeypatch, shlex.join(["gone", *PODMAN, "exec", "-i", unique("tt-no-such-box")]))
+    res = call("run", command="true", host="gone", timeout=30)
+    assert (res["ok"], res["host"]) == (False, "gone"), res
+    assert res["error"].startswith("the container of host gone does not exist (removed, or its name in the "
+                                   f"hosts file {tmp_path / 'hosts'} is wrong): create it or fix the line"), res

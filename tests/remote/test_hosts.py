@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import shlex
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +28,7 @@ import pytest
 from python.tools.tmux_tool import call
 
 from ..conftest import poll
+from ..gates import Gate
 from .conftest import declare
 
 if TYPE_CHECKING:
@@ -42,11 +46,12 @@ def box(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
     remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
 
 
-def master_pid(socket: str) -> int:
-    """The PID of the tool's ssh master to ``box`` (it runs in a session of the agent's own server here)."""
+def master_pid(socket: str, session: str = "ssh-box-") -> int:
+    """The PID of the tool's ssh master to ``box`` (it runs in a session of the agent's own server here,
+    whose name begins with ``session``)."""
     out = subprocess.run(["tmux", "-L", socket, "list-panes", "-a", "-F", "#{session_name} #{pane_pid}"],
                          capture_output=True, text=True, timeout=10, check=True).stdout
-    pids = [int(line.split()[1]) for line in out.splitlines() if line.startswith("ssh-box-")]
+    pids = [int(line.split()[1]) for line in out.splitlines() if line.startswith(session)]
     assert len(pids) == 1, out
     return pids[0]
 
@@ -75,6 +80,23 @@ def test_list_names_the_hosts_sessions(box: RemoteHost) -> None:
     assert res["ok"], res
     rows = {r["session"]: r for r in res["sessions"]}
     assert "build" in rows and rows["build"]["status"] == "ready", res
+
+
+def test_every_answer_on_a_host_names_it(box: RemoteHost, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure names its host as a success does (no such session, arguments that cannot be used, a host
+    that cannot be reached): an agent working on several hosts reads where each answer comes from."""
+    options = [o if o != str(box.server.port) else "1" for o in box.ssh_options()]
+    declare(tmp_path, monkeypatch, box.line, shlex.join(["noport", "ssh", *options, f"{box.user.name}@x"]))
+    answers = {
+        "ran": call("run", command="true", host="box"),
+        "no session": call("read", session="nosuch", host="box"),
+        "bad arguments": call("wait", session="scratch", sessions=["a"], host="box"),
+        "unreachable": call("run", command="true", host="noport", timeout=10),
+    }
+    assert {why: (res["ok"], res.get("host")) for why, res in answers.items()} == {
+        "ran": (True, "box"), "no session": (False, "box"), "bad arguments": (False, "box"),
+        "unreachable": (False, "noport")}, answers
 
 
 def _fault_during_a_run(box: RemoteHost, fault: Callable[[], None]) -> None:
@@ -109,7 +131,8 @@ def _sshd_of(box: RemoteHost) -> list[int]:
 
 def test_a_frozen_connection_is_replaced(box: RemoteHost, private_socket: str) -> None:
     """The host stops answering on the open connection (its sshd frozen, as a dead network does): the
-    call ends within its time, and the next call works over a new connection."""
+    call ends within its time, saying so in the host's name (not as this machine's tmux wedged) and
+    what to do, and the next call works over a new connection."""
     call("run", command="true", host="box")
     frozen = _sshd_of(box)
     assert frozen
@@ -119,7 +142,10 @@ def test_a_frozen_connection_is_replaced(box: RemoteHost, private_socket: str) -
         started = time.monotonic()
         res = call("run", command="echo after", host="box", timeout=3)
         assert time.monotonic() - started < 3 + 5 + 3 + 5  # the run, a tmux command, the check, slack
-        assert not res["ok"] or res["status"] == "busy", res
+        assert (res["ok"], res["host"]) == (False, "box"), res
+        assert res["error"].startswith("the link to box does not answer: tmux "), res
+        assert "the connection was dropped, and the next call makes a new one: call again" in res["error"], res
+        assert "may be wedged" not in res["error"], res
         res = call("run", command="echo after", host="box", timeout=10)
         assert (res["ok"], res["output"]) == (True, "after"), res["error"]
     finally:
@@ -142,6 +168,48 @@ def test_the_ssh_client_stopped_is_continued(box: RemoteHost, private_socket: st
     res = call("run", command="echo after", host="box", timeout=3)
     assert (res["ok"], res["output"]) == (True, "after"), res
     assert (process := kernel.proc(master)) is not None and process.state != "T", process
+
+
+@pytest.fixture
+def own(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host behind an sshd of this test's own, declared as ``box``: the test may take it down."""
+    from ..accounts import sshd
+
+    with sshd(tmp_path / "sshd", [remote_host.user.name]) as server:
+        host = replace(remote_host, server=server)
+        declare(tmp_path, monkeypatch, host.line)
+        yield host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
+
+
+def test_sshd_down_during_a_run_says_the_command_runs_on(own: RemoteHost) -> None:
+    """sshd goes down while a run waits for its command (a new connection is refused): the run says
+    the command was typed and runs on there, and what to call once the host is back - not a bare
+    "could not connect", after which an agent types it again.  That call returns its exact output
+    and exit code once sshd is back, and the command ran once."""
+    from ..accounts import restarted, stop
+
+    token = secrets.token_hex(3)
+    gate, began, ran = (own.user.home / f"{word}-{token}" for word in ("gate", "began", "ran"))
+    assert call("run", command="true", host="box")["ok"]
+    result: dict[str, Any] = {}
+    command = f"touch {began}; {Gate(gate).shell}; echo once >> {ran}; echo done; sh -c 'exit 4'"
+    worker = threading.Thread(target=lambda: result.update(call("run", command=command, host="box", timeout=60)))
+    worker.start()
+    assert poll(began.exists, timeout=20), "the command did not begin on the host"
+    stop(own.server)
+    worker.join(40)
+    assert not worker.is_alive(), "the run did not answer once sshd went down"
+    assert (result["ok"], result["status"], result["host"], result.get("started")) == (False, "busy", "box", True), result
+    assert "was typed in session scratch on box and runs on there" in result["error"], result
+    assert "do not run it again" in result["error"], result
+    assert "call wait --session scratch --host box" in result["hint"], result
+    with restarted(own.server):
+        Gate(gate).open()
+        res = call("wait", session="scratch", host="box", timeout=30)
+    assert (res["status"], res["exit_code"], res["output"]) == ("ready", 4, "done"), res
+    assert ran.read_text() == "once\n"
 
 
 def test_sshd_restarted_during_a_run_loses_nothing(box: RemoteHost) -> None:
@@ -199,26 +267,42 @@ def _hosts_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> N
     declare(tmp_path, monkeypatch, line)
 
 
+def _as_the_hint_says(res: dict[str, Any], socket: str, answer: str, **call_args: Any) -> dict[str, Any]:
+    """Follow the hint of a call that ssh's question blocked, word for word: the human types ``answer``
+    where it names (the session, through tmux as a client types), then the agent makes the call it names:
+    the same call again (with ``call_args``), or a wait on the session it names."""
+    hint = res["hint"] or ""
+    assert f"apps/shared-terminal/agent.sh take {res['session']}" in hint, hint
+    assert "interrupt" not in hint, hint
+    made = re.search(r"once they have answered, (?:make this call \((\w+)\) again|call wait --session (\S+) "
+                     r"--host ([^\s:]+)):", hint)
+    assert made is not None and made[1] in (None, res["action"]), hint
+    for keys in (["-l", answer], ["Enter"]):
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", f"={res['session']}:", *keys], check=True,
+                       timeout=10)
+    if made[1]:
+        return call(made[1], **call_args)
+    return call("wait", session=made[2], host=made[3], timeout=30)
+
+
 def test_an_unknown_host_key_is_the_humans_to_accept(remote_host: RemoteHost, private_socket: str,
                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """ssh asks whether to trust a host it has never seen: the agent is told that the human answers, where;
-    once they did, the next call works."""
+    """ssh asks whether to trust a host it has never seen: the agent is told that the human answers, where,
+    that it is a yes/no question and no secret, and what to call then; made again before the answer, the
+    call says the same; following the hint, the call works."""
     known = tmp_path / "known_hosts"
     options = _without(remote_host.ssh_options(), "UserKnownHostsFile", "StrictHostKeyChecking")
     line = shlex.join(["newbox", "ssh", *options, "-o", f"UserKnownHostsFile={known}",
                        "-o", "StrictHostKeyChecking=ask", f"{remote_host.user.name}@{remote_host.server.host}"])
     _hosts_file(tmp_path, monkeypatch, line)
     try:
-        res = call("run", command="echo in", host="newbox", timeout=10)
-        assert (res["ok"], res["status"], res.get("needs_human")) == (False, "blocked", True), res["error"]
-        assert "continue connecting" in res["question"], res
-        assert res["session"].startswith("ssh-newbox-")
-        assert "agent.sh take" in (res["hint"] or "") or "#session=" in (res["hint"] or ""), res
-        # The human answers in that session (their keys, through tmux as a client types them).
-        for keys in (["-l", "yes"], ["Enter"]):
-            subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
-                           check=True, timeout=10)
-        res = call("run", command="echo in", host="newbox", timeout=20)
+        for _asked in range(2):
+            res = call("run", command="echo in", host="newbox", timeout=10)
+            assert (res["ok"], res["status"], res.get("needs_human")) == (False, "blocked", True), res["error"]
+            assert "continue connecting" in res["question"], res
+            assert res["session"].startswith("ssh-newbox-") and res["host"] == "newbox", res
+            assert "a yes/no question, not a secret" in res["hint"] and "asks for a secret" not in res["hint"], res
+        res = _as_the_hint_says(res, private_socket, "yes", command="echo in", host="newbox", timeout=20)
         assert (res["ok"], res["output"]) == (True, "in"), res
         assert remote_host.server.host in known.read_text()
     finally:
@@ -252,27 +336,63 @@ def test_what_goes_wrong_on_the_way_is_said(remote_host: RemoteHost, private_soc
     assert not res["ok"] and "never a leading '-'" in res["error"], res
 
 
-def test_a_password_is_typed_by_the_human(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host takes a password: ssh asks it in its session; the agent is told, the human types it,
-    and the agent never sees it."""
+@pytest.fixture
+def pwbox(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host declared as ``pwbox``, reached with its user's password (no key): ssh asks it as it connects."""
     options = _without(remote_host.ssh_options(), "IdentitiesOnly") + [
         "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password"]
     options = [o for o in options if o not in ("-i", str(remote_host.key))]
     _hosts_file(tmp_path, monkeypatch, shlex.join(
         ["pwbox", "ssh", *options, f"{remote_host.user.name}@{remote_host.server.host}"]))
-    try:
-        res = call("run", command="echo in", host="pwbox", timeout=10)
-        assert (res["status"], res.get("needs_human")) == ("blocked", True), res["error"]
-        assert "password" in res["question"]
-        for keys in (["-l", remote_host.user.password], ["Enter"]):
-            subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
-                           check=True, timeout=10)
-        res = call("run", command="echo in", host="pwbox", timeout=20)
-        assert (res["ok"], res["output"]) == (True, "in"), res
-        assert remote_host.user.password not in json.dumps(res)
-    finally:
-        remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")
+    yield remote_host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; true")
+
+
+def test_a_password_is_typed_by_the_human(pwbox: RemoteHost, private_socket: str) -> None:
+    """The host takes a password: ssh asks it in its session; the agent is told that the human types it and
+    what to call then; following the hint word for word ends in a working call, and the agent never sees
+    the password."""
+    res = call("run", command="echo in", host="pwbox", timeout=10)
+    assert (res["status"], res.get("needs_human"), res["host"]) == ("blocked", True, "pwbox"), res["error"]
+    assert "password" in res["question"]
+    assert "asks for a secret to connect" in res["hint"], res
+    for action in ("wait", "interrupt"):  # the connection's session is no session to wait on or type in
+        other = call(action, session=res["session"], timeout=20)
+        assert (other["ok"], other["status"]) == (False, "unknown"), other
+        assert "make your call on pwbox again" in other["hint"] and "interrupt" not in other["hint"], other
+    status = call("status", session=res["session"])
+    assert "make your call on pwbox again" in status["hint"] and "interrupt" not in status["hint"], status
+    res = _as_the_hint_says(res, private_socket, pwbox.user.password, command="echo in", host="pwbox", timeout=20)
+    assert (res["ok"], res["output"]) == (True, "in"), res
+    assert pwbox.user.password not in json.dumps(res)
+
+
+def test_a_password_asked_again_while_a_run_waits(pwbox: RemoteHost, private_socket: str) -> None:
+    """The connection drops while a run waits for its command, and connecting again asks the password: the
+    run says the command runs on and names the wait to call once the human has answered; following the
+    hint word for word returns the command's exact output and exit code, and it ran once."""
+    res = call("run", command="true", host="pwbox", timeout=10)
+    assert (res["status"], res.get("needs_human")) == ("blocked", True), res
+    res = _as_the_hint_says(res, private_socket, pwbox.user.password, command="true", host="pwbox", timeout=20)
+    assert res["ok"], res
+    token = secrets.token_hex(3)
+    gate, began, ran = (pwbox.user.home / f"{word}-{token}" for word in ("gate", "began", "ran"))
+    command = f"touch {began}; {Gate(gate).shell}; echo once >> {ran}; echo done; sh -c 'exit 4'"
+    result: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: result.update(call("run", command=command, host="pwbox", timeout=60)))
+    worker.start()
+    assert poll(began.exists, timeout=20), "the command did not begin on the host"
+    os.kill(master_pid(private_socket, "ssh-pwbox-"), signal.SIGKILL)
+    worker.join(40)
+    assert not worker.is_alive(), "the run did not answer once the connection asked again"
+    assert (result["status"], result.get("needs_human"), result["host"]) == ("blocked", True, "pwbox"), result
+    assert "was typed in session scratch on pwbox and runs on there" in result["error"], result
+    Gate(gate).open()
+    res = _as_the_hint_says(result, private_socket, pwbox.user.password)
+    assert (res["status"], res["exit_code"], res["output"]) == ("ready", 4, "done"), res
+    assert ran.read_text() == "once\n"
+    assert pwbox.user.password not in json.dumps(result) + json.dumps(res)
 
 
 def test_a_secret_asked_on_the_host_is_the_humans(box: RemoteHost, private_socket: str) -> None:
@@ -379,6 +499,25 @@ def test_a_full_disk_on_the_host_is_said(box: RemoteHost, private_socket: str) -
         subprocess.run(["umount", "-l", str(folder)], check=True, timeout=10)
     assert not res["ok"] and res["status"] == "error", res
     assert "No space left on device" in res["error"] and "free some space there" in res["error"], res
+    res = call("run", command="echo hi", host="box", timeout=20)
+    assert (res["ok"], res["output"]) == (True, "hi"), res
+
+
+def test_a_state_folder_here_that_cannot_be_written_is_said(box: RemoteHost, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tool's state folder here refuses new files (immutable: root too gets "Operation not permitted"):
+    the tool's own sentence with what to do, not an internal error; once it is writable, the call works."""
+    state = tmp_path / "locked-state"
+    state.mkdir()
+    monkeypatch.setenv("TMUX_TOOL_STATE_DIR", str(state))
+    subprocess.run(["chattr", "+i", str(state)], check=True, timeout=10)
+    try:
+        res = call("run", command="echo hi", host="box", timeout=20)
+    finally:
+        subprocess.run(["chattr", "-i", str(state)], check=True, timeout=10)
+    assert (res["ok"], res["host"]) == (False, "box"), res
+    assert res["error"].startswith(f"the tool cannot write its state folder {state} (Operation not permitted: "), res
+    assert "set TMUX_TOOL_STATE_DIR to a folder that is, then call again" in res["error"], res
     res = call("run", command="echo hi", host="box", timeout=20)
     assert (res["ok"], res["output"]) == (True, "hi"), res
 

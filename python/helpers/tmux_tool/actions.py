@@ -8,9 +8,12 @@ sentence - it never raises and never hangs past the action's timeout.
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from . import handlers
@@ -22,7 +25,8 @@ from .core.result import Result, failure
 from .core.status import Status
 from .judgement import human
 from .sessions.context import Context
-from .transport.hosts import HostWaits
+from .transport import hosts
+from .transport.hosts import HostWaits, LinkLost
 from .transport.tmux import Tmux
 
 _SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session); "
@@ -127,6 +131,11 @@ ACTIONS: dict[str, Action] = {
 
 TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
 """The actions that type into a session (or end it): none while the human holds it."""
+_UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+"""Why a file cannot be made or written that the person can fix (any other failure is the tool's)."""
+NOT_ON_CONNECTIONS = (TYPING - {"kill"}) | {"wait"}
+"""What the agent never does in the session of an ssh connection here: its keys could end the connection,
+and a wait there never ends (once connected, ssh shows nothing more); ``kill`` ends it on purpose."""
 
 
 def _held(ctx: Context, session: str | None) -> str:
@@ -167,9 +176,64 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     """Run one action by name; every failure becomes ``ok: false`` with a sentence.  The result is
     named after the action here, once: what made it (a run, a send, a refusal) does not say."""
     name = str(action or "").strip()
-    result = _dispatch(name, dict(args or {}))
+    given = dict(args or {})
+    result = _dispatch(name, given)
     result.action = name[:40] or "?"
+    _name_host(result, given.get("host"))
     return result
+
+
+def _connection(ctx: Context, session: str | None) -> str | None:
+    """The host whose ssh connection runs in ``session`` here (None: the session is no connection)."""
+    if ctx.host_name is not None or not session:
+        return None
+    return hosts.connection_in(Tmux(ctx.cfg.private_socket), session)
+
+
+def _then_call_again(host: str) -> str:
+    return f"once the human has answered ssh there, make your call on {host} again"
+
+
+def _connecting(exc: HostWaits, then: str, error: str = "") -> Result:
+    """ssh asks the human something in its session here as it connects (a password, a passphrase, a new
+    host key): what the agent is told (``error``, else ssh's question), and what to call once the human
+    has answered (``then``)."""
+    return failure(error or str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
+                   question=exc.question, program="ssh",
+                   hint=_connection_hint(exc.session, secret=exc.secret, then=f"once they have answered, {then}"))
+
+
+def _connection_hint(session: str, *, secret: bool, then: str) -> str:
+    """What the agent does about ssh's question in ``session`` (the connection to a host).
+
+    The call made again is what proceeds: it finds the connection up and goes on, or, made before
+    the human has answered, says the same.  Nothing is to be waited for in the session: once
+    connected, ssh shows nothing more.  The session is the connection itself: a key the agent
+    sends there, an interrupt above all, would end it.
+    """
+    where = human.where_to_type(config.load(), session)
+    if secret:
+        ask = ("ssh asks for a secret to connect (a password or a key's passphrase): the human types it, "
+               f"never you (never ask for it in chat). Tell the human in one sentence to type it at {where}")
+    else:
+        ask = ("ssh asks the human a question to connect (for a new host key: whether to trust it, a yes/no "
+               "question, not a secret: the human checks the key's fingerprint first). Tell the human in one "
+               f"sentence to answer it at {where}")
+    return (f"{ask}; {then}: it goes on over the new connection (made before that, it answers blocked again). "
+            f"Leave {session} to the human: it is the connection itself, and any key the agent sends there can "
+            "end it")
+
+
+def _name_host(result: Result, host: object) -> None:
+    """Every answer about a host names it, a failure too: an agent working on several hosts at once
+    must know where a result (and what it tells to do) comes from.  A name that cannot be a host is
+    left out: the error says what is wrong with it."""
+    if host is None or host == "":
+        return
+    try:
+        result.extra.setdefault("host", hosts.check(host))
+    except BadInput:
+        pass
 
 
 def _dispatch(name: str, args: dict[str, Any]) -> Result:
@@ -185,18 +249,24 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         if name in TYPING and (holder := _held(ctx, session)):
             return failure(message("human_holds", session=session), session=session, status=Status.UNKNOWN,
                            hint=message("human_holds_hint"), held_by=holder)
+        connection = _connection(ctx, session)
+        if connection is not None and name in NOT_ON_CONNECTIONS:
+            return failure(f"session {session} is the ssh connection to {connection}: the agent never types or "
+                           "waits there (ssh asks the human there what it needs to connect)", session=session,
+                           status=Status.UNKNOWN, hint=_then_call_again(connection))
         result = spec.handler(ctx, **bound)
-        if ctx.host_name is not None:
-            result.extra.setdefault("host", ctx.host_name)
         if result.extra.get("needs_human") and result.session:
-            result.hint = human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
+            result.hint = (human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
+                           if connection is None else
+                           _connection_hint(result.session, secret=True, then=_then_call_again(connection)))
         return _masked(result)
+    except LinkLost as exc:
+        if isinstance(exc.cause, HostWaits):
+            return _masked(_connecting(exc.cause, f"call {exc.then}", str(exc)))
+        return _masked(failure(str(exc), session=exc.session, status=Status.BUSY, started=True,
+                               hint=f"do not run the command again: once the host is reachable, call {exc.then}"))
     except HostWaits as exc:
-        # ssh asks the human (a password, a passphrase, a new host key) in its session here.
-        result = failure(str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
-                         question=exc.question, program="ssh")
-        result.hint = human.hint(config.load(), exc.session, "ssh")
-        return _masked(result)
+        return _masked(_connecting(exc, f"make this call ({name}) again"))
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:
@@ -206,9 +276,29 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return failure(f"{exc}", session=session, hint="list shows the sessions that exist")
     except TmuxError as exc:
         return failure(str(exc), session=session)
+    except OSError as exc:
+        if (unwritable := _state_trouble(exc)) is None:
+            return _internal(exc, session)
+        return failure(unwritable, session=session)
     except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
-        import traceback
+        return _internal(exc, session)
 
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        return failure(f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
-                       f":{where.lineno}); please report it", session=session)
+
+def _internal(exc: Exception, session: str | None) -> Result:
+    """A failure the tool has no sentence for: where it happened, for the report."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return failure(f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
+                   f":{where.lineno}); please report it", session=session)
+
+
+def _state_trouble(exc: OSError) -> str | None:
+    """The sentence for a file of the tool's own state folder that cannot be made or written (None when
+    the file is elsewhere): the person fixes the folder, or names another, and calls again."""
+    root = config.load().state_root
+    path = Path(os.fsdecode(exc.filename)) if isinstance(exc.filename, (str, bytes)) else None
+    if exc.errno not in _UNWRITABLE or path is None or not (path == root or root in path.parents):
+        return None
+    return (f"the tool cannot write its state folder {root} ({exc.strerror or exc}: {path}): make it writable "
+            "for this user (or free space there), or set TMUX_TOOL_STATE_DIR to a folder that is, then call again")

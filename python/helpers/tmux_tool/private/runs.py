@@ -35,6 +35,7 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..transport import kernel, keyboard
+from ..transport.hosts import HostError, LinkLost
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
@@ -150,7 +151,20 @@ def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: f
         _submit(srv, shell.name, command, ["set-option", "-t", f"={shell.name}:", RUN_OPTION, json.dumps(record)])
     except (NoServer, NoTarget) as gone:  # the server or session ended with its shell, as we typed
         raise Unstarted(f"session {shell.name!r} ended") from gone
-    return collect(srv, shell, rec, timeout, on_slice=on_slice, typed_now=True)
+    except HostError as lost:
+        raise _lost(srv, shell.name, lost, typed=False) from lost
+    try:
+        return collect(srv, shell, rec, timeout, on_slice=on_slice, typed_now=True)
+    except HostError as lost:
+        raise _lost(srv, shell.name, lost, typed=True) from lost
+
+
+def _lost(srv: PrivateServer, name: str, error: HostError, *, typed: bool) -> HostError:
+    """The host's failure once the command was (being) typed there: the command runs on in tmux on
+    the host, and running it again would run it twice."""
+    if srv.host is None or isinstance(error, LinkLost):
+        return error
+    return LinkLost(error, host=srv.host.name, session=name, typed=typed)
 
 
 def _submit(srv: PrivateServer, name: str, command: str, *first: list[str]) -> None:

@@ -21,11 +21,13 @@ text of the agent's is ever part of a command line unencoded.
 followers are channels over it (``ssh -S``).  The master runs in a session of
 the agent's own tmux server, where the human sees it: a password, a key's
 passphrase or an unknown host key is asked there, and the human answers it
-(the tool never does; the call returns ``blocked`` with ``needs_human``).
-Channels never prompt (``BatchMode``).  A master that died (the network went,
-the laptop slept, its process was killed) is started again by the next call;
-a master that stopped answering is killed - it is the tool's own process - and
-started again.
+(the tool never does; the call returns ``blocked`` with ``needs_human``, and
+the same call, made again once the human has answered, goes on).  Channels
+never prompt (``BatchMode``).  A master that died (the network went, the
+laptop slept, its process was killed) is started again by the next call; a
+master that stopped answering is killed - it is the tool's own process - and
+started again.  A command typed there before the way failed runs on in tmux
+there (:class:`LinkLost`).
 """
 
 from __future__ import annotations
@@ -76,7 +78,24 @@ _slots_lock = threading.Lock()
 
 
 class HostError(TmuxError):
-    """A host cannot be reached or used; the message says why and what to do."""
+    """A host cannot be reached or used; the message says why and what to do.
+
+    ``what`` is the why alone (the message when not given): a caller that knows better what to do
+    (:class:`LinkLost`) tells it with its own advice instead.
+    """
+
+    def __init__(self, message: str, *, what: str = "") -> None:
+        super().__init__(message)
+        self.what = what or message
+
+
+class Unanswered(TimeoutError):
+    """A command there got no answer in time; ``link_up`` says whether the host still answered a
+    ``true`` through the same way at once (then what hangs is the command, not the link)."""
+
+    def __init__(self, *, link_up: bool) -> None:
+        super().__init__()
+        self.link_up = link_up
 
 
 class HostWaits(HostError):
@@ -87,6 +106,31 @@ class HostWaits(HostError):
         self.session = session
         self.question = question
         self.secret = secret
+
+
+class LinkLost(HostError):
+    """The way to a host failed after a command was typed in a session there.
+
+    tmux there runs the command on whatever happens to the link, so the
+    agent must collect it with ``wait`` (``then``), never type it again.
+    ``typed`` is False when the link failed while it was being typed: it may
+    or may not have reached the shell.  ``cause`` is what failed.
+    """
+
+    def __init__(self, cause: HostError, *, host: str, session: str, typed: bool) -> None:
+        self.cause = cause
+        self.session = session
+        self.then = f"wait --session {session} --host {host}"
+        if typed:
+            said = (f"the command was typed in session {session} on {host} and runs on there in tmux (as far "
+                    f"as the tool knows: it was typed, then the link to {host} failed: {cause.what}); do not run "
+                    f"it again: once {host} is reachable, {self.then} returns its exact output and exit code")
+        else:
+            said = (f"the link to {host} failed while the command was being typed in session {session} "
+                    f"({cause.what}): "
+                    f"it may have reached the shell there and run on; do not run it again before {self.then} "
+                    f"(once {host} is reachable) shows whether it did")
+        super().__init__(said)
 
 
 def encode(script: str) -> str:
@@ -167,7 +211,7 @@ class Host:
         """Run ``script`` there with ``data`` on its stdin: its exit status, stdout and stderr.
 
         A way there found lost before the command started (the master is
-        gone) is made again, once.  :class:`TimeoutError` when no answer
+        gone) is made again, once.  :class:`Unanswered` when no answer
         comes in time (the master is checked then, and replaced if it hangs),
         :class:`OSError` when the command cannot start here.
         """
@@ -181,9 +225,8 @@ class Host:
             try:
                 with self.channel(deadline):
                     status, out, err = run_process(argv, data, deadline.left(), program(argv[0]))
-            except TimeoutError:
-                self.recover()
-                raise
+            except TimeoutError as exc:
+                raise Unanswered(link_up=self.recover()) from exc
             if self.refused(err):
                 continue  # another process holds the connection's channels: one is free in a moment
             if not reconnected and self._unreached(status, err):
@@ -217,9 +260,10 @@ class Host:
         """Run ``script`` there with ``data`` on its stdin; its stdout.  :class:`HostError` when it fails."""
         try:
             status, out, err = self.call(script, data, timeout)
+        except Unanswered as exc:
+            raise self.silent("a command", timeout, link_up=exc.link_up) from exc
         except TimeoutError as exc:
-            raise HostError(f"{self.name} did not answer within {timeout:g}s; the next call connects again "
-                            "(the host or the network may be down)") from exc
+            raise self.silent("a command", timeout, link_up=False) from exc
         except OSError as exc:
             raise HostError(f"could not reach {self.name}: {exc.strerror or exc}") from exc
         if status != 0:
@@ -238,6 +282,24 @@ class Host:
         """The pane's terminal as the host's kernel sees it (:meth:`facts`)."""
         return kernel.look(shell_pid, tty, self.facts(shell_pid, tty))
 
+    def silent(self, what: str, timeout: float, *, link_up: bool) -> HostError:
+        """What ``what`` there getting no answer within ``timeout`` means, in the host's name: the host
+        is the one that did not answer, not this machine's tmux, and what to do differs.
+
+        ``link_up``: the host answered a check at once, so what hangs is on the host (its tmux server);
+        otherwise the link itself is silent, and was dropped (:meth:`recover`)."""
+        if link_up:
+            why = (f"{what} on {self.name} got no answer within {timeout:g}s, though {self.name} itself answers: "
+                   "its tmux server there may be wedged")
+            return HostError(f"{why}; call again, and if it goes on, end that server on {self.name} "
+                             "(tmux kill-server there)", what=why)
+        why = (f"the link to {self.name} does not answer: {what} got no reply within {timeout:g}s (the host, its "
+               "network or its sshd may be down or frozen)")
+        then = ("the connection was dropped, and the next call makes a new one" if not self.via
+                else "the next call tries again")
+        return HostError(f"{why}; {then}: call again once {self.name} is reachable (what runs there goes on in "
+                         f"tmux on {self.name})", what=why)
+
     def _unreached(self, status: int, stderr: bytes) -> bool:
         """Did ssh fail before the command started, for want of its master?"""
         low = stderr.decode("utf-8", "replace").lower()
@@ -253,6 +315,8 @@ class Host:
             if "control socket" in low or "master" in low or "mux_client" in low:
                 return f"the connection to {self.name} was lost; the next call connects again"
             return f"ssh to {self.name} failed: {text or 'no message'}"
+        if self.via and (stopped := self._engine_says(low)):
+            return f"{stopped} ({self.via[0]} said: {text}); the hosts file reaches it with: {shlex.join(self.via)}"
         if status == 127 and "tmux" in low:
             return (f"tmux is not installed on {self.name}; install tmux 3.0 or newer there "
                     "(apt-get install tmux, dnf install tmux, apk add tmux or brew install tmux)")
@@ -263,6 +327,17 @@ class Host:
                 return f"on {self.name}: {text} ({then}, then call again)"
         return f"on {self.name}: {text or f'exit status {status}'}"
 
+    def _engine_says(self, low: str) -> str:
+        """The container engine's words, lower case, as the tool's sentence with what to do ("" for other
+        words): podman and docker refuse an ``exec`` into a container that is stopped or gone."""
+        if "state improper" in low or "is not running" in low or "is paused" in low:
+            return (f"the container of host {self.name} is not running: start it (podman start or docker start, "
+                    "and unpause it if it is paused), then call again: the tool's sessions there start afresh")
+        if "no such container" in low or "no container with name" in low:
+            return (f"the container of host {self.name} does not exist (removed, or its name in the hosts file "
+                    f"{hosts_file()} is wrong): create it or fix the line, then call again")
+        return ""
+
     # --- the one ssh connection ------------------------------------------------------
     def ensure(self, deadline: Deadline) -> None:
         """Connect unless a master seems to be up (its socket is there); a stale one is found by the
@@ -270,16 +345,18 @@ class Host:
         if not self.via and not os.path.exists(self.control):
             self.connect(deadline)
 
-    def recover(self) -> None:
+    def recover(self) -> bool:
         """After a command that got no answer: end the master unless the host answers through it at
-        once, so that the next call makes a new connection (bounded by ``CHECK_TIMEOUT``).
+        once, so that the next call makes a new connection (bounded by ``CHECK_TIMEOUT``).  Whether
+        the host answered.
 
         A connection can hang at either end (a frozen network, a host that
         stopped answering, a master stopped locally) while the master still
-        answers here, so the check is a command on the host.
+        answers here, so the check is a command on the host.  A host reached
+        by a command is not checked: its command is started anew every time.
         """
         if self.via:
-            return
+            return False
         from .tmux import run_process
 
         argv = self.argv("true")
@@ -289,6 +366,7 @@ class Host:
             answered = False
         if not answered:
             self._end_master()
+        return answered
 
     def connect(self, deadline: Deadline) -> None:
         """Make sure the master connection is up (nothing to do for a host reached by a command).
@@ -370,7 +448,8 @@ class Host:
         else:
             local.chain(["new-session", "-d", "-s", self.master, "-x", "120", "-y", "20", *argv],
                         ["set-option", "-t", target, "remain-on-exit", "on"],
-                        ["set-option", "-t", target, options.PROGRAM, "ssh"])
+                        ["set-option", "-t", target, options.PROGRAM, "ssh"],
+                        ["set-option", "-t", target, options.CONNECTION, self.name])
         return time.monotonic()
 
     @property
@@ -457,6 +536,17 @@ def _sentence(said: str) -> str:
     if "could not resolve" in low or "no route" in low or "connection refused" in low or "timed out" in low:
         return said + " (the host cannot be reached from here: check its name, its port and the network)"
     return said
+
+
+def connection_in(local: Tmux, session: str) -> str | None:
+    """The host whose ssh connection runs in ``session`` of the agent's own server ``local`` (None when
+    the session is no connection): a session the agent must leave to the human."""
+    if not session.startswith("ssh-"):
+        return None
+    try:
+        return local.cmd("show-options", "-qv", "-t", f"={session}:", options.CONNECTION).strip() or None
+    except TmuxError:
+        return None
 
 
 def hosts_file() -> Path:

@@ -44,3 +44,6 @@ TURNS = PREFIX + "turns"  # prompts ask has sent
 TURN_OPEN = PREFIX + "turn_open"  # "1" while the last turn's answer has not been returned
 ASKED = PREFIX + "asked"  # the last prompt, shortened
 TURN_RECORDED = PREFIX + "turn_recorded"  # "1" once the CLI's own record showed the last turn started
+
+# The ssh connection to a host, in a session of the agent's own server (transport/hosts.py).
+CONNECTION = PREFIX + "connection"  # the host whose ssh master runs in the session

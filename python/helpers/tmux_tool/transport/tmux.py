@@ -31,9 +31,12 @@ from typing import Any
 from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
 from .gate import gate
-from .hosts import Host
+from .hosts import Host, Unanswered
 
 DEFAULT_TIMEOUT = 5.0
+_HOST_FAILED = (125, 126, 127, 255)
+"""Exit statuses of the way to a host failing, not tmux there: a container engine's own error (125),
+sh or tmux not runnable there (126, 127), ssh (255)."""
 SEP = "\u241f"
 """Between the fields of a format the tool asks tmux to expand: SYMBOL FOR UNIT SEPARATOR.  Not a
 control character, which tmux 3.5 prints as ``\\037`` and tmux 3.1 as ``_`` to a client it does not
@@ -343,7 +346,7 @@ class Tmux:
                 except TimeoutError as exc:
                     if self.host is not None:  # the way there may be what hangs: next time, a new one
                         connections.drop(self.key)
-                        self.host.recover()
+                        raise self.host.silent(f"tmux {what}", timeout, link_up=self.host.recover()) from exc
                     raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
                                     "be wedged or a pane's input is blocked)") from exc
             out: list[str] = []
@@ -375,6 +378,8 @@ class Tmux:
                 argv = self._argv(*args)
                 status, out, err = run_process(argv, input or b"", timeout, argv[0])
         except TimeoutError as exc:
+            if isinstance(exc, Unanswered) and self.host is not None:
+                raise self.host.silent(f"tmux {what}", timeout, link_up=exc.link_up) from exc
             raise TmuxError(
                 f"tmux {what} did not answer within {timeout:g}s (the server may be wedged "
                 "or a pane's input is blocked)"
@@ -383,7 +388,7 @@ class Tmux:
             raise _unstartable(exc, what) from exc
         if status != 0:
             said = err.decode("utf-8", "replace")
-            if self.host is not None and status in (126, 127, 255) and not any(
+            if self.host is not None and status in _HOST_FAILED and not any(
                     s in said.lower() for s in (*_NO_SERVER, *_NO_TARGET)):
                 from .hosts import HostError
 
