@@ -18,10 +18,11 @@ from python.helpers.tmux_tool.core.errors import TmuxError
 from python.helpers.tmux_tool.transport.tmux import Tmux
 
 NO_TOKEN = (
-    "This page needs its access token. apps/shared-terminal/start.sh printed the address with the token "
-    "(the line \"browser:\") when it started the web server; run it again with the same settings on the "
-    "machine that serves this page to print it again (a running server is left as it is). Open that "
-    "address once in this browser: it remembers the token, and addresses such as #session=NAME work too."
+    "This page needs its access token. apps/shared-terminal/start.sh printed the address that carries it "
+    "(its line \"browser:\") when it started the web server; run start.sh again, with the same settings, on "
+    "the machine that serves this page to print it again (a running server is left as it is). Open that "
+    "address in this browser, with #session=NAME at its end to go straight to one of the agent's terminals; "
+    "from then on this browser carries the token for addresses typed or pasted into its address bar."
 )
 """What a request without the token is told: where the address that carries it was printed, never the
 token itself (a person following a link the agent passed on comes here)."""

@@ -170,19 +170,33 @@
     return /password|passcode|\bPIN\b/i.test(question) ? "a password" : "a secret";
   }
 
-  function needsItem(label, row, action) {
+  function needsItem(need) {
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = "Open " + label + " – it asks for " + asksFor(row);
-    button.title = row.question ? "it asks: " + row.question : "";
-    button.addEventListener("click", action);
+    button.dataset.session = need.session;
+    button.textContent = need.label;
+    button.title = need.title;
+    button.addEventListener("click", function () {
+      if (need.session === "") {
+        close();
+      } else {
+        open(need.session, "secret");
+      }
+    });
     item.append(button);
     return item;
   }
 
+  function need(session, name, row) {
+    return { session: session, label: "Open " + name + " – it asks for " + asksFor(row),
+             title: row.question ? "it asks: " + row.question : "" };
+  }
+
   // The badge of the shared tab, the tab's title, and the banner: one button per
-  // terminal that asks for a secret and is not already in front with the keyboard.
+  // terminal that asks for a secret and is not already in front with the
+  // keyboard (the shared one: "" as session). Rebuilt only when it changes, so
+  // a button the keyboard is on stays.
   function renderNeeds() {
     const needing = Array.from(agent.rows.values()).filter(function (r) {
       return r.needs_human;
@@ -192,20 +206,20 @@
     document.title = (any ? NEEDS_PREFIX : "") + baseTitle;
     document.body.dataset.needsYou = any ? "1" : "";
     sharedBadge.textContent = sharedRow !== null ? "needs you" : "";
-    const items = needing.filter(function (row) {
+    const needs = needing.filter(function (row) {
       return !(agent.view !== null && agent.view.session === row.session && agent.view.writable);
     }).map(function (row) {
-      return needsItem(row.session, row, function () {
-        open(row.session, "secret");
-      });
+      return need(row.session, row.session, row);
     });
     if (sharedRow !== null && agent.view !== null) {
-      items.unshift(needsItem("the shared terminal", sharedRow, function () {
-        close();
-      }));
+      needs.unshift(need("", "the shared terminal", sharedRow));
     }
-    needsList.replaceChildren.apply(needsList, items);
-    needsBox.hidden = items.length === 0;
+    const shown = JSON.stringify(needs);
+    if (needsList.dataset.shown !== shown) {
+      needsList.dataset.shown = shown;
+      needsList.replaceChildren.apply(needsList, needs.map(needsItem));
+    }
+    needsBox.hidden = needs.length === 0;
   }
 
   // Each secret asked for is said once in the live region.
