@@ -213,6 +213,24 @@ def test_opening_the_page_at_a_session_opens_its_view(browser: Browser, agent_ap
         linked.page.context.close()
 
 
+def test_an_address_whose_session_comes_after_the_human_typed_does_not_take_the_keyboard(
+        browser: Browser, agent_app: SharedTerminalApp) -> None:
+    """#session=NAME opens its view as soon as NAME is listed, but not once the human has typed since:
+    the keys would follow the page into another terminal."""
+    linked = open_page(browser, agent_app, "#session=later")
+    try:
+        tabs = linked.page
+        linked.type("echo mine")
+        ready_session("later")
+        wait_for(lambda: tab(tabs, "later"), "later in the list")
+        assert tabs.is_hidden("#agent-view") and focus_in(tabs, "#terminal")
+        tabs.keyboard.type("-still")
+        wait_for(lambda: shared_input_line(agent_app).rstrip().endswith("echo mine-still"),
+                 "the human's keys in the shared terminal")
+    finally:
+        linked.page.context.close()
+
+
 # --- watching -----------------------------------------------------------------------------------
 def test_a_watched_session_shows_output_as_it_comes(agent_app: SharedTerminalApp, page: BrowserTerminal,
                                                     artifacts_dir: Path, tmp_path: Path) -> None:
@@ -460,7 +478,7 @@ def test_a_password_asked_while_the_human_types_waits_for_their_click(
 
     # One click: the prompt's view, with the keyboard.
     tabs.click("#needs-you button")
-    wait_for(lambda: view_mode(tabs) == "you have the keyboard", "admin's view with the keyboard")
+    wait_for(lambda: view_mode(tabs) == "you have the keyboard", "admin's view with the keyboard", timeout=20)
     assert tabs.text_content("#agent-view-name") == "admin"
     assert held(agent_app, "admin") == "page:secret"
     wait_for(lambda: [c[:2] for c in view_clients(agent_app, "admin")] == ["0 "], "a writable tmux client")
@@ -516,7 +534,7 @@ def test_the_shared_terminals_own_secret_needs_the_human_in_a_page_on_an_agent_v
     agent_app.send_text(SHARED_SECRET)
     agent_app.send_keys("Enter")
     wait_for(lambda: "needs you" in str(tabs.text_content("#shared-tab")),
-             "the shared terminal marked as needing the human")
+             "the shared terminal marked as needing the human", timeout=20)
     wait_for(lambda: tabs.title() == "(needs you) " + base_title, "the title to say so")
     assert banner(tabs) == ["Open the shared terminal – it asks for a password"], banner(tabs)
     header = str(tabs.text_content("#agent"))
@@ -530,7 +548,7 @@ def test_the_shared_terminals_own_secret_needs_the_human_in_a_page_on_an_agent_v
     tabs.keyboard.type("s3cret")
     tabs.keyboard.press("Enter")
     wait_for(lambda: "got-6-chars" in agent_app.capture(), "the secret read by the shared terminal's program")
-    wait_for(lambda: "needs you" not in str(tabs.text_content("#shared-tab")), "the mark to go")
+    wait_for(lambda: "needs you" not in str(tabs.text_content("#shared-tab")), "the mark to go", timeout=20)
     wait_for(lambda: tabs.title() == base_title and banner(tabs) == [], "the title and the banner without it")
     wait_for(lambda: tabs.text_content("#agent") == "agent idle", "the header back to the agent")
 
