@@ -213,6 +213,24 @@ def test_opening_the_page_at_a_session_opens_its_view(browser: Browser, agent_ap
         linked.page.context.close()
 
 
+def test_an_address_whose_session_comes_after_the_human_typed_does_not_take_the_keyboard(
+        browser: Browser, agent_app: SharedTerminalApp) -> None:
+    """#session=NAME opens its view as soon as NAME is listed, but not once the human has typed since:
+    the keys would follow the page into another terminal."""
+    linked = open_page(browser, agent_app, "#session=later")
+    try:
+        tabs = linked.page
+        linked.type("echo mine")
+        ready_session("later")
+        wait_for(lambda: tab(tabs, "later"), "later in the list")
+        assert tabs.is_hidden("#agent-view") and focus_in(tabs, "#terminal")
+        tabs.keyboard.type("-still")
+        wait_for(lambda: shared_input_line(agent_app).rstrip().endswith("echo mine-still"),
+                 "the human's keys in the shared terminal")
+    finally:
+        linked.page.context.close()
+
+
 # --- watching -----------------------------------------------------------------------------------
 def test_a_watched_session_shows_output_as_it_comes(agent_app: SharedTerminalApp, page: BrowserTerminal,
                                                     artifacts_dir: Path, tmp_path: Path) -> None:
@@ -386,34 +404,87 @@ def test_closing_a_taken_view_hands_the_session_back(agent_app: SharedTerminalAp
 
 
 # --- a secret, typed by the human through the page -----------------------------------------
-def test_a_password_is_typed_by_the_human_in_the_page(agent_app: SharedTerminalApp, page: BrowserTerminal,
-                                                      secret_user: SecretUser, artifacts_dir: Path) -> None:
+# What the human types in the shared terminal while an agent's terminal asks for a password: 50 keys.
+HUMANS_LINE = "echo typed-by-the-human-key-by-key-in-the-shared-1"
+# The shared terminal's own question (the human's, not the agent's), as bash's read asks it.
+SHARED_SECRET = "read -rsp 'Password: ' answer; echo; echo got-${#answer}-chars"
+
+
+def shared_input_line(app: SharedTerminalApp) -> str:
+    """The shared pane's cursor row: the prompt and whatever is typed after it."""
+    y = int(app.display("#{cursor_y}"))
+    return app.capture().split("\n")[y]
+
+
+def focus_in(page: Page, selector: str) -> bool:
+    """Whether the keyboard is in the terminal under ``selector`` (the shared one: #terminal)."""
+    return bool(page.evaluate("(s) => document.activeElement !== null && "
+                              "document.activeElement.closest(s + ' .xterm') !== null", selector))
+
+
+def banner(page: Page) -> list[str]:
+    """The buttons of the "needs you" banner, as shown ([] while it is hidden)."""
+    shown: list[str] = page.evaluate(
+        """() => {
+            const box = document.getElementById("needs-you");
+            if (!box || box.hidden) { return []; }
+            return Array.from(box.querySelectorAll("button"), (b) => b.textContent.trim());
+        }"""
+    )
+    return shown
+
+
+def agent_keys(page: Page) -> list[str]:
+    """Every key the page sent to a view of an agent's terminal."""
+    sent: list[list[str]] = page.evaluate("() => window.__sent")
+    return [m for path, m in sent if path == "/agent-ws" and m.startswith('["stdin"')]
+
+
+def test_a_password_asked_while_the_human_types_waits_for_their_click(
+        agent_app: SharedTerminalApp, page: BrowserTerminal, secret_user: SecretUser, artifacts_dir: Path) -> None:
+    """The page never moves the keyboard by itself: a password asked for while the human types in the
+    shared terminal is announced (badge, title, banner), and one click gives its prompt the keyboard."""
     tabs = page.page
+    assert len(HUMANS_LINE) == 50
     ready_session("build")
-    busy = call("run", session="tests", command="sleep 60", timeout=1)
-    assert busy["status"] == "busy", busy
     wait_for(lambda: status_of(tabs, "build") == "ready", "build in the list")
     base_title = tabs.title()
 
-    res = call("run", session="admin", command=secret_user.sudo_id(), timeout=30)
+    page.type(HUMANS_LINE[:10])  # the human's keyboard is in the shared terminal from here on
+    asking = Background("run", session="admin", command=secret_user.sudo_id(), timeout=30)
+    for key in HUMANS_LINE[10:30]:
+        tabs.keyboard.type(key, delay=30)
+    # Mid-line, sudo asks: the page says so (the list marks it at the look that also decides what to open).
+    wait_for(lambda: (tab(tabs, "admin") or {}).get("badge") == "needs you", "admin marked as needing the human",
+             timeout=30)
+    for key in HUMANS_LINE[30:]:
+        tabs.keyboard.type(key, delay=30)
+    wait_for(lambda: shared_input_line(agent_app).rstrip().endswith(HUMANS_LINE),
+             "every key of the human's line in the shared terminal")
+    assert focus_in(tabs, "#terminal"), "the keyboard stays in the shared terminal"
+    assert tabs.is_hidden("#agent-view") and not agent_keys(tabs) and held(agent_app, "admin") == ""
+    res = asking.join()
     assert res["ok"] and res["status"] == "blocked" and res.get("needs_human") is True, res
     assert f"{agent_app.url}#session=admin" in res["hint"], res
     assert "password" in res["question"].lower(), res
 
-    # The page marks it, tells a background tab in its title, and gives the keyboard to the human.
-    wait_for(lambda: (tab(tabs, "admin") or {}).get("badge") == "needs you", "admin marked as needing the human")
+    # Told, not taken: the title, and the banner's button.
     wait_for(lambda: tabs.title() == "(needs you) " + base_title, "the title to say so")
-    wait_for(lambda: view_mode(tabs) == "you have the keyboard", "admin's view with the keyboard")
+    assert banner(tabs) == ["Open admin – it asks for a password"], banner(tabs)
+    assert any("admin needs you" in s for s in tabs.evaluate("() => window.agentSessions.announced"))
+    wait_for(lambda: status_of(tabs, "build") == "ready", "build still listed")
+    tabs.screenshot(path=str(artifacts_dir / "agent-sessions-needs-you.png"))
+    assert focus_in(tabs, "#terminal") and shared_input_line(agent_app).rstrip().endswith(HUMANS_LINE)
+
+    # One click: the prompt's view, with the keyboard.
+    tabs.click("#needs-you button")
+    wait_for(lambda: view_mode(tabs) == "you have the keyboard", "admin's view with the keyboard", timeout=20)
     assert tabs.text_content("#agent-view-name") == "admin"
     assert held(agent_app, "admin") == "page:secret"
     wait_for(lambda: [c[:2] for c in view_clients(agent_app, "admin")] == ["0 "], "a writable tmux client")
-    assert tabs.evaluate("() => document.activeElement.closest('#agent-view .xterm') !== null"), \
-        "the view's terminal has the focus"
+    wait_for(lambda: focus_in(tabs, "#agent-view"), "the keyboard in the view's terminal")
     assert tabs.is_visible("#agent-view-ask")
-    assert any("admin needs you" in s for s in tabs.evaluate("() => window.agentSessions.announced"))
     wait_for(lambda: secret_user.sudo_prompt in view_text(tabs), "sudo's question in the view")
-    wait_for(lambda: status_of(tabs, "tests") == "busy", "tests busy in the list")
-    tabs.screenshot(path=str(artifacts_dir / "agent-sessions-needs-you.png"))
 
     waiting = Background("wait", session="admin", timeout=30)
     assert waiting.thread.is_alive(), "the wait must not return before the human typed"
@@ -429,8 +500,9 @@ def test_a_password_is_typed_by_the_human_in_the_page(agent_app: SharedTerminalA
     wait_for(lambda: view_mode(tabs).startswith("read-only"), "the view to be read-only again")
     wait_for(lambda: [c[:2] for c in view_clients(agent_app, "admin")] == ["1 "], "a read-only tmux client")
     wait_for(lambda: tabs.title() == base_title, "the title without the mark")
-    assert (tab(tabs, "admin") or {}).get("badge") == ""
+    assert (tab(tabs, "admin") or {}).get("badge") == "" and banner(tabs) == []
     assert call("run", session="admin", command="echo agent-again", timeout=30)["output"] == "agent-again"
+    assert shared_input_line(agent_app).rstrip().endswith(HUMANS_LINE), "the human's line is as they left it"
 
     # The password is nowhere the tool, tmux or the page server keeps anything.
     places = [Path(agent_app.overrides["TMUX_TOOL_STATE_DIR"]), agent_app.runtime_dir,
@@ -447,3 +519,69 @@ def test_a_password_is_typed_by_the_human_in_the_page(agent_app: SharedTerminalA
                     for command in (["list-buffers", "-F", "#{buffer_sample}"], ["show-options", "-g"]))
     assert secret_user.password not in kept
     assert secret_user.password not in pane(agent_app, "admin")
+
+
+def test_the_shared_terminals_own_secret_needs_the_human_in_a_page_on_an_agent_view(
+        agent_app: SharedTerminalApp, page: BrowserTerminal) -> None:
+    tabs = page.page
+    ready_session("build")
+    wait_for(lambda: tab(tabs, "build"), "build in the list")
+    base_title = tabs.title()
+    open_view(agent_app, tabs, "build")
+    wait_for(lambda: tabs.text_content("#agent") == "agent idle", "the header to say the agent is idle")
+
+    # The human, at another terminal of the shared session, runs something that reads a secret.
+    agent_app.send_text(SHARED_SECRET)
+    agent_app.send_keys("Enter")
+    wait_for(lambda: "needs you" in str(tabs.text_content("#shared-tab")),
+             "the shared terminal marked as needing the human", timeout=20)
+    wait_for(lambda: tabs.title() == "(needs you) " + base_title, "the title to say so")
+    assert banner(tabs) == ["Open the shared terminal – it asks for a password"], banner(tabs)
+    header = str(tabs.text_content("#agent"))
+    assert "needs you" in header and "idle" not in header, header
+    assert tabs.is_visible("#agent-view") and tabs.text_content("#agent-view-name") == "build", \
+        "the page stays where the human is"
+
+    tabs.click("#needs-you button")
+    wait_for(lambda: tabs.is_hidden("#agent-view"), "the shared terminal in front")
+    wait_for(lambda: focus_in(tabs, "#terminal"), "the keyboard in the shared terminal")
+    tabs.keyboard.type("s3cret")
+    tabs.keyboard.press("Enter")
+    wait_for(lambda: "got-6-chars" in agent_app.capture(), "the secret read by the shared terminal's program")
+    wait_for(lambda: "needs you" not in str(tabs.text_content("#shared-tab")), "the mark to go", timeout=20)
+    wait_for(lambda: tabs.title() == base_title and banner(tabs) == [], "the title and the banner without it")
+    wait_for(lambda: tabs.text_content("#agent") == "agent idle", "the header back to the agent")
+
+
+# The view's screen (its last rows: what a person sees without scrolling), as text.
+VIEW_SCREEN = """() => {
+  const view = window.agentSessions.view;
+  if (!view) { return ""; }
+  const buffer = view.term.buffer.active;
+  const lines = [];
+  for (let i = buffer.baseY; i < buffer.baseY + view.term.rows; i++) {
+    const line = buffer.getLine(i);
+    lines.push(line ? line.translateToString(true) : "");
+  }
+  return lines.join("\\n");
+}"""
+
+
+def test_a_view_of_a_session_that_ends_keeps_its_last_screen(agent_app: SharedTerminalApp,
+                                                             page: BrowserTerminal) -> None:
+    tabs = page.page
+    ready_session("doomed")
+    wait_for(lambda: tab(tabs, "doomed"), "doomed in the list")
+    open_view(agent_app, tabs, "doomed")
+    wait_for(lambda: "doomed-ready" in str(tabs.evaluate(VIEW_SCREEN)), "the session's screen in the view")
+    assert call("kill", session="doomed")["ok"]
+    wait_for(lambda: tabs.evaluate("() => window.agentSessions.view.socket === null"), "the view's client to go")
+    wait_for(lambda: view_mode(tabs).startswith("the session has ended"), "the view to say the session ended")
+    screen = str(tabs.evaluate(VIEW_SCREEN))
+    assert "doomed-ready" in screen, f"the last screen is kept:\n{screen}"
+    whole = view_text(tabs)
+    assert "[exited]" not in whole and "press a key" not in whole, whole
+    tabs.click("#agent-view-term .xterm-screen")
+    tabs.keyboard.type("x")
+    assert view_mode(tabs).startswith("the session has ended")
+    assert tabs.evaluate("() => window.agentSessions.view.socket === null"), "a key does not connect to nothing"

@@ -202,3 +202,24 @@ def test_the_page_carries_its_token(browser: Browser, exposed: SharedTerminalApp
         wait_for(lambda: not options(exposed).paused, "the page's resume to pass the token check")
     finally:
         page.page.context.close()
+
+
+def test_an_address_without_the_token_says_where_it_was_printed(browser: Browser, exposed: SharedTerminalApp) -> None:
+    """The address the agent passes on (``#session=NAME``) has no token: a browser that never opened the
+    page with it is told where the address with the token was printed, never the token."""
+    token = (exposed.state_dir / "web.token").read_text().strip()
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        response = page.goto(exposed.url + "#session=admin")
+        assert response is not None and response.status == 401
+        said = page.inner_text("body")
+        assert "apps/shared-terminal/start.sh" in said and "token" in said, said
+        assert token not in page.content()
+    finally:
+        context.close()
+    # As the answer says: start.sh, run again, prints the address with its token (the server keeps running).
+    pid = exposed.web_pid()
+    again = exposed.start()
+    assert f":{exposed.port}/?token={token}" in again.stdout, again.stdout
+    assert exposed.web_pid() == pid

@@ -10,6 +10,9 @@
   tool's own ``status``, the facts the agent gets), plus every second the
   ones still at work.  Each row also gives the window's size (``cols``,
   ``rows``): a view is drawn at that size, never resizing the agent's window.
+  ``shared`` is the shared terminal, judged the same way, so that a page
+  showing one of the agent's terminals can say that the shared one asks the
+  human for a secret.
 * ``POST /api/hold`` ``{"session", "held": bool, "why": "take"|"secret"}``:
   the human takes a session's keyboard, or hands it back.  While the human
   holds it the tool refuses the agent's keys there.  A session taken because
@@ -40,7 +43,7 @@ from typing import Any
 from control_api import ControlApi
 from tmux_terminals import DEFAULT_SIZE, TmuxTermSocket, _dimension
 from tornado.web import HTTPError
-from web_handlers import Guarded
+from web_handlers import Guarded, SharedSession
 
 from python.helpers.tmux_tool.actions import dispatch
 from python.helpers.tmux_tool.core import config
@@ -57,7 +60,11 @@ LOOK_EVERY = 0.5  # seconds between two looks at the session list (one tmux comm
 AT_WORK_EVERY = 1.0  # a session at work is judged again this often even without output
 HOST_EVERY = 2.0  # seconds between two looks at a host's session list (a command there: an ssh channel, an exec)
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+CLEAR = "\x1b[H\x1b[2J"  # a tmux client's `clear`: as it starts, as it stops, and never in between
+ENDED = "exited]"  # the end of a tmux client's last words when its session (or its server) ended
+FAREWELL = 200  # characters of a client's last words kept, to tell why it ended
 HELD_BY_PAGE = ("page", "page:secret")
+SHARED = "@shared"  # the shared terminal's key among what was seen (no session of the agent has an @ first)
 # One line per session: name, last output (s), who holds it, window size, and what changes with any output
 # within the same second (the active pane's cursor and history).
 LOOK = SEP.join(["#{session_name}", "#{session_activity}", f"#{{{human.HELD}}}", "#{window_width}",
@@ -69,7 +76,9 @@ class AgentSessions:
     """The agent's private sessions as the page shows them, kept up to date by one thread."""
 
     socket: str
+    shared: SharedSession | None = None  # the human's terminal, judged too (for its secrets)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    shared_row: dict[str, Any] | None = None
     revision: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -91,9 +100,10 @@ class AgentSessions:
     def start(self) -> None:
         threading.Thread(target=self._run, name="agent-sessions", daemon=True).start()
 
-    def view(self) -> tuple[int, list[dict[str, Any]]]:
+    def view(self) -> tuple[int, list[dict[str, Any]], dict[str, Any] | None]:
         with self.lock:
-            return self.revision, [dict(r) for r in self.rows.values()]
+            shared = dict(self.shared_row) if self.shared_row is not None else None
+            return self.revision, [dict(r) for r in self.rows.values()], shared
 
     def _run(self) -> None:
         while not self.stop.wait(LOOK_EVERY):
@@ -123,7 +133,9 @@ class AgentSessions:
                     at_work and now - self._judged_at.get(name, 0.0) >= AT_WORK_EVERY):
                 continue
             self._seen[name], self._judged_at[name] = seen, now
-            fresh = self._judge(name, held)
+            session, host = split(name)
+            fresh = self._judge(session, host, held)
+            fresh["session"] = name
             fresh.update(cols=int(cols) if cols.isdigit() else None, rows=int(rows) if rows.isdigit() else None)
             if held == "page:secret" and not fresh["needs_human"]:
                 self._let_go(name)  # the secret is typed: the keyboard goes back to the agent
@@ -138,27 +150,55 @@ class AgentSessions:
                 del self.rows[gone]
             self._seen.pop(gone, None)
             changed = True
+        if self.shared is not None and self._look_at_shared(self.shared, now):
+            changed = True
         if changed:
             with self.lock:
                 self.revision += 1
 
-    def _list(self, host: str | None, tmux: Tmux) -> str:
-        """The server's ``list-sessions`` lines: here at every look, on a host every ``HOST_EVERY`` seconds."""
+    def _list(self, host: str | None, tmux: Tmux, cache: str | None = None) -> str:
+        """The server's ``list-sessions`` lines: here at every look, on a host every ``HOST_EVERY`` seconds
+        (kept under ``cache``, the host's name unless said)."""
         now = time.monotonic()
-        if host is not None and (seen := self._hosts_seen.get(host)) and now - seen[0] < HOST_EVERY:
+        cache = cache or host
+        if cache is not None and (seen := self._hosts_seen.get(cache)) and now - seen[0] < HOST_EVERY:
             return seen[1]
         try:
             out = tmux.cmd("list-sessions", "-F", LOOK)
         except TmuxError:
             out = ""
-        if host is not None:
-            self._hosts_seen[host] = (now, out)
+        if cache is not None:
+            self._hosts_seen[cache] = (now, out)
         return out
 
-    def _judge(self, name: str, held: str) -> dict[str, Any]:
-        session, host = split(name)
+    def _look_at_shared(self, shared: SharedSession, now: float) -> bool:
+        """Judge the shared terminal again when it changed (or is at work); True when what it says changed."""
+        host = shared.tmux.host.name if shared.tmux.host is not None else None
+        lines = self._list(host, shared.tmux, cache=None if host is None else f"shared@{host}").splitlines()
+        seen = next((tuple(line.split(SEP)[1:]) for line in lines if line.split(SEP)[0] == shared.session), None)
+        row = self.shared_row
+        at_work = row is not None and row["status"] in ("busy", "blocked")
+        if seen is not None and self._seen.get(SHARED) == seen and not (
+                at_work and now - self._judged_at.get(SHARED, 0.0) >= AT_WORK_EVERY):
+            return False
+        fresh = None
+        if seen is not None:
+            self._seen[SHARED], self._judged_at[SHARED] = seen, now
+            fresh = self._judge(shared.session, host)
+            del fresh["held"]
+        else:
+            self._seen.pop(SHARED, None)
+        if fresh == row:
+            return False
+        with self.lock:
+            self.shared_row = fresh
+        return True
+
+    @staticmethod
+    def _judge(session: str, host: str | None, held: str = "") -> dict[str, Any]:
+        """The session as the tool's own ``status`` judges it: the facts the agent gets."""
         res = dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
-        return {"session": name, "program": res.get("program") or "", "status": res.get("status"),
+        return {"session": session, "program": res.get("program") or "", "status": res.get("status"),
                 "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),
                 "needs_human": bool(res.get("needs_human")), "held": held}
 
@@ -240,16 +280,17 @@ def session_name(raw: str | None) -> str:
 
 
 class SessionsHandler(ControlApi):
-    """``GET /api/sessions?since=REV``."""
+    """``GET /api/sessions?since=REV``: the agent's sessions, and the shared terminal as ``shared``."""
 
     def get(self) -> None:
         sessions: AgentSessions = self.settings["agent_sessions"]
-        revision, rows = sessions.view()
+        revision, rows, shared = sessions.view()
         raw = self.get_query_argument("since", "")
         if raw.isdigit() and int(raw) == revision:
             self.write({"ok": True, "revision": revision, "unchanged": True})
             return
-        self.write({"ok": True, "revision": revision, "sessions": sorted(rows, key=lambda r: r["session"])})
+        self.write({"ok": True, "revision": revision, "sessions": sorted(rows, key=lambda r: r["session"]),
+                    "shared": shared})
 
 
 class HoldHandler(ControlApi):
@@ -271,6 +312,9 @@ class HoldHandler(ControlApi):
 
 class AgentTermSocket(Guarded, TmuxTermSocket):
     """One view of an agent's session: read-only in tmux unless the page holds the session."""
+
+    cleared = False  # the client has started (cleared its screen once)
+    farewell: str | None = None  # what the client wrote from its ending clear on, never drawn
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         sessions: AgentSessions = self.settings["agent_sessions"]
@@ -294,6 +338,29 @@ class AgentTermSocket(Guarded, TmuxTermSocket):
         # The session's history first, pushed into the view's scrollback; the client then draws the
         # screen below it (on the normal screen: see view_terminal).
         self.send_json_message(["stdout", sessions.history(name) + "\r\n" * rows])
+
+    def on_pty_read(self, text: str) -> None:
+        """What the view's tmux client draws, up to its end: the clear it ends with would wipe the session's
+        last screen from the view, and its last words would be drawn over it."""
+        if self.farewell is not None:
+            self.farewell = (self.farewell + text)[-FAREWELL:]
+            return
+        start = 0
+        if not self.cleared and (first := text.find(CLEAR)) >= 0:
+            self.cleared = True  # the client starts: the view's screen below the history is blank anyway
+            start = first + len(CLEAR)
+        at = text.find(CLEAR, start) if self.cleared else -1
+        if at >= 0:
+            self.farewell, text = text[at:][-FAREWELL:], text[:at]
+        if text:
+            super().on_pty_read(text)
+
+    def on_pty_died(self) -> None:
+        """The view's client is gone: the page is told whether the session ended with it (a view then keeps
+        its last screen and says so) or the view was only disconnected."""
+        if ENDED in (self.farewell or ""):
+            self.send_json_message(["ended", {}])
+        super().on_pty_died()
 
     def on_message(self, message: str | bytes) -> None:
         if not self.writable and isinstance(message, str) and message.startswith('["stdin"'):

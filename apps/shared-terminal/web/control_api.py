@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tornado.web import HTTPError
-from web_handlers import Guarded, SharedSession
+from web_handlers import NO_TOKEN, Guarded, SharedSession
 
 from python.helpers.tmux_tool.shared import audit, control
 from python.helpers.tmux_tool.transport.tmux import TmuxError
@@ -279,6 +279,8 @@ class ControlApi(Guarded):
         """Errors as JSON with the sentence the route gave (the page shows it)."""
         error = kwargs.get("exc_info", (None, None, None))[1]
         message = error.log_message if isinstance(error, HTTPError) and error.log_message else self._reason
+        if status_code == 401:
+            message = NO_TOKEN
         self.write({"ok": False, "error": message})
 
 

@@ -148,7 +148,7 @@ async def serve(args: argparse.Namespace, token: str | None, shared: SharedSessi
         max_terminals=args.max_terminals,
     )
     cfg = config.load()
-    sessions = AgentSessions(cfg.private_socket,
+    sessions = AgentSessions(cfg.private_socket, shared=shared,
                              view_env=view_terminal(private_path(cfg.state_root / "page-terminfo")))
     app = build_app(args, token, manager, sessions, shared)
     server = app.listen(args.port, address=args.bind)

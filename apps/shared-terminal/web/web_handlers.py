@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from tmux_terminals import TmuxTermSocket
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
@@ -15,6 +16,16 @@ from web_access import AccessPolicy
 
 from python.helpers.tmux_tool.core.errors import TmuxError
 from python.helpers.tmux_tool.transport.tmux import Tmux
+
+NO_TOKEN = (
+    "This page needs its access token. apps/shared-terminal/start.sh printed the address that carries it "
+    "(its line \"browser:\") when it started the web server; run start.sh again, with the same settings, on "
+    "the machine that serves this page to print it again (a running server is left as it is). Open that "
+    "address in this browser, with #session=NAME at its end to go straight to one of the agent's terminals; "
+    "from then on this browser carries the token for addresses typed or pasted into its address bar."
+)
+"""What a request without the token is told: where the address that carries it was printed, never the
+token itself (a person following a link the agent passed on comes here)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,14 @@ class Guarded(RequestHandler):
                 samesite="Strict",
                 secure=self.request.protocol == "https",
             )
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """A refusal for want of the token says where to find the address with it; the others are tornado's."""
+        if status_code != 401:
+            super().write_error(status_code, **kwargs)
+            return
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.render("no_token.html", sentence=NO_TOKEN)
 
     def set_default_headers(self) -> None:
         # The page must not be framed by another site (clickjacking a shell).

@@ -8,9 +8,13 @@
 // size (the font shrinks to fit) and read-only in tmux itself unless the human
 // holds the session: "Take over" POSTs /api/hold and reconnects with write=1,
 // "Hand back" lets go and reconnects read-only. A terminal that waits for a
-// secret (a password) "needs you": the page opens it with the keyboard given
-// to the human; the server hands the keyboard back once the secret is typed.
-// Opening the page at #session=NAME opens that view.
+// secret (a password) "needs you", the shared one too (the list's "shared"):
+// the page marks it (a badge, the tab's title, a banner whose button opens it
+// with the keyboard) and never moves the keyboard by itself, since keys meant
+// for one terminal would go, unseen, into another's password prompt. The
+// server hands the keyboard back once the secret is typed. Opening the page
+// at #session=NAME opens that view, unless the human has typed meanwhile.
+// A view whose session ends keeps its last screen.
 //
 // window.agentSessions exposes the list, the view and every sentence
 // announced, so automated checks can see what a person sees.
@@ -42,18 +46,35 @@
   const takeButton = byId("agent-take");
   const giveButton = byId("agent-give");
   const closeButton = byId("agent-close");
+  const sharedBadge = byId("shared-badge");
+  const needsBox = byId("needs-you");
+  const needsList = byId("needs-you-list");
   const baseTitle = document.title;
 
-  // rows: the last list, by name; view: the open view (null when none);
-  // announced: every sentence said in the live region, in order; shown: every
-  // "session status" the list has shown, in order.
-  const agent = { revision: null, rows: new Map(), view: null, announced: [], shown: [] };
+  // rows: the last list, by name; sharedRow: the shared terminal as the list
+  // judges it; view: the open view (null when none); announced: every
+  // sentence said in the live region, in order; shown: every "session status"
+  // the list has shown, in order.
+  const agent = { revision: null, rows: new Map(), sharedRow: null, view: null, announced: [], shown: [] };
   window.agentSessions = agent;
 
-  let wanted = hashSession(); // #session=NAME: opened as soon as it is listed
-  const asked = new Set(); // secrets whose view was opened for the human (session + question)
-  const told = new Set(); // secrets announced while the human typed elsewhere
+  // #session=NAME: opened as soon as it is listed, unless a key is typed first.
+  let wanted = hashSession();
+  let wantedAt = performance.now();
+  const told = new Set(); // secrets announced in the live region (terminal + question)
   let lastPollStart = 0;
+  // When the human last pressed a key or pasted anywhere in the page: the
+  // keyboard is moved only for a request made after it (a click, an address).
+  let lastKeyAt = -1;
+  for (const type of ["keydown", "paste", "beforeinput"]) {
+    document.addEventListener(type, function () {
+      lastKeyAt = performance.now();
+    }, true);
+  }
+
+  function untypedSince(time) {
+    return lastKeyAt < time;
+  }
 
   function hashSession() {
     const match = /^#session=([A-Za-z0-9_.-]{1,64}(?:@[A-Za-z0-9_][A-Za-z0-9_.@:%+-]{0,127})?)$/.exec(window.location.hash);
@@ -133,11 +154,99 @@
       }
     }
     sharedTab.setAttribute("aria-current", String(agent.view === null));
-    const needing = rows.filter(function (r) {
+    renderNeeds();
+  }
+
+  // --- "needs you": told, never taken ------------------------------------------------
+  function sharedAsks() {
+    return agent.sharedRow !== null && agent.sharedRow.needs_human ? agent.sharedRow : null;
+  }
+
+  function asksFor(row) {
+    const question = row.question || "";
+    if (/passphrase/i.test(question)) {
+      return "a passphrase";
+    }
+    return /password|passcode|\bPIN\b/i.test(question) ? "a password" : "a secret";
+  }
+
+  function needsItem(need) {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.session = need.session;
+    button.textContent = need.label;
+    button.title = need.title;
+    button.addEventListener("click", function () {
+      if (need.session === "") {
+        close();
+      } else {
+        open(need.session, "secret");
+      }
+    });
+    item.append(button);
+    return item;
+  }
+
+  function need(session, name, row) {
+    return { session: session, label: "Open " + name + " – it asks for " + asksFor(row),
+             title: row.question ? "it asks: " + row.question : "" };
+  }
+
+  // The badge of the shared tab, the tab's title, and the banner: one button per
+  // terminal that asks for a secret and is not already in front with the
+  // keyboard (the shared one: "" as session). Rebuilt only when it changes, so
+  // a button the keyboard is on stays.
+  function renderNeeds() {
+    const needing = Array.from(agent.rows.values()).filter(function (r) {
       return r.needs_human;
     });
-    document.title = (needing.length ? NEEDS_PREFIX : "") + baseTitle;
-    document.body.dataset.needsYou = needing.length ? "1" : "";
+    const sharedRow = sharedAsks();
+    const any = needing.length > 0 || sharedRow !== null;
+    document.title = (any ? NEEDS_PREFIX : "") + baseTitle;
+    document.body.dataset.needsYou = any ? "1" : "";
+    sharedBadge.textContent = sharedRow !== null ? "needs you" : "";
+    const needs = needing.filter(function (row) {
+      return !(agent.view !== null && agent.view.session === row.session && agent.view.writable);
+    }).map(function (row) {
+      return need(row.session, row.session, row);
+    });
+    if (sharedRow !== null && agent.view !== null) {
+      needs.unshift(need("", "the shared terminal", sharedRow));
+    }
+    const shown = JSON.stringify(needs);
+    if (needsList.dataset.shown !== shown) {
+      needsList.dataset.shown = shown;
+      needsList.replaceChildren.apply(needsList, needs.map(needsItem));
+    }
+    needsBox.hidden = needs.length === 0;
+  }
+
+  // Each secret asked for is said once in the live region.
+  function announceNeeds() {
+    const asking = Array.from(agent.rows.values()).filter(function (r) {
+      return r.needs_human;
+    });
+    const sharedRow = sharedAsks();
+    const now = new Set();
+    for (const row of asking) {
+      now.add(row.session + "\n" + (row.question || ""));
+    }
+    if (sharedRow !== null) {
+      now.add("\n" + (sharedRow.question || ""));
+    }
+    for (const key of now) {
+      if (!told.has(key)) {
+        const name = key.split("\n")[0];
+        const question = key.slice(name.length + 1);
+        announce((name || "the shared terminal") + " needs you: it asks " + (question || "for a secret") +
+          (name ? "; the banner's button opens it" : ""));
+      }
+    }
+    told.clear();
+    now.forEach(function (key) {
+      told.add(key);
+    });
   }
 
   // --- the view ----------------------------------------------------------------------
@@ -157,10 +266,10 @@
     viewBox.dataset.writable = view.writable ? "1" : "";
     viewBox.dataset.status = row ? row.status : "gone";
     let mode;
-    if (!row) {
-      mode = "the session has ended";
+    if (!row || view.ended) {
+      mode = "the session has ended; this is its last screen";
     } else if (view.socket === null) {
-      mode = "disconnected";
+      mode = "disconnected: press a key to connect again";
     } else if (view.writable) {
       mode = "you have the keyboard";
     } else if (view.connecting) {
@@ -183,7 +292,7 @@
     }
     takeButton.hidden = view.writable;
     giveButton.hidden = !view.writable;
-    takeButton.disabled = !row;
+    takeButton.disabled = !row || view.ended;
     takeButton.setAttribute("aria-label", "Take over " + view.session);
     giveButton.setAttribute("aria-label", "Hand " + view.session + " back to the agent");
     closeButton.setAttribute("aria-label", "Close the view of " + view.session);
@@ -231,11 +340,13 @@
         view.writable = Boolean(message[1] && message[1].writable);
         renderView();
         renderList();
-        if (view.writable) {
+        if (view.writable && view.keyboardAskedAt !== null && untypedSince(view.keyboardAskedAt)) {
           view.term.focus();
         }
       } else if (message[0] === "stdout") {
         view.term.write(message[1]);
+      } else if (message[0] === "ended") {
+        view.ended = true; // the server kept the client's last clear from the view: the screen stays
       }
     };
     socket.onclose = function () {
@@ -245,8 +356,8 @@
       view.socket = null;
       view.writable = false;
       view.connecting = false;
-      view.term.write("\r\n\x1b[7m the view is disconnected: press a key to connect again \x1b[0m");
       renderView();
+      renderList();
     };
     renderView();
   }
@@ -304,7 +415,9 @@
       socket: null,
       writable: false,
       connecting: false,
+      ended: false, // its session ended under it
       heldAt: 0, // performance.now() when this page last took the keyboard
+      keyboardAskedAt: null, // performance.now() when the human asked for this view's keyboard
       row: function () {
         return agent.rows.get(name) || null;
       },
@@ -320,7 +433,7 @@
     });
     term.onData(function (data) {
       if (view.socket === null && !view.connecting) {
-        if (view.row()) {
+        if (view.row() && !view.ended) {
           connect(view, heldByPage(view.row()) && Boolean(view.heldAt));
         }
         return;
@@ -332,7 +445,7 @@
     // A key in a read-only view goes nowhere: the mode says why (no notice
     // above the terminals, which would change their size).
     term.onKey(function () {
-      if (!view.writable && view.socket !== null) {
+      if (!view.writable) {
         viewMode.classList.remove("flash");
         void viewMode.offsetWidth; // restart the animation
         viewMode.classList.add("flash");
@@ -341,8 +454,11 @@
     return view;
   }
 
+  // Open the view of ``name`` with the keyboard, as the human asked (a click, an
+  // address); ``why`` "secret": the keyboard of the session too, for its password.
   function open(name, why) {
     if (agent.view !== null && agent.view.session === name) {
+      agent.view.keyboardAskedAt = performance.now();
       if (why === "secret" && !agent.view.writable) {
         take(agent.view, "secret");
       } else {
@@ -352,6 +468,7 @@
     }
     close({ focus: false });
     const view = newView(name);
+    view.keyboardAskedAt = performance.now();
     agent.view = view;
     viewBox.hidden = false;
     sharedBox.inert = true;
@@ -440,6 +557,7 @@
   }
 
   async function give(view) {
+    const asked = performance.now();
     giveButton.disabled = true;
     try {
       await hold(view.session, false);
@@ -447,7 +565,9 @@
       if (agent.view === view) {
         connect(view, false);
         announce(view.session + " is the agent's again; the view is read-only");
-        takeButton.focus();
+        if (untypedSince(asked)) {
+          takeButton.focus();
+        }
       }
     } catch (error) {
       shared.tell("Not handed back: " + error.message);
@@ -459,39 +579,15 @@
 
   // --- following the list ---------------------------------------------------------------
   function react(pollStart) {
-    // A secret asked for: its view opens with the keyboard (once per question: a
-    // human who hands it back meanwhile keeps it so). Not while the human types
-    // in another agent terminal: that one is only told, and opens when it is done.
-    for (const row of agent.rows.values()) {
-      const key = row.session + "\n" + (row.question || "");
-      if (!row.needs_human || asked.has(key)) {
-        continue;
-      }
-      const view = agent.view;
-      if (view !== null && view.session !== row.session && (view.writable || view.heldAt)) {
-        if (!told.has(key)) {
-          told.add(key);
-          announce(row.session + " needs you: it asks " + (row.question || "for a secret"));
-        }
-        continue;
-      }
-      asked.add(key);
-      open(row.session, "secret");
-      break;
-    }
-    for (const set of [asked, told]) {
-      for (const key of Array.from(set)) {
-        const row = agent.rows.get(key.split("\n")[0]);
-        if (!row || !row.needs_human || key !== row.session + "\n" + (row.question || "")) {
-          set.delete(key);
-        }
-      }
-    }
+    // A secret asked for is told (announceNeeds, renderNeeds), never opened by
+    // itself. The address's session opens once listed, unless the human typed
+    // since the address was opened: then it stays in the list for a click.
+    announceNeeds();
     if (wanted !== null && agent.rows.has(wanted)) {
       const name = wanted;
       wanted = null;
-      if (!(agent.view && agent.view.session === name)) {
-        open(name);
+      if (untypedSince(wantedAt) && !(agent.view && agent.view.session === name)) {
+        open(name, agent.rows.get(name).needs_human ? "secret" : undefined);
       }
     }
     const view = agent.view;
@@ -531,6 +627,8 @@
       const data = await shared.request("GET", "/api/sessions" + since);
       if (!data.unchanged) {
         agent.revision = data.revision;
+        agent.sharedRow = data.shared || null;
+        shared.secretAsked = sharedAsks();
         const before = agent.rows;
         agent.rows = new Map(data.sessions.map(function (row) {
           return [row.session, row];
@@ -547,6 +645,9 @@
           }
         }
         renderList();
+        if (shared.renderHeader) {
+          shared.renderHeader();
+        }
       }
       react(started);
     } catch (error) {
@@ -567,6 +668,7 @@
   });
   takeButton.addEventListener("click", function () {
     if (agent.view !== null) {
+      agent.view.keyboardAskedAt = performance.now();
       // Taken for a secret, it goes back to the agent by itself once typed.
       const row = agent.view.row();
       take(agent.view, row && row.needs_human ? "secret" : "take");
@@ -590,6 +692,7 @@
     const name = hashSession();
     if (name !== null && !(agent.view && agent.view.session === name)) {
       wanted = name;
+      wantedAt = performance.now();
       react(lastPollStart);
     }
   });

@@ -94,8 +94,10 @@
     }, 6000);
   }
   // For agent_sessions.js: the same requests (token, JSON) and notices.
+  // secretAsked: the shared terminal's row while it asks for a secret (set there).
   shared.request = request;
   shared.tell = tell;
+  shared.secretAsked = null;
   shared.focusTerminal = function () {
     shared.term.focus();
   };
@@ -118,6 +120,11 @@
     }
     if (!state.session_alive) {
       return ["unknown", "agent: the session is not running"];
+    }
+    // The shared terminal asks the human for a secret (agent_sessions.js hears it).
+    const asked = shared.secretAsked;
+    if (asked) {
+      return ["needs-you", "needs you: the shared terminal asks " + (asked.question ? quoted(asked.question) : "for a secret")];
     }
     if (state.paused) {
       return ["paused", "agent paused"];
@@ -394,6 +401,7 @@
   shared.term.onKey(function () {
     renderHeader();
   });
+  shared.renderHeader = renderHeader;
   window.setInterval(renderHeader, 500);
 
   let startOpen = false;
