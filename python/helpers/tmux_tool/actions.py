@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import handlers
-from .core import config, masking, names
+from .core import config, masking, names, trace
 from .core.args import MAX_PATTERN, Arg, bind, brief
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.messages import message
@@ -180,6 +180,10 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
     result = _dispatch(name, given)
     result.action = name[:40] or "?"
     _name_host(result, given.get("host"))
+    if trace.on():
+        trace.event("result", action=result.action, session=result.session, ok=result.ok,
+                    status=str(result.status), error=result.error, exit_code=result.exit_code,
+                    evidence=result.extra.get("evidence"), host=result.extra.get("host"))
     return result
 
 

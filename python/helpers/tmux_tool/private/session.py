@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import programs
+from ..core import trace
 from ..core.clock import Deadline
 from ..core.errors import TmuxError
 from ..core.messages import message
@@ -169,6 +170,7 @@ class PrivateSession:
         why = human.refusal(st, text, keys or ())
         if why is None:
             return None
+        trace.event("refused", session=self.name, reason=why, final=True)
         host = self.server.host.name if self.server.host else None
         return failure(f"nothing was typed: {why}", session=self.name, status=st.status, needs_human=True,
                        question=st.question,

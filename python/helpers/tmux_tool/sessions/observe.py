@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import regex
 
+from ..core import trace
 from ..core.clock import Deadline
 from ..core.errors import BadArgs
 from ..core.status import Status
@@ -50,7 +51,11 @@ def state_of(session: Session, *, settle: bool = False) -> State:
         again = session.state()
         if again.status != Status.READY or again.snap is None or again.snap.digest != st.snap.digest:
             again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
-        return again
+        st = again
+    if trace.on():
+        trace.event("state", session=session.target.name, status=str(st.status), evidence=st.evidence,
+                    program=st.program, exact=st.exact, needs_human=st.needs_human,
+                    digest=st.snap.digest if st.snap else None)
     return st
 
 

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .. import programs
+from ..core import trace
 from ..core.clock import Deadline
 from ..core.config import Config
 from ..core.messages import message
@@ -186,6 +187,7 @@ def _delivered(target: Target, facts: PaneFacts) -> None:
 
 
 def _refusal(target: Target, st: State, verdict: guard.Leave) -> Result:
+    trace.event("refused", session=target.name, pane=target.pane, reason=verdict.reason, final=verdict.final)
     human_text = st.notes.human_text
     if human_text and not verdict.final:
         return failure(message("human_typing", text=f"{human_text!r} " + (

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core import trace
 from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
 from .gate import gate
@@ -195,6 +196,22 @@ def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequ
 
 def run_process(argv: Sequence[str], data: bytes, timeout: float, program: str | None = None,
                 ) -> tuple[int, bytes, bytes]:
+    """:func:`_run_process`, traced when a trace is asked for (:mod:`..core.trace`)."""
+    if not trace.on():
+        return _run_process(argv, data, timeout, program)
+    begun = time.monotonic()
+    try:
+        status, out, err = _run_process(argv, data, timeout, program)
+    except (OSError, TimeoutError) as exc:
+        trace.event("process", argv=list(argv), seconds=time.monotonic() - begun, error=repr(exc))
+        raise
+    trace.event("process", argv=list(argv), stdin=data.decode("utf-8", "replace"), status=status,
+                seconds=round(time.monotonic() - begun, 6), out=len(out), err=err.decode("utf-8", "replace"))
+    return status, out, err
+
+
+def _run_process(argv: Sequence[str], data: bytes, timeout: float, program: str | None = None,
+                 ) -> tuple[int, bytes, bytes]:
     """Run ``argv`` (the file ``program``, else ``argv[0]``) with ``data`` on its stdin; its exit status,
     stdout and stderr.
 
@@ -318,8 +335,25 @@ class Tmux:
         """Run several tmux commands as one (separated by ``;``).
 
         Over the connection when it can carry them, else as one process.
-        Returns stdout; raises a :class:`TmuxError` subclass.
+        Returns stdout; raises a :class:`TmuxError` subclass.  Traced when a
+        trace is asked for (:mod:`..core.trace`).
         """
+        if not trace.on():
+            return self._chain(commands, input, timeout)
+        begun = time.monotonic()
+        where = {"socket": self.socket, "host": self.host.name if self.host else None,
+                 "commands": trace.commands(commands)}
+        if input is not None:
+            where["input"] = input.decode("utf-8", "replace")
+        try:
+            out = self._chain(commands, input, timeout)
+        except TmuxError as exc:
+            trace.event("tmux", **where, seconds=round(time.monotonic() - begun, 6), error=str(exc))
+            raise
+        trace.event("tmux", **where, seconds=round(time.monotonic() - begun, 6), out=len(out))
+        return out
+
+    def _chain(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float) -> str:
         what = " ; ".join(c[0] for c in commands if c)
         connections = _connection()
         inline = _inline(commands, input) if connections is not None else None
