@@ -66,6 +66,20 @@ def test_page_and_pane_have_the_same_size(terminal_page: BrowserTerminal) -> Non
     )
 
 
+def test_a_notice_leaves_the_terminals_size(terminal_page: BrowserTerminal) -> None:
+    """A notice ("Not taken: ...") shows over the page: the terminal's box, and so the human's tmux
+    window, keep their size (the box is measured before and after, in one layout pass each)."""
+    sizes = terminal_page.page.evaluate("""() => {
+        const box = () => { const r = document.getElementById('terminal').getBoundingClientRect();
+                            return [r.width, r.height]; };
+        const before = box();
+        const n = document.getElementById('notice');
+        n.textContent = 'Not taken: a notice'; n.hidden = false;
+        return [before, box()]; }""")
+    assert terminal_page.page.locator("#notice").is_visible()
+    assert sizes[0] == sizes[1], sizes
+
+
 def tab_clients(app: SharedTerminalApp, *target: str) -> list[str]:
     """The tmux clients of browser tabs: the tool's own read-only control-mode client is no tab."""
     rows = app.tmux("list-clients", *target, "-F", "#{client_control_mode} #{client_name}").stdout.splitlines()
