@@ -108,8 +108,9 @@ def watch_clients(socket: str) -> list[str]:
 
 def test_one_client_hears_only_its_own_session(private_socket: str) -> None:
     """tmux 3.3a sends a control client the output of its own session only: one client per session."""
-    private("ea")
     private("eb")
+    tmux = Tmux(private_socket)
+    tmux.cmd("new-session", "-d", "-s", "ea", "sleep 600")  # a pane that prints nothing by itself, ever
     src = source(private_socket)
     client = src.acquire(["ea"])["ea"]
     try:
@@ -117,7 +118,7 @@ def test_one_client_hears_only_its_own_session(private_socket: str) -> None:
         call("run", session="eb", command="echo in-b", timeout=5)
         time.sleep(0.3)  # give a stray notification time to arrive; none may
         assert client.seq == before
-        call("run", session="ea", command="echo in-a", timeout=5)
+        tmux.cmd("send-keys", "-t", "=ea:", "x")  # the terminal echoes it: output in ea
         deadline = time.monotonic() + 2
         while client.seq == before and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -40,7 +40,7 @@ def cli(env: dict[str, str], *args: str, cwd: Path = REPO) -> subprocess.Complet
                           check=False)
 
 
-def until(what: Callable[[], T | None], timeout: float = 10.0) -> T:
+def until(what: Callable[[], T | None], timeout: float = 60.0) -> T:
     """Poll ``what`` (short bounded steps) until it gives something true; fail after ``timeout``."""
     deadline = time.monotonic() + timeout
     while not (found := what()):
@@ -139,9 +139,9 @@ def test_the_resident_leaves_when_idle_and_its_tmux_clients_with_it(callers: lis
     assert cli(env, "run", "--command", "true").returncode == 0  # through the resident: it connects to tmux
     clients = until(lambda: children(pid))
     assert all("tmux" in _cmdline(str(c))[0] for c in clients), clients
-    until(lambda: not alive(pid), timeout=5)
+    until(lambda: not alive(pid))  # it leaves after its 1 s idle; the bound is only for never
     assert relay.ask(b"ping", env, str(REPO)) is None
-    until(lambda: not any(alive(c) for c in clients), timeout=5)
+    until(lambda: not any(alive(c) for c in clients))
 
 
 ASK = ("import json, sys; from python.helpers.tmux_tool.frontends import relay; "

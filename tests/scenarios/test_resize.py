@@ -88,6 +88,10 @@ def test_the_agent_types_while_the_humans_window_is_still_being_resized(make_sce
     scene.human.resize(ROWS, 70)
     assert poll(lambda: scene.size() == (ROWS, 70), 5), scene.size()
     scene.human.resize(ROWS, 160)
+    # The human's client tells tmux its new size in its own time: once tmux has the pane at 160, the shell
+    # still has 70 for up to a quarter second - the moment this test is about.  (Typed before tmux knew,
+    # the line goes into a pane nobody is resizing yet: no guard can see a resize that is still to come.)
+    assert poll(lambda: scene.size() == (ROWS, 160), 5), scene.size()
     res = call("send", text=command, timeout=8)
     assert res["ok"] and res["status"] == "ready", explain("the command did not come back ready", res, scene)
     assert res["output"] == words, explain("the output is not what the command printed", res, scene)
