@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from ..accounts import RemoteHost
     from ..containers import Container
 
 
@@ -35,3 +36,13 @@ def container_host(box: Container, name: str, private_socket: str, tmp_path: Pat
     declare(tmp_path, monkeypatch, shlex.join([name, *box.exec_argv_user]))
     yield box
     inside(box, f"tmux -L {private_socket} kill-server; rm -rf ~/.tmux_tool/{private_socket}", check=False)
+
+
+@pytest.fixture
+def box(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
+    """The host of ``tests.accounts.remote_host``, declared in a hosts file as ``box``; the tool's server
+    there is ended afterwards."""
+    declare(tmp_path, monkeypatch, remote_host.line)
+    yield remote_host
+    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")

@@ -13,15 +13,11 @@ from __future__ import annotations
 import shlex
 import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from python.tools.tmux_tool import call
-
-from .conftest import declare
 
 if TYPE_CHECKING:
     from ..accounts import RemoteHost
@@ -30,15 +26,6 @@ if TYPE_CHECKING:
 pytest_plugins = ["tests.accounts", "tests.containers"]
 
 TIMEOUT = 60.0
-
-
-@pytest.fixture
-def host(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
-         monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
-    """The host, declared as ``box``; the tool's server there is ended afterwards."""
-    declare(tmp_path, monkeypatch, remote_host.line)
-    yield remote_host
-    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
 
 
 def _type_there(box: RemoteHost, socket: str, session: str, secret: str) -> None:
@@ -52,22 +39,22 @@ def _type_there(box: RemoteHost, socket: str, session: str, secret: str) -> None
 
 
 @pytest.mark.parametrize("shape", ["plain", "sh -c"])
-def test_sudo_on_a_host_as_its_ordinary_user(host: RemoteHost, private_socket: str, shape: str) -> None:
+def test_sudo_on_a_host_as_its_ordinary_user(box: RemoteHost, private_socket: str, shape: str) -> None:
     line = "sudo -k; sudo id -u"
     command = line if shape == "plain" else f"sh -c {shlex.quote(line + '; echo done')}"
     started = time.monotonic()
     res = call("run", command=command, host="box", session="admin", timeout=TIMEOUT)
     assert time.monotonic() - started < TIMEOUT, ("the question came back only at the timeout", res)
     assert res["ok"] and res["status"] == "blocked" and res.get("needs_human") is True, res
-    assert host.user.sudo_prompt in res["question"] and res.get("host") == "box", res
+    assert box.user.sudo_prompt in res["question"] and res.get("host") == "box", res
     for action, args in (("send", {"text": "hunter2"}), ("keys", {"keys": ["Enter"]})):
         refused = call(action, session="admin", host="box", **args)
         assert not refused["ok"] and "only the human" in refused["error"], (action, refused)
-    _type_there(host, private_socket, "admin", host.user.password)
+    _type_there(box, private_socket, "admin", box.user.password)
     res = call("wait", session="admin", host="box", timeout=TIMEOUT)
     assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 0, res
     assert res["output"].splitlines()[-1] == ("0" if shape == "plain" else "done"), res
-    assert "Sorry, try again" not in res["output"] and host.user.password not in repr(res), res
+    assert "Sorry, try again" not in res["output"] and box.user.password not in repr(res), res
 
 
 def test_a_secret_behind_a_containers_exec_terminal(container: Container, private_socket: str) -> None:

@@ -37,15 +37,6 @@ if TYPE_CHECKING:
 pytest_plugins = ["tests.accounts"]
 
 
-@pytest.fixture
-def box(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> Iterator[RemoteHost]:
-    """The host, declared in a hosts file as ``box``; the tool's server there is ended afterwards."""
-    declare(tmp_path, monkeypatch, remote_host.line)
-    yield remote_host
-    remote_host.ssh(f"tmux -L {private_socket} kill-server 2>/dev/null; rm -rf ~/.tmux_tool/{private_socket}")
-
-
 def master_pid(socket: str, session: str = "ssh-box-") -> int:
     """The PID of the tool's ssh master to ``box`` (it runs in a session of the agent's own server here,
     whose name begins with ``session``)."""
