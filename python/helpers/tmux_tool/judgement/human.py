@@ -61,8 +61,9 @@ def asks_secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program
                f"cannot see (another user's or a setuid program): {shown!r}")
     elif asked is not None and (term.waits or not term.known):
         who = term.front.comm if term.front else "the program in front"
-        why = (f"a question for a secret is at the cursor ({asked!r}) and {who} waits; its terminal is not the "
-               "pane's (a relay such as sudo's or ssh's own), so the screen decides")
+        why = (f"a question for a secret is at the cursor ({asked!r}) and {who} waits; the kernel does not show "
+               "the read (a relay's own terminal, as sudo's or ssh -t's, or a read in raw mode), so the screen "
+               "decides")
         asker = asker or term.front or term.leader
     else:
         return None
