@@ -6,7 +6,9 @@ never from the text it was given to run:
 * ``PS0`` prints ``S`` (a command was read and is about to run);
 * ``PROMPT_COMMAND`` prints ``E;<exit code>;<cwd>`` (the prompt is back);
 * the ``EXIT`` trap prints ``X;<exit code>;<cwd>`` (the shell itself ended,
-  e.g. ``exit`` or a failure under ``set -e``).
+  e.g. ``exit`` or a failure under ``set -e``);
+* ``PS2`` prints ``C`` (the shell's parser waits for the rest of a command:
+  an unclosed quote, bracket or here-document).
 
 Each carries the session's random nonce.  Because the bytes come from bash's
 prompt expansion and not from the typed command, the echo of a command can
@@ -79,7 +81,6 @@ unset VIRTUAL_ENV VIRTUAL_ENV_PROMPT
 [ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
 [ -r ~/.bashrc ] && . ~/.bashrc
 {hooks()}PS1='\\w\\$ '
-PS2='> '
 """
 
 
@@ -103,6 +104,7 @@ __tt_mark() {{
 PROMPT_COMMAND=__tt_mark
 trap '__tt_mark X' EXIT
 PS0=$'\\033]{OSC_ID};tt;S;'"${{TT_NONCE-}}"$'\\007'
+PS2='\\['$'\\033]{OSC_ID};tt;C;'"${{TT_NONCE-}}"$'\\007''\\]> '
 """
 
 
@@ -125,6 +127,11 @@ def _pattern(nonce: str) -> re.Pattern[bytes]:
     return re.compile(
         rb"\x1b\]" + OSC_ID.encode() + rb";tt;(?:(S);" + n + rb"|([EX]);" + n + rb";(\d+);([^\x07]*))\x07"
     )
+
+
+@lru_cache(maxsize=64)
+def _continuation(nonce: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\x1b\]" + OSC_ID.encode() + rb";tt;C;" + re.escape(nonce.encode()) + rb"\x07")
 
 
 def _to_mark(m: re.Match[bytes], base: int) -> Mark:
@@ -197,6 +204,7 @@ class Follow:
         self.started = False
         self.end: Mark | None = None
         self.trailing = False
+        self.continued = False  # the shell asked for the rest of the command before it began it
         self._pending: bytearray | None = None  # output since relaunch, until it is known whose it is
         self._on_unmarked: Callable[[], None] | None = None
 
@@ -255,5 +263,7 @@ class Follow:
                     return True
         if self.started and usable > body_from:
             self._emit(chunk[body_from:usable], on_output)
+        elif not self.started and _PREFIX in chunk and _continuation(self.nonce).search(chunk, 0, usable):
+            self.continued = True
         self.pos += usable
         return usable == len(chunk) and usable > 0

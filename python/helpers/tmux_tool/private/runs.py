@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -35,6 +36,7 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..transport import kernel, keyboard
+from ..transport.tmux import run_process
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
@@ -245,6 +247,7 @@ def collect(
                        path=srv.dir / "outputs" / f"{shell.name}-{rec.id}.txt")
     feed = _Feed(output)
     rearmed = False
+    died: tuple[int | None, int | None] | None = None
     follow = markers.Follow(shell.log_path, shell.nonce, rec.offset)
     start = time.monotonic()
     deadline = Deadline(timeout)
@@ -259,6 +262,8 @@ def collect(
                 now = time.monotonic()
                 if follow.pos != pos:
                     grew = now
+                if follow.continued and not follow.started:
+                    return _incomplete(srv, shell, rec, follow, watch)
                 if end is not None or (now >= deadline.at and (follow.started or now >= started_by.at)):
                     break
                 look_due = now >= next_look + SLICE
@@ -272,9 +277,9 @@ def collect(
                         return failure(f"session {shell.name!r} was closed while the command ran",
                                        session=shell.name, hint="run the command again in a new session")
                     if pane == "1":
-                        return failure(f"the shell of session {shell.name!r} died while the command "
-                                       "ran (killed or crashed)", session=shell.name,
-                                       hint="run the command again; the session gets a fresh shell")
+                        died = _dead_status(srv, shell.name)
+                        _read_to_the_end(follow, feed, watch)
+                        break
                 # Before anything judges the screen: the pane's own shell back at its editor, unmarked.
                 quiet = now - grew >= SLICE
                 if (look_due or ask_due) and quiet and follow.started and not rearmed and (
@@ -314,19 +319,90 @@ def collect(
     text, extra = output.finish()
     if "output_file" in extra:
         _prune(output.path.parent, shell.name)
+    if died is not None:
+        return _died(srv, shell.name, rec, died, text, extra)
     if end is None:
         return Result(session=shell.name, status=Status.BUSY, output=text,
                       hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
                       extra={"command": rec.command, **extra})
-    if not rec.collected:
-        try:
-            srv.tmux.cmd("set-option", "-t", f"={shell.name}:", COLLECTED_OPTION, rec.id)
-        except (NoServer, NoTarget):
-            pass  # the session went away with its record: nothing is pending there any more
+    _delivered(srv, shell.name, rec)
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
     return Result(session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
+
+
+def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: markers.Follow,
+                watch: LogWatch | Mirror) -> Result:
+    """The shell asks for the rest of the command (its continuation prompt): nothing of it ran, and
+    whatever is typed next would become part of it.  The unfinished line is ours: Ctrl+C discards it,
+    and the wait goes on to the mark of the prompt that follows, so the session is left ready."""
+    keyboard.press(srv.tmux, f"={shell.name}:", ["C-c"])
+    deadline = Deadline(SLICE)
+    while follow.read(lambda _output: None) is None and (left := deadline.left()) > 0:
+        watch.wait(left)
+    _delivered(srv, shell.name, rec)
+    return failure(f"the command is incomplete, so the shell waited for the rest of it; nothing of it ran "
+                   f"({_parser_says(rec.command)})", session=shell.name,
+                   hint="close what it opens (a quote, a bracket, a here-document, a final backslash) and "
+                        "run it again; the session is at its prompt", command=rec.command)
+
+
+def _parser_says(command: str) -> str:
+    """bash's own parser on ``command`` (read from stdin, never a command line): its complaint, or what
+    an incomplete command it accepts lacks (a here-document's end, a final backslash's next line)."""
+    try:
+        _code, _out, err = run_process(["bash", "-n"], command.encode("utf-8", "surrogateescape"), 3,
+                                       shutil.which("bash") or "/bin/bash")
+    except (OSError, TimeoutError):
+        err = b""
+    said = "; ".join(line for line in err.decode("utf-8", "replace").splitlines() if line.strip())
+    return said or "bash: an unclosed here-document or a line ending in a backslash"
+
+
+def _delivered(srv: PrivateServer, name: str, rec: RunRecord) -> None:
+    """Record that the run's result was given, so that no later wait gives it again."""
+    if rec.collected:
+        return
+    try:
+        srv.tmux.cmd("set-option", "-t", f"={name}:", COLLECTED_OPTION, rec.id)
+    except (NoServer, NoTarget):
+        pass  # the session went away with its record: nothing is pending there any more
+
+
+def _dead_status(srv: PrivateServer, name: str) -> tuple[int | None, int | None]:
+    """How the pane's shell ended, as the kernel told tmux: its exit status, or the signal that killed it
+    (tmux before 3.3 knows no signal; either may be unknown)."""
+    try:
+        status, _, signal = srv.tmux.display(f"={name}:", "#{pane_dead_status} #{pane_dead_signal}").partition(" ")
+    except (NoServer, NoTarget):
+        return None, None
+    return (int(status) if status.isdigit() else None), (int(signal) if signal.isdigit() else None)
+
+
+def _read_to_the_end(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror) -> None:
+    """Read what a dead shell wrote: tmux has read all of it, but its way through ``pipe-pane`` to the
+    log may take a moment, so the log is read until it has not grown for ``LOG_SETTLE``."""
+    follow.read(feed)
+    while watch.wait(LOG_SETTLE):
+        follow.read(feed)
+
+
+def _died(srv: PrivateServer, name: str, rec: RunRecord, died: tuple[int | None, int | None], text: str,
+          extra: dict[str, object]) -> Result:
+    """The result of a run whose shell ended under it without a mark: a command that replaced the shell
+    (``exec``) and ended, or a signal (``kill -9 $$``, an interrupted ``exec``).  Its output and the
+    exit status the kernel reported are the run's; the next run gets a fresh shell."""
+    _delivered(srv, name, rec)
+    status, signal = died
+    extra = {"command": rec.command, **extra}
+    if signal is None:
+        return Result(session=name, status=Status.READY, exit_code=status, output=text,
+                      hint="the command replaced the shell (exec) and has ended; the next run starts a fresh "
+                           "shell in the session", extra=extra)
+    return Result(ok=False, session=name, status=Status.ERROR, exit_code=128 + signal, output=text,
+                  error=f"the shell of session {name!r} died while the command ran (killed by signal {signal})",
+                  hint="the next run starts a fresh shell in the session", extra=extra)
 
 
 def _began(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror | None = None) -> bool:
