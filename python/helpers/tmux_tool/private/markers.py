@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -49,8 +49,10 @@ class Mark:
 def rcfile() -> str:
     """The bash start-up file of a private shell.
 
-    A private shell is a terminal of the user the tool runs as, so it first
-    does what their interactive bash does - reads ``/etc/bash.bashrc`` and
+    A private shell is a terminal of the user the tool runs as, started by
+    whoever calls the tool: it first takes the caller's environment from the
+    file ``TT_ENV`` names (see :func:`environment`), then does what their
+    interactive bash does - reads ``/etc/bash.bashrc`` and
     ``~/.bashrc`` (PATH, aliases, an activated virtual environment) - after
     dropping the Python virtual environment of the program that started tmux:
     that is the host's runtime (Agent Zero's ``/opt/venv-a0``), and a ``pip
@@ -70,6 +72,8 @@ def rcfile() -> str:
     """
     return f"""\
 # start-up file of a tmux_tool private shell (generated; do not edit)
+if [ -n "${{TT_ENV-}}" ] && [ -r "$TT_ENV" ]; then . "$TT_ENV"; fi
+unset TT_ENV
 if [ -n "${{VIRTUAL_ENV-}}" ]; then
   __tt_path=":$PATH:"
   __tt_path=${{__tt_path//":$VIRTUAL_ENV/bin:"/:}}
@@ -82,6 +86,31 @@ unset VIRTUAL_ENV VIRTUAL_ENV_PROMPT
 [ -r ~/.bashrc ] && . ~/.bashrc
 {hooks()}PS1='\\w\\$ '
 """
+
+
+# Variables that are the pane's, its shell's or the tool's, never the caller's: tmux sets the first
+# (the terminal is tmux, and its server is the private one), bash keeps the next, the last are the marks'.
+_NOT_THE_CALLERS = frozenset({
+    "TMUX", "TMUX_PANE", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLUMNS", "LINES",
+    "PWD", "OLDPWD", "SHLVL", "_", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "EUID", "PPID", "UID",
+    "TT_NONCE", "TT_DIR", "TT_ENV",
+})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def environment(env: Mapping[str, str]) -> str:
+    """bash that gives a new shell the environment ``env`` (the caller's), as a subprocess would get it.
+
+    tmux starts a pane with its server's environment, which is the first
+    caller's, from whenever the server started; so the shell unsets what
+    ``env`` lacks and exports what it holds.  Read from a file only the user
+    can read, so no value is ever on a command line (``/proc/*/cmdline``).
+    """
+    names = sorted(k for k in env if _NAME.fullmatch(k) and k not in _NOT_THE_CALLERS)
+    keep = "|".join([*sorted(_NOT_THE_CALLERS), *names])
+    unset = (f"for __tt_v in $(compgen -e); do case $__tt_v in {keep}) ;; "
+             "*) unset -v \"$__tt_v\" 2>/dev/null;; esac; done; unset __tt_v")
+    return "\n".join([unset, *(f"export {k}={shlex.quote(env[k])}" for k in names)]) + "\n"
 
 
 def hooks() -> str:

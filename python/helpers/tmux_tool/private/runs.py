@@ -277,8 +277,8 @@ def collect(
                         return failure(f"session {shell.name!r} was closed while the command ran",
                                        session=shell.name, hint="run the command again in a new session")
                     if pane == "1":
-                        died = _dead_status(srv, shell.name)
                         _read_to_the_end(follow, feed, watch)
+                        died = _dead_status(srv, shell.name)
                         break
                 # Before anything judges the screen: the pane's own shell back at its editor, unmarked.
                 quiet = now - grew >= SLICE
@@ -371,21 +371,36 @@ def _delivered(srv: PrivateServer, name: str, rec: RunRecord) -> None:
 
 
 def _dead_status(srv: PrivateServer, name: str) -> tuple[int | None, int | None]:
-    """How the pane's shell ended, as the kernel told tmux: its exit status, or the signal that killed it
-    (tmux before 3.3 knows no signal; either may be unknown)."""
-    try:
-        status, _, signal = srv.tmux.display(f"={name}:", "#{pane_dead_status} #{pane_dead_signal}").partition(" ")
-    except (NoServer, NoTarget):
-        return None, None
-    return (int(status) if status.isdigit() else None), (int(signal) if signal.isdigit() else None)
+    """How the pane's shell ended: its exit status, or the signal that killed it.  tmux calls the pane
+    dead when its terminal closes, and knows how its process ended once it has reaped it, which may come
+    later (or, tmux 3.3a, not until another child of the server ends); until then the kernel still
+    holds the unreaped process and its status.  Asked until one of them knows, ``SLICE`` at most."""
+    for _ in Deadline(SLICE).ticks(0.005):
+        try:
+            status, signal, pid = srv.tmux.display(
+                f"={name}:", "#{pane_dead_status} #{pane_dead_signal} #{pane_pid}").split(" ")
+        except (NoServer, NoTarget, ValueError):
+            break
+        if status.isdigit() or signal.isdigit():
+            return (int(status) if status.isdigit() else None), (int(signal) if signal.isdigit() else None)
+        waited = kernel.zombie_status(int(pid)) if srv.host is None and pid.isdigit() else None
+        if waited is not None:
+            return (os.waitstatus_to_exitcode(waited), None) if os.WIFEXITED(waited) else (None, os.WTERMSIG(waited))
+    return None, None
 
 
 def _read_to_the_end(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror) -> None:
     """Read what a dead shell wrote: tmux has read all of it, but its way through ``pipe-pane`` to the
-    log may take a moment, so the log is read until it has not grown for ``LOG_SETTLE``."""
+    log may take a moment, so the log is read until it has not grown for ``LOG_SETTLE`` (``SLICE`` at
+    most: a pane log is not written once its pane is dead)."""
     follow.read(feed)
-    while watch.wait(LOG_SETTLE):
+    quiet, most = Deadline(LOG_SETTLE), Deadline(SLICE)
+    while (left := min(quiet.left(), most.left())) > 0:
+        watch.wait(left)
+        pos = follow.pos
         follow.read(feed)
+        if follow.pos != pos:
+            quiet = Deadline(LOG_SETTLE)
 
 
 def _died(srv: PrivateServer, name: str, rec: RunRecord, died: tuple[int | None, int | None], text: str,
