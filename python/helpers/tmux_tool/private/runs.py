@@ -411,12 +411,13 @@ def _died(srv: PrivateServer, name: str, rec: RunRecord, died: tuple[int | None,
     _delivered(srv, name, rec)
     status, signal = died
     extra = {"command": rec.command, **extra}
-    if signal is None:
+    if status is not None:
         return Result(session=name, status=Status.READY, exit_code=status, output=text,
                       hint="the command replaced the shell (exec) and has ended; the next run starts a fresh "
                            "shell in the session", extra=extra)
-    return Result(ok=False, session=name, status=Status.ERROR, exit_code=128 + signal, output=text,
-                  error=f"the shell of session {name!r} died while the command ran (killed by signal {signal})",
+    how = f"killed by signal {signal}" if signal is not None else "killed or crashed"
+    return Result(ok=False, session=name, status=Status.ERROR, exit_code=None if signal is None else 128 + signal,
+                  output=text, error=f"the shell of session {name!r} died while the command ran ({how})",
                   hint="the next run starts a fresh shell in the session", extra=extra)
 
 

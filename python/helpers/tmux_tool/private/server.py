@@ -230,7 +230,8 @@ class PrivateServer:
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
         write_private(shell.log_path, "")
         if self.host is None:
-            write_private(sdir / "env.sh", markers.environment(os.environ), errors="surrogateescape")
+            write_private(sdir / "env.sh", markers.environment({**os.environ, **(env or {})}),
+                          errors="surrogateescape")
         if self.host is not None:
             forget(self.host, shell.far)
             self.host.run(f"umask 077; rm -rf {shlex.quote(far_dir)}; mkdir -p {shlex.quote(far_dir)} && "
