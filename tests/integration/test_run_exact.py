@@ -65,6 +65,19 @@ def test_the_command_line_gives_a_new_session_its_callers_environment(private_so
     assert cli("two", "a") == "[one]"  # a session keeps the environment it was made with
 
 
+def test_a_caller_without_path_or_home_leaves_the_shell_its_own(tmp_path: Path) -> None:
+    """A reduced environment (an MCP client's) has no PATH: the shell keeps a usable one, and everything
+    else the caller lacks is gone."""
+    from python.helpers.tmux_tool.private.markers import environment
+
+    env_file = tmp_path / "env.sh"
+    env_file.write_text(environment({"ONLY": "this"}))
+    done = subprocess.run(["bash", "-c", f'. {env_file}; echo "$PATH|$HOME|$ONLY|${{OTHER-unset}}"'],
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/nowhere", "OTHER": "1"},
+                          capture_output=True, text=True, timeout=10, check=True)
+    assert done.stdout == "/usr/bin:/bin|/nowhere|this|unset\n"
+
+
 # --- incomplete commands ------------------------------------------------------------------------
 @pytest.mark.parametrize("command", ["(a", "a='", 'echo "open', "cat <<EOF\nno end", "echo a \\"])
 def test_an_incomplete_command_is_an_error_and_the_session_stays_usable(private_socket: str, command: str) -> None:

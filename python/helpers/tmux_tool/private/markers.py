@@ -95,6 +95,7 @@ _NOT_THE_CALLERS = frozenset({
     "PWD", "OLDPWD", "SHLVL", "_", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "EUID", "PPID", "UID",
     "TT_NONCE", "TT_DIR", "TT_ENV",
 })
+_NEVER_UNSET = frozenset({"PATH", "HOME"})  # a caller without them (a reduced MCP environment) gets the shell's
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -107,7 +108,7 @@ def environment(env: Mapping[str, str]) -> str:
     can read, so no value is ever on a command line (``/proc/*/cmdline``).
     """
     names = sorted(k for k in env if _NAME.fullmatch(k) and k not in _NOT_THE_CALLERS)
-    keep = "|".join([*sorted(_NOT_THE_CALLERS), *names])
+    keep = "|".join(sorted(_NOT_THE_CALLERS | _NEVER_UNSET | set(names)))
     unset = (f"for __tt_v in $(compgen -e); do case $__tt_v in {keep}) ;; "
              "*) unset -v \"$__tt_v\" 2>/dev/null;; esac; done; unset __tt_v")
     return "\n".join([unset, *(f"export {k}={shlex.quote(env[k])}" for k in names)]) + "\n"
