@@ -50,7 +50,7 @@ def master_pid(socket: str, session: str = "ssh-box-") -> int:
 def test_a_run_on_the_host_is_exact_and_keeps_its_shell(box: RemoteHost) -> None:
     res: dict[str, Any] = call("run", command="printf 'a\\n\\tb  \\n'; whoami; sh -c 'exit 3'", host="box")
     assert res["ok"], res
-    assert (res["exit_code"], res["output"], res["host"]) == (3, f"a\n\tb\n{box.user.name}", "box")
+    assert (res["exit_code"], res["output"], res["host"]) == (3, f"a\n\tb  \n{box.user.name}", "box")  # as written
     call("run", command="cd /tmp && export TT_X='a b'", host="box")
     res = call("run", command='echo "$PWD $TT_X"; echo "$0"', host="box")
     assert res["output"] == "/tmp a b\nbash", res
@@ -397,7 +397,7 @@ def test_a_secret_asked_on_the_host_is_the_humans(box: RemoteHost, private_socke
     box.ssh(f"tmux -L {private_socket} send-keys -t '=scratch:' -l s3cr3t-value; "
             f"tmux -L {private_socket} send-keys -t '=scratch:' Enter")
     res = call("wait", session="scratch", host="box", timeout=20)
-    assert (res["status"], res["output"]) == ("ready", "Token:\ngot 12"), res
+    assert (res["status"], res["output"]) == ("ready", "Token: \ngot 12"), res  # the prompt as written
     assert "s3cr3t" not in json.dumps(res)
 
 

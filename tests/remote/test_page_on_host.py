@@ -235,6 +235,6 @@ def test_the_page_shows_the_agents_sessions_on_a_host_and_the_human_types_a_secr
 
     asyncio.run(scenario())
     res = call("wait", session="sec", host="box", timeout=20)
-    assert (res["status"], res["output"]) == ("ready", "Password:\ngot-7"), res
+    assert (res["status"], res["output"]) == ("ready", "Password: \ngot-7"), res  # the prompt as written
     assert "hunter2" not in json.dumps(res)
     assert poll(lambda: not _sessions(page).get("sec@box", {}).get("held"), 10), _sessions(page)

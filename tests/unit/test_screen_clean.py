@@ -24,8 +24,12 @@ def test_carriage_return_overwrites_within_the_line() -> None:
     assert quick_clean(b"abc\b\bX\r\n") == "aXc\n"
 
 
-def test_crlf_and_trailing_spaces() -> None:
-    assert quick_clean(b"a  \r\nb\r\n") == "a\nb\n"
+def test_crlf_becomes_newline_and_blanks_stay_where_written() -> None:
+    assert quick_clean(b"a  \r\nb\t\r\n\r\n") == "a  \nb\t\n\n"
+
+
+def test_a_rewritten_line_is_given_as_drawn_without_its_trailing_blanks() -> None:
+    assert quick_clean(b"working...\r          \rdone  \nnext  \n") == "done\nnext  \n"
 
 
 def test_controls_are_removed_but_tabs_and_newlines_kept() -> None:

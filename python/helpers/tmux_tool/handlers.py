@@ -111,7 +111,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         res = w.session.report(w.last, ok=ok)
         w.session.waited(res, w.last)
         if res.error is None and not ok:
-            res.error = f"{w.session.name} did not become {until} within {timeout:g}s (it is {w.last.status})"
+            res.error = f"{_not_seen(w.session.name, until, pattern)} within {timeout:g}s (it is {w.last.status})"
             res.hint = message("wait_timeout_hint")
         elif ok:
             res.extra["reason"] = w.reason
@@ -120,10 +120,19 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
              "program": w.last.program, **w.session.where(w.last)} for w in watches]
     done = [w.session.name for w in watches if w.done]
     status = watches[0].last.status if len(done) == len(watches) else (Status.READY if done else Status.BUSY)
+    seen = f"showed the pattern {brief(pattern)}" if pattern else f"became {until}"
     return Result(ok=ok, session=",".join(wanted), status=status,
-                  error=None if ok else f"not {mode} of {', '.join(wanted)} became {until} "
-                                        f"within {timeout:g}s",
+                  error=None if ok else f"not {mode} of {', '.join(wanted)} {seen} within {timeout:g}s",
                   extra={"sessions": rows, "done": done, "mode": mode})
+
+
+def _not_seen(who: str, until: str, pattern: str | None) -> str:
+    """What a wait waited for and did not see, in words: the agent chooses its next step from it."""
+    if pattern:
+        return f"the pattern {brief(pattern)} did not appear on the screen of {who}"
+    if until == "ready":
+        return f"{who} did not become ready"
+    return f"the screen of {who} did not {'change' if until == 'change' else 'hold still'}"
 
 
 def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:

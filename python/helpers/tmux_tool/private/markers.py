@@ -6,7 +6,9 @@ never from the text it was given to run:
 * ``PS0`` prints ``S`` (a command was read and is about to run);
 * ``PROMPT_COMMAND`` prints ``E;<exit code>;<cwd>`` (the prompt is back);
 * the ``EXIT`` trap prints ``X;<exit code>;<cwd>`` (the shell itself ended,
-  e.g. ``exit`` or a failure under ``set -e``).
+  e.g. ``exit`` or a failure under ``set -e``);
+* ``PS2`` prints ``C`` (the shell's parser waits for the rest of a command:
+  an unclosed quote, bracket or here-document).
 
 Each carries the session's random nonce.  Because the bytes come from bash's
 prompt expansion and not from the typed command, the echo of a command can
@@ -20,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -47,8 +49,10 @@ class Mark:
 def rcfile() -> str:
     """The bash start-up file of a private shell.
 
-    A private shell is a terminal of the user the tool runs as, so it first
-    does what their interactive bash does - reads ``/etc/bash.bashrc`` and
+    A private shell is a terminal of the user the tool runs as, started by
+    whoever calls the tool: it first takes the caller's environment from the
+    file ``TT_ENV`` names (see :func:`environment`), then does what their
+    interactive bash does - reads ``/etc/bash.bashrc`` and
     ``~/.bashrc`` (PATH, aliases, an activated virtual environment) - after
     dropping the Python virtual environment of the program that started tmux:
     that is the host's runtime (Agent Zero's ``/opt/venv-a0``), and a ``pip
@@ -68,6 +72,8 @@ def rcfile() -> str:
     """
     return f"""\
 # start-up file of a tmux_tool private shell (generated; do not edit)
+if [ -n "${{TT_ENV-}}" ] && [ -r "$TT_ENV" ]; then . "$TT_ENV"; fi
+unset TT_ENV
 if [ -n "${{VIRTUAL_ENV-}}" ]; then
   __tt_path=":$PATH:"
   __tt_path=${{__tt_path//":$VIRTUAL_ENV/bin:"/:}}
@@ -79,8 +85,33 @@ unset VIRTUAL_ENV VIRTUAL_ENV_PROMPT
 [ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
 [ -r ~/.bashrc ] && . ~/.bashrc
 {hooks()}PS1='\\w\\$ '
-PS2='> '
 """
+
+
+# Variables that are the pane's, its shell's or the tool's, never the caller's: tmux sets the first
+# (the terminal is tmux, and its server is the private one), bash keeps the next, the last are the marks'.
+_NOT_THE_CALLERS = frozenset({
+    "TMUX", "TMUX_PANE", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLUMNS", "LINES",
+    "PWD", "OLDPWD", "SHLVL", "_", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "EUID", "PPID", "UID",
+    "TT_NONCE", "TT_DIR", "TT_ENV",
+})
+_NEVER_UNSET = frozenset({"PATH", "HOME"})  # a caller without them (a reduced MCP environment) gets the shell's
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def environment(env: Mapping[str, str]) -> str:
+    """bash that gives a new shell the environment ``env`` (the caller's), as a subprocess would get it.
+
+    tmux starts a pane with its server's environment, which is the first
+    caller's, from whenever the server started; so the shell unsets what
+    ``env`` lacks and exports what it holds.  Read from a file only the user
+    can read, so no value is ever on a command line (``/proc/*/cmdline``).
+    """
+    names = sorted(k for k in env if _NAME.fullmatch(k) and k not in _NOT_THE_CALLERS)
+    keep = "|".join(sorted(_NOT_THE_CALLERS | _NEVER_UNSET | set(names)))
+    unset = (f"for __tt_v in $(compgen -e); do case $__tt_v in {keep}) ;; "
+             "*) unset -v \"$__tt_v\" 2>/dev/null;; esac; done; unset __tt_v")
+    return "\n".join([unset, *(f"export {k}={shlex.quote(env[k])}" for k in names)]) + "\n"
 
 
 def hooks() -> str:
@@ -103,6 +134,7 @@ __tt_mark() {{
 PROMPT_COMMAND=__tt_mark
 trap '__tt_mark X' EXIT
 PS0=$'\\033]{OSC_ID};tt;S;'"${{TT_NONCE-}}"$'\\007'
+PS2='\\['$'\\033]{OSC_ID};tt;C;'"${{TT_NONCE-}}"$'\\007''\\]> '
 """
 
 
@@ -125,6 +157,11 @@ def _pattern(nonce: str) -> re.Pattern[bytes]:
     return re.compile(
         rb"\x1b\]" + OSC_ID.encode() + rb";tt;(?:(S);" + n + rb"|([EX]);" + n + rb";(\d+);([^\x07]*))\x07"
     )
+
+
+@lru_cache(maxsize=64)
+def _continuation(nonce: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\x1b\]" + OSC_ID.encode() + rb";tt;C;" + re.escape(nonce.encode()) + rb"\x07")
 
 
 def _to_mark(m: re.Match[bytes], base: int) -> Mark:
@@ -197,6 +234,7 @@ class Follow:
         self.started = False
         self.end: Mark | None = None
         self.trailing = False
+        self.continued = False  # the shell asked for the rest of the command before it began it
         self._pending: bytearray | None = None  # output since relaunch, until it is known whose it is
         self._on_unmarked: Callable[[], None] | None = None
 
@@ -255,5 +293,7 @@ class Follow:
                     return True
         if self.started and usable > body_from:
             self._emit(chunk[body_from:usable], on_output)
+        elif not self.started and _PREFIX in chunk and _continuation(self.nonce).search(chunk, 0, usable):
+            self.continued = True
         self.pos += usable
         return usable == len(chunk) and usable > 0

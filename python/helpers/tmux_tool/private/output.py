@@ -19,6 +19,13 @@ Per chunk of whole lines:
   the agent reads - all of it when the output is small, else its first and
   last ``RENDER_LIMIT`` bytes;
 * secrets are masked (in one linear pass) before the text is kept or saved.
+
+What the agent reads is what the command wrote: the terminal's ``\r\n`` is
+``\n`` again, blanks, tabs and blank lines stay as written (at the ends of
+lines too), and one final newline is not part of it (``echo x`` gives ``x``,
+``printf 'x\n\n'`` gives ``x`` and a newline).  Lines the terminal rewrote
+(``\r``, backspace, erase) are given as drawn, without blanks at their end;
+output that moves between lines is given as the emulator's rendered rows.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ class RunOutput:
         self._raw_head = b""
         self._raw_tail = bytearray()
         self._open_pem = ""  # cleaned text from a PEM block's start, until its end arrives
-        self._blank = ""  # trailing blank text, kept only if more text follows
+        self._newline = ""  # a final newline, part of the output only if more text follows
         self._kept: list[str] = []  # the text while it fits the cap
         self._kept_chars = 0
         self.chars = 0
@@ -114,11 +121,13 @@ class RunOutput:
         self._emit(self.mask(text, wrapped=False) or "")
 
     def _emit(self, text: str) -> None:
-        body = text.rstrip()
-        if not body:
-            self._blank += text
+        """Keep ``text``, but for one newline at its end: the output's last newline ends its last line
+        and is not part of the text (``echo x`` gives ``x``); blank lines before it are."""
+        text = self._newline + text
+        self._newline = "\n" if text.endswith("\n") else ""
+        text = text[:len(text) - len(self._newline)]
+        if not text:
             return
-        text, self._blank = self._blank + body, text[len(body):]
         self.chars += len(text)
         self.newlines += text.count("\n")
         if self._file is None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -36,6 +37,7 @@ from ..core.result import Result, failure
 from ..core.status import Status
 from ..transport import kernel, keyboard
 from ..transport.hosts import HostError, LinkLost
+from ..transport.tmux import run_process
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
@@ -259,6 +261,7 @@ def collect(
                        path=srv.dir / "outputs" / f"{shell.name}-{rec.id}.txt")
     feed = _Feed(output)
     rearmed = False
+    died: tuple[int | None, int | None] | None = None
     follow = markers.Follow(shell.log_path, shell.nonce, rec.offset)
     start = time.monotonic()
     deadline = Deadline(timeout)
@@ -273,6 +276,8 @@ def collect(
                 now = time.monotonic()
                 if follow.pos != pos:
                     grew = now
+                if follow.continued and not follow.started:
+                    return _incomplete(srv, shell, rec, follow, watch)
                 if end is not None or (now >= deadline.at and (follow.started or now >= started_by.at)):
                     break
                 look_due = now >= next_look + SLICE
@@ -286,9 +291,9 @@ def collect(
                         return failure(f"session {shell.name!r} was closed while the command ran",
                                        session=shell.name, hint="run the command again in a new session")
                     if pane == "1":
-                        return failure(f"the shell of session {shell.name!r} died while the command "
-                                       "ran (killed or crashed)", session=shell.name,
-                                       hint="run the command again; the session gets a fresh shell")
+                        _read_to_the_end(follow, feed, watch)
+                        died = _dead_status(srv, shell.name)
+                        break
                 # Before anything judges the screen: the pane's own shell back at its editor, unmarked.
                 quiet = now - grew >= SLICE
                 if (look_due or ask_due) and quiet and follow.started and not rearmed and (
@@ -328,19 +333,106 @@ def collect(
     text, extra = output.finish()
     if "output_file" in extra:
         _prune(output.path.parent, shell.name)
+    if died is not None:
+        return _died(srv, shell.name, rec, died, text, extra)
     if end is None:
         return Result(session=shell.name, status=Status.BUSY, output=text,
                       hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
                       extra={"command": rec.command, **extra})
-    if not rec.collected:
-        try:
-            srv.tmux.cmd("set-option", "-t", f"={shell.name}:", COLLECTED_OPTION, rec.id)
-        except (NoServer, NoTarget):
-            pass  # the session went away with its record: nothing is pending there any more
+    _delivered(srv, shell.name, rec)
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
     return Result(session=shell.name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra={"command": rec.command, **extra})
+
+
+def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: markers.Follow,
+                watch: LogWatch | Mirror) -> Result:
+    """The shell asks for the rest of the command (its continuation prompt): nothing of it ran, and
+    whatever is typed next would become part of it.  The unfinished line is ours: Ctrl+C discards it,
+    and the wait goes on to the mark of the prompt that follows, so the session is left ready."""
+    keyboard.press(srv.tmux, f"={shell.name}:", ["C-c"])
+    deadline = Deadline(SLICE)
+    while follow.read(lambda _output: None) is None and (left := deadline.left()) > 0:
+        watch.wait(left)
+    _delivered(srv, shell.name, rec)
+    return failure(f"the command is incomplete, so the shell waited for the rest of it; nothing of it ran "
+                   f"({_parser_says(rec.command)})", session=shell.name,
+                   hint="close what it opens (a quote, a bracket, a here-document, a final backslash) and "
+                        "run it again; the session is at its prompt", command=rec.command)
+
+
+def _parser_says(command: str) -> str:
+    """bash's own parser on ``command`` (read from stdin, never a command line): its complaint, or what
+    an incomplete command it accepts lacks (a here-document's end, a final backslash's next line)."""
+    try:
+        _code, _out, err = run_process(["bash", "-n"], command.encode("utf-8", "surrogateescape"), 3,
+                                       shutil.which("bash") or "/bin/bash")
+    except (OSError, TimeoutError):
+        err = b""
+    said = "; ".join(line for line in err.decode("utf-8", "replace").splitlines() if line.strip())
+    return said or "bash: an unclosed here-document or a line ending in a backslash"
+
+
+def _delivered(srv: PrivateServer, name: str, rec: RunRecord) -> None:
+    """Record that the run's result was given, so that no later wait gives it again."""
+    if rec.collected:
+        return
+    try:
+        srv.tmux.cmd("set-option", "-t", f"={name}:", COLLECTED_OPTION, rec.id)
+    except (NoServer, NoTarget):
+        pass  # the session went away with its record: nothing is pending there any more
+
+
+def _dead_status(srv: PrivateServer, name: str) -> tuple[int | None, int | None]:
+    """How the pane's shell ended: its exit status, or the signal that killed it.  tmux calls the pane
+    dead when its terminal closes, and knows how its process ended once it has reaped it, which may come
+    later (or, tmux 3.3a, not until another child of the server ends); until then the kernel still
+    holds the unreaped process and its status.  Asked until one of them knows, ``SLICE`` at most."""
+    for _ in Deadline(SLICE).ticks(0.005):
+        try:
+            status, signal, pid = srv.tmux.display(
+                f"={name}:", "#{pane_dead_status} #{pane_dead_signal} #{pane_pid}").split(" ")
+        except (NoServer, NoTarget, ValueError):
+            break
+        if status.isdigit() or signal.isdigit():
+            return (int(status) if status.isdigit() else None), (int(signal) if signal.isdigit() else None)
+        waited = kernel.zombie_status(int(pid)) if srv.host is None and pid.isdigit() else None
+        if waited is not None:
+            return (os.waitstatus_to_exitcode(waited), None) if os.WIFEXITED(waited) else (None, os.WTERMSIG(waited))
+    return None, None
+
+
+def _read_to_the_end(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror) -> None:
+    """Read what a dead shell wrote: tmux has read all of it, but its way through ``pipe-pane`` to the
+    log may take a moment, so the log is read until it has not grown for ``LOG_SETTLE`` (``SLICE`` at
+    most: a pane log is not written once its pane is dead)."""
+    follow.read(feed)
+    quiet, most = Deadline(LOG_SETTLE), Deadline(SLICE)
+    while (left := min(quiet.left(), most.left())) > 0:
+        watch.wait(left)
+        pos = follow.pos
+        follow.read(feed)
+        if follow.pos != pos:
+            quiet = Deadline(LOG_SETTLE)
+
+
+def _died(srv: PrivateServer, name: str, rec: RunRecord, died: tuple[int | None, int | None], text: str,
+          extra: dict[str, object]) -> Result:
+    """The result of a run whose shell ended under it without a mark: a command that replaced the shell
+    (``exec``) and ended, or a signal (``kill -9 $$``, an interrupted ``exec``).  Its output and the
+    exit status the kernel reported are the run's; the next run gets a fresh shell."""
+    _delivered(srv, name, rec)
+    status, signal = died
+    extra = {"command": rec.command, **extra}
+    if status is not None:
+        return Result(session=name, status=Status.READY, exit_code=status, output=text,
+                      hint="the command replaced the shell (exec) and has ended; the next run starts a fresh "
+                           "shell in the session", extra=extra)
+    how = f"killed by signal {signal}" if signal is not None else "killed or crashed"
+    return Result(ok=False, session=name, status=Status.ERROR, exit_code=None if signal is None else 128 + signal,
+                  output=text, error=f"the shell of session {name!r} died while the command ran ({how})",
+                  hint="the next run starts a fresh shell in the session", extra=extra)
 
 
 def _began(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror | None = None) -> bool:

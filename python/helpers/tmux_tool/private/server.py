@@ -229,6 +229,9 @@ class PrivateServer:
                       created=time.time(), far=f"{far_dir}/pane.log" if self.host else "")
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
         write_private(shell.log_path, "")
+        if self.host is None:
+            write_private(sdir / "env.sh", markers.environment({**os.environ, **(env or {})}),
+                          errors="surrogateescape")
         if self.host is not None:
             forget(self.host, shell.far)
             self.host.run(f"umask 077; rm -rf {shlex.quote(far_dir)}; mkdir -p {shlex.quote(far_dir)} && "
@@ -302,10 +305,15 @@ class PrivateServer:
     # --- internals ---------------------------------------------------------
     def _shell_argv(self, shell: Shell, env: Mapping[str, str] | None = None) -> list[str]:
         """The session's shell with its marks' nonce in its environment, through env(1): tmux before 3.2
-        has no ``new-session -e``, and a respawned shell needs it as much."""
+        has no ``new-session -e``, and a respawned shell needs it as much.  Here, the shell also reads the
+        environment of the caller that made the session from a file (a respawned shell the same one); on
+        a host, the shell has the host's."""
         bash = (shutil.which("bash") or "/bin/bash") if self.host is None else "bash"
         folder = (shell.far or shell.log).rpartition("/")[0]
-        variables = {"TT_NONCE": shell.nonce, "TT_DIR": folder, **(env or {})}
+        variables = {"TT_NONCE": shell.nonce, "TT_DIR": folder}
+        if self.host is None:
+            variables["TT_ENV"] = f"{folder}/env.sh"  # the caller's environment when the session was made
+        variables.update(env or {})
         return ["env", *(f"{k}={v}" for k, v in variables.items()), bash, "--noprofile", "--rcfile", self.rcfile,
                 "-i"]
 

@@ -154,16 +154,35 @@ class PrivateSession:
         if profile is None and before.program:
             profile = programs.profile_for(before.program)
         submit = list(profile.submit) if profile else ["Enter"]
+        running = self._run_running()
         keyboard.paste(self.target.tmux, self.target.pane, text, bracketed=profile.paste if profile else True,
                        then=submit if enter else ())
-        return self._settle(timeout, before.snap.digest if before.snap else None)
+        return self._answered(running, self._settle(timeout, before.snap.digest if before.snap else None))
 
     def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
         before = self.state()
         if (refused := self._refused(before, "", keys)) is not None:
             return refused
+        running = self._run_running()
         keyboard.press(self.target.tmux, self.target.pane, keys)
-        return self._settle(timeout, before.snap.digest if before.snap else None)
+        return self._answered(running, self._settle(timeout, before.snap.digest if before.snap else None))
+
+    def _run_running(self) -> bool:
+        """Is a run of ours under way in the shell (its start mark the last), its result not given yet?"""
+        srv = self.server
+        shell = srv.shell(self.name)
+        rec = run_record.load_record(srv, self.name)
+        if shell is None or rec is None or rec.collected or shell.program is not None:
+            return False
+        mark = srv.last_mark(shell)
+        return mark is not None and mark.kind == "S" and mark.start >= rec.offset
+
+    def _answered(self, running: bool, settled: Result) -> Result:
+        """What typing into a run gives: the run's own result once what was typed has let it end (the
+        answer to its question, say), exactly as ``wait`` would give it; else the settled session."""
+        if not running or self._run_running():
+            return settled
+        return self.wait_exact(0.0) or settled
 
     def _refused(self, st: State, text: str, keys: list[str] | None = None) -> Result | None:
         """Nothing of the agent's goes into a secret's prompt: the refusal, with where the human types it."""

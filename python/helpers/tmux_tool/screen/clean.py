@@ -83,15 +83,16 @@ _INERT_RE = re.compile(r"\x1b(?:\[(?:[0-9;:]*m|0?K)|\(B|\][^\x07\x18\x1a\x1b]*(?
 # Every byte that is not a control character, for ``bytes.translate`` to delete.
 _NOT_CONTROL = bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
 _C1_RE = re.compile(r"[\x80-\x9f]")
-_TRAILING_BLANKS_RE = re.compile(r"[ \t]+(?=\n|\Z)")
 
 
 def plain_text(data: bytes) -> str | None:
     """The text of output that needs no terminal emulation, or None if it does.
 
     Allowed besides text: newlines, tabs, ``\\r\\n`` line ends, the bell and
-    the inert sequences above; they are dropped, as are trailing blanks of
-    each line.
+    the inert sequences above.  The sequences and the bell are dropped and
+    ``\\r\\n`` becomes ``\\n``; blanks and tabs stay where the program wrote
+    them, at the end of a line too (a terminal draws them as nothing, but
+    they are bytes of the output, and a diff or a Makefile may need them).
     Bytes are decoded as UTF-8 with U+FFFD for invalid input, and C1 control
     characters are removed, so the result holds no control but ``\\n`` and
     ``\\t``.  Cost: a handful of passes at C speed; nothing is emulated.
@@ -112,8 +113,6 @@ def plain_text(data: bytes) -> str | None:
             return None  # a carriage return that overwrites
     if not text.isascii():
         text = _C1_RE.sub("", text)
-    if " \n" in text or "\t\n" in text or text.endswith((" ", "\t")):
-        text = _TRAILING_BLANKS_RE.sub("", text)
     return text
 
 
@@ -150,8 +149,9 @@ def quick_clean(data: bytes | str) -> str:
     Escape sequences are dropped (a hyperlink keeps its text), ``\\r`` and
     backspace overwrite within their line as a terminal would, and every
     control character except ``\\n`` and ``\\t`` is removed.  Bytes are decoded
-    as UTF-8 with U+FFFD for invalid input.  Trailing spaces are removed from
-    each line.
+    as UTF-8 with U+FFFD for invalid input.  A line the terminal rewrote is
+    given as drawn, without the blanks its end holds (a screen cannot tell
+    them from empty cells); every other line keeps its bytes, blanks included.
     """
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     if "\x1b" in text:
@@ -160,8 +160,5 @@ def quick_clean(data: bytes | str) -> str:
             text = text.replace(sequence, code)
         text = ESCAPE_RE.sub("", text)
     text = text.replace("\r\n", "\n")
-    text = _NEEDS_OVERWRITE_RE.sub(lambda m: _overwrite(m.group()), text)
-    text = CONTROL_RE.sub("", text)
-    if " \n" in text or text.endswith(" "):
-        text = re.sub(r" +$", "", text, flags=re.MULTILINE)
-    return text
+    text = _NEEDS_OVERWRITE_RE.sub(lambda m: _overwrite(m.group()).rstrip(" "), text)
+    return CONTROL_RE.sub("", text)

@@ -190,6 +190,16 @@ def proc(pid: int, src: Source = HERE) -> Proc | None:
         return None
 
 
+def zombie_status(pid: int, src: Source = HERE) -> int | None:
+    """How a process that has ended but is not yet reaped (a zombie) ended: its wait status, the last
+    field of its stat line (Linux 3.5 and later); None while it runs, or once it is gone."""
+    raw = src.read(f"{pid}/stat")
+    if raw is None:
+        return None
+    fields = raw[raw.rfind(")") + 2:].split()
+    return int(fields[-1]) if fields[:1] == ["Z"] and len(fields) >= 50 and fields[-1].isdigit() else None
+
+
 HANG_UP_GRACE = 2.0  # seconds between the hang-up and SIGKILL
 
 
