@@ -57,7 +57,8 @@ ZLE_CUT = ">...."  # zle's mark after the prompt when the text being edited is t
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """A command's output as the terminal still holds it, and whether its start is gone."""
+    """A command's output as the terminal still holds it, whether its start is gone, and whether the echo
+    of the text typed may be part of it."""
 
     text: str = ""
     truncated: bool = False
@@ -66,7 +67,8 @@ class Cut:
 
 def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, Any]]:
     """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint, and
-    the fields that go with it: ``output_truncated`` with a hint when its start is gone."""
+    the fields that go with it: ``output_truncated`` with a hint when its start is gone, ``output_with_echo``
+    when it may begin with the text typed."""
     text = cut.text
     if len(text) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
