@@ -62,7 +62,7 @@ class Cut:
 
     text: str = ""
     truncated: bool = False
-    with_echo: bool = False  # the end of the echo of a text of several lines could not be found: it may be in text
+    with_echo: bool = False  # the end of a tall echo could not be found: the text may hold typed lines
 
 
 def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, Any]]:
@@ -140,7 +140,7 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
         for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
             end = _echo_end(rows, i, typed, head)
             if end is None and (end := _echo_lines(rows, i, lines, head)) is None:
-                if drawn_in_part is None and len(lines) > 1 and _echo_end(rows[i:i + 1], 0, lines[0], head) is not None:
+                if drawn_in_part is None and len(lines) > 1 and _echo_end(rows, i, lines[0], head) is not None:
                     drawn_in_part = rows[i + 1:]
                 continue
             body = _to_cleared_prompt(rows[end:], head, cursor_y) if keyed else rows[end:]
