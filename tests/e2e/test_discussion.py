@@ -62,7 +62,8 @@ def test_three_agents_take_turns(prepare: Callable[..., Cli], servers: dict[str,
             others = [name for name in SPEAKERS if name != speaker]
             for name in SPEAKERS:
                 seen = call("status", session=name)
-                assert seen["status"] == "ready", f"{name} is not idle before {speaker}: {seen['evidence']}"
+                why = seen.get("evidence") or seen.get("error")
+                assert seen["status"] == "ready", f"{name} is not idle before {speaker}: {why}"
             served = {name: servers[name].script.served for name in others}
 
             reply = _answer(speaker, round_no)
