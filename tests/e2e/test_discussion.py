@@ -61,7 +61,9 @@ def test_three_agents_take_turns(prepare: Callable[..., Cli], servers: dict[str,
         for speaker in SPEAKERS:
             others = [name for name in SPEAKERS if name != speaker]
             for name in SPEAKERS:
-                assert call("status", session=name)["status"] == "ready", f"{name} is not idle before {speaker}"
+                seen = call("status", session=name)
+                why = seen.get("evidence") or seen.get("error")
+                assert seen["status"] == "ready", f"{name} is not idle before {speaker}: {why}"
             served = {name: servers[name].script.served for name in others}
 
             reply = _answer(speaker, round_no)

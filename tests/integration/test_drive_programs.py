@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from python.helpers.tmux_tool.sessions import observe
 from python.tools.tmux_tool import call
 from tests.gates import Gate
 
@@ -106,6 +107,51 @@ def test_keys_the_program_has_not_read_yet_keep_it_busy(private_socket: str, tmp
     res = call("wait", session="slow", until="ready", timeout=10)
     assert res["status"] == "blocked" and "Press Enter to finish" in res["question"], res
     assert "you said y" in res["screen"], res
+
+
+NOTICE = ("import os, sys, threading, time\n"
+          "def later(go):\n"
+          "    while not os.path.exists(go): time.sleep(0.01)\n"
+          "    sys.stdout.write('\\x1b7\\x1b[1;1Ha notice of its own\\x1b8'); sys.stdout.flush()\n"
+          "\n")
+
+
+def test_an_idle_program_that_changes_its_screen_between_two_looks_is_ready(
+        private_socket: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An idle CLI redraws now and then by itself (Claude Code shows a notice some seconds after a turn and
+    takes it away later): ``status`` whose two looks fall on either side of such a change looks again,
+    and says ``ready``, not "still changing".  A loaded machine stretches the time between the two looks,
+    so a change falls between them often there; here it is made to fall there every time."""
+    assert call("start", program="python3", session="idle")["status"] == "ready"
+    gate = Gate(tmp_path / "go")
+    begin = f"threading.Thread(target=later, args=({str(gate.path)!r},), daemon=True).start()"
+    for line in [*NOTICE.splitlines(), begin]:
+        assert call("send", session="idle", text=line, timeout=5)["ok"]
+    assert call("wait", session="idle", until="ready", timeout=5)["status"] == "ready"
+
+    def shown() -> str:
+        return subprocess.run(["tmux", "-L", private_socket, "capture-pane", "-p", "-t", "=idle:"],
+                              capture_output=True, text=True, timeout=10, check=False).stdout
+
+    class Between:
+        """The clock of the look, but the pause between the two looks of ``status`` lets the change happen."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(time, name)
+
+        def sleep(self, seconds: float) -> None:
+            if not gate.path.exists():
+                gate.open()
+                deadline = time.monotonic() + 5
+                while "a notice of its own" not in shown() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            time.sleep(seconds)
+
+    monkeypatch.setattr(observe, "time", Between())
+    res = call("status", session="idle")
+    assert gate.path.exists() and "a notice of its own" in shown()
+    assert res["status"] == "ready", res["evidence"]
+    call("kill", session="idle")
 
 
 @pytest.mark.parametrize("program", ["top", "htop"])

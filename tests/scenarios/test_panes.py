@@ -293,6 +293,36 @@ def test_the_commands_pane_closed_by_the_human(scene: Scene, close: Move, asks: 
     ends_right(scene)
 
 
+@pytest.mark.parametrize("close", [close_by_kill_pane, close_by_exit], ids=["kill-pane", "exit"])
+def test_a_new_command_after_the_human_closed_the_last_commands_pane(scene: Scene, close: Move) -> None:
+    """The agent's next call is a new command: it goes to the pane the human looks at, as any new command
+    does, and its result notes that the last command's pane was closed (once)."""
+    settle(scene)
+    pane = scene.active_pane()
+    split_and_come_back(scene, pane)
+    other = next(iter(scene.pane_ids() - {pane}))
+    scene.human_quiet()
+    command, _ = slow(scene)
+    res = call("send", text=command, timeout=0.5)
+    assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
+    close(scene, pane)
+    assert poll(lambda: pane not in scene.pane_ids(), 5), f"the human could not close {pane}: {scene.panes()!r}"
+    assert scene.active_pane() == other
+    scene.human_quiet()
+    command, answer = probe(scene)
+    res = call("send", text=f"{pane_stamp(scene, 'next')}; {command}", timeout=6)
+    assert res["ok"] and res["status"] == "ready", explain("the new command was not run", res, scene)
+    assert ran_in(scene, "next") == other and res["output"] == answer, explain("not run where the human looks",
+                                                                               res, scene)
+    assert pane in (res.get("note") or "") and "closed" in res["note"], explain("no note of the closed pane", res,
+                                                                               scene)
+    right_pane(scene, res, other, names(scene))
+    again = call("send", text=command, timeout=6)
+    assert again["ok"] and not again.get("note"), explain("the closed pane is noted twice", again, scene)
+    assert ended(scene) is None
+    ends_right(scene)
+
+
 def break_pane(scene: Scene, pane: str) -> None:
     window = scene.pane_facts(pane)["window"]
     scene.prefix("!")  # break-pane: the pane goes to a window of its own

@@ -77,6 +77,8 @@ class Result:
             parts.append("--- screen ---\n" + self.screen + "\n--- end of screen ---")
         if self.extra.get("output_file"):
             parts.append(f"full output saved to {self.extra['output_file']}")
+        if self.extra.get("note"):
+            parts.append(f"note: {self.extra['note']}")
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)

@@ -28,6 +28,7 @@ from ..transport.target import Target
 from .session import Session
 
 POLL = 0.05  # seconds between looks while waiting on a screen
+SETTLE_LOOKS = 3  # looks after a screen-judged ready, until two in a row show the same screen
 DEFAULT_STABLE = 1.0
 
 
@@ -42,21 +43,37 @@ def state_of(session: Session, *, settle: bool = False) -> State:
     With ``settle``, a ``ready`` judged from the look of the screen (not from
     markers) is confirmed by a second look a moment later: between two
     commands of a list, a shell can sit for some milliseconds beside output
-    that looks like its prompt.  ``wait`` has its own stability window and
+    that looks like its prompt.  A second look that is ready on another
+    screen is confirmed in turn (up to :data:`SETTLE_LOOKS`): an idle program
+    redraws by itself now and then.  ``wait`` has its own stability window and
     looks once per step.
     """
-    st = session.state()
-    if settle and st.status == Status.READY and not st.exact and st.snap is not None:
-        time.sleep(READY_STABLE)
-        again = session.state()
-        if again.status != Status.READY or again.snap is None or again.snap.digest != st.snap.digest:
-            again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
-        st = again
+    st = _settled(session) if settle else session.state()
     if trace.on():
         trace.event("state", session=session.target.name, status=str(st.status), evidence=st.evidence,
                     program=st.program, exact=st.exact, needs_human=st.needs_human,
                     digest=st.snap.digest if st.snap else None)
     return st
+
+
+def _settled(session: Session) -> State:
+    """A look whose screen-judged ``ready`` is confirmed as :func:`state_of` says."""
+    st = session.state()
+    if not (st.status == Status.READY and not st.exact and st.snap is not None):
+        return st
+    for _ in range(SETTLE_LOOKS):
+        time.sleep(READY_STABLE)
+        again = session.state()
+        if again.status != Status.READY or again.snap is None:
+            break
+        if again.snap.digest == st.snap.digest:
+            return again
+        # Ready both times, but drawn anew: an idle program redraws now and then by itself (a notice that
+        # comes and goes), and a loaded machine stretches the time between two looks.  Only a screen that
+        # keeps changing is still at work.
+        st = again
+    again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
+    return again
 
 
 def looks(session: Session, every: float | Callable[[], float] = POLL,

@@ -10,12 +10,17 @@ it is read from facts the tool recorded when it typed (:class:`.records.Sent`):
   and the padding a wide character leaves at the edge change nothing.  A
   resize (rows rewrapped) or a history that dropped its oldest rows moves
   it; the echo is then searched for by its text, from the bottom up.
+  A text of several lines may be drawn in part or after continuation
+  prompts: it is then found line by line (:func:`_echo_lines`).
 * **where the output ends**: at the cursor's whole line (wrapped parts of a
-  long prompt included), minus the prompt's upper rows: the rows that stood
-  right above the prompt when we typed, found again right above the new one.
+  long prompt included), or at the prompt the human's clear-screen key
+  pushed into the history, minus the prompt's upper rows: the rows that
+  stood right above the prompt when we typed, found again right above the
+  new one.  A row of output that looks like the prompt is output.
 * **when it is not whole**: the echo is no longer in tmux's history (the
   history limit dropped it, or the screen was cleared): the result says the
-  output was cut (:attr:`Cut.truncated`) and gives what is left.
+  output was cut (:attr:`Cut.truncated`) and gives what is left.  When the
+  end of a tall echo cannot be found, it says so (:attr:`Cut.with_echo`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from ..transport.panes import PaneFacts
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from . import prompt, records
+from .look import key_time
 from .records import Sent
 
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
@@ -46,24 +52,32 @@ ECHO_ROWS = 400  # an echo longer than this many rows is not looked for past it
 # zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
 _EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
 _BLANKS = re.compile(r"\s+")
+ZLE_CUT = ">...."  # zle's mark after the prompt when the text being edited is taller than the screen
 
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """A command's output as the terminal still holds it, and whether its start is gone."""
+    """A command's output as the terminal still holds it, whether its start is gone, and whether the echo
+    of the text typed may be part of it."""
 
     text: str = ""
     truncated: bool = False
+    with_echo: bool = False  # the end of a tall echo could not be found: the text may hold typed lines
 
 
 def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, Any]]:
     """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint, and
-    the fields that go with it: ``output_truncated`` with a hint when its start is gone."""
+    the fields that go with it: ``output_truncated`` with a hint when its start is gone, ``output_with_echo``
+    when it may begin with the text typed."""
     text = cut.text
     if len(text) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(text) or "")
         text = cap_text(text, cfg.output_cap, str(saved))
+    if cut.with_echo:
+        return text, ("the shell drew the text typed only in part, so where its echo ends and the output begins "
+                      "cannot be told: this is all below its first line, typed lines among it. To read the output "
+                      "alone, write the text to a file and run that file"), {"output_with_echo": True}
     if not cut.truncated:
         return text, None, {}
     limit = f" (its history-limit is {facts.history_limit} lines)" if facts and facts.history_limit else ""
@@ -105,6 +119,11 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     """
     cursor_y = facts.cursor[1]
     typed, head = _solid(sent.text), _solid(sent.head)
+    lines = [_solid(line) for line in sent.text.split("\n")]
+    # A clear-screen key (C-l) of the human's since we typed, unless tmux says no key came since (a client's
+    # attach hides the last key's time: then it may have).
+    key = key_time(facts)
+    keyed = not key or key >= int(sent.at)
     start = sent.row - facts.history_size  # the row we typed on, from the top of the screen
     holds = _row_holds(sent, facts)
     top = -facts.history_size
@@ -113,37 +132,57 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     # From the row we typed on when it holds; else from the bottom up, in growing reaches, so a long
     # history (tens of thousands of rows) is read whole only when the echo is not near its end.
     windows = [max(start - CONTEXT_ROWS, top)] if holds else []
+    drawn_in_part: list[str] | None = None  # the rows below the echo's first line, when its end is not found
     reaches = [max(cursor_y - reach, top) for reach in SEARCH_REACHES]
     for first in dict.fromkeys([*windows, *(r for r in reaches if not windows or r < windows[0]), top]):
         rows = _rows(tmux, pane, str(first), cursor_y)
         blank_cursor, rows = not (rows[-1].strip() if rows else ""), rows[:-1]
         for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
-            if (end := _echo_end(rows, i, typed, head)) is None:
+            end = _echo_end(rows, i, typed, head)
+            if end is None and (end := _echo_lines(rows, i, lines, head)) is None:
+                if drawn_in_part is None and len(lines) > 1 and _echo_end(rows, i, lines[0], head) is not None:
+                    drawn_in_part = rows[i + 1:]
                 continue
-            body = _to_first_prompt(rows[end:], head)
+            body = _to_cleared_prompt(rows[end:], head, cursor_y) if keyed else rows[end:]
             if blank_cursor:
                 body = _to_last_prompt(body, sent.head)
             if learned is not None:
-                return Cut(_body(body, _repeats(learned, body), before))
+                return Cut(_unprompted(_body(body, _repeats(learned, body), before), len(lines) - 1, sent.head))
             upper, proven = _upper(sent, rows[:i + 1], body, head, top=first <= top)
             if proven:
                 _learn(tmux, pane, book, sent.shell, list(sent.above[len(sent.above) - upper:]) if upper else [])
-            return Cut(_body(body, upper, before))
+            return Cut(_unprompted(_body(body, upper, before), len(lines) - 1, sent.head))
         if windows and first == windows[0]:
             ours = _rows(tmux, pane, str(start), start, joined=False)
             if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
                 return Cut(_body(_rows(tmux, pane, str(start + 1), cursor_y)[:-1], 0, before))
+    if drawn_in_part is not None:
+        return Cut(_body(drawn_in_part, 0, before), with_echo=True)
     # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the output.
     while rows and not rows[0].strip():
         rows = rows[1:]
     return Cut(_body(rows, _repeats(learned or [], rows), before), truncated=True)
 
 
-def _to_first_prompt(body: list[str], head: str) -> list[str]:
-    """The rows up to the first bare prompt below the echo: the shell's own prompt after our command,
-    pushed up by the human's clear-screen key (C-l) with the screen it cleared."""
+def _to_cleared_prompt(body: list[str], head: str, screen_rows: int) -> list[str]:
+    """The rows up to the shell's own prompt after our command, when the human's clear-screen key (C-l)
+    pushed it into the history with the screen it cleared.
+
+    Such a prompt is a bare prompt row above the screen (at least the
+    ``screen_rows`` rows above the cursor follow it), and all that follows it
+    is the prompt drawn again: bare prompt rows, blank rows, and the rows that
+    stood right above it (a prompt's upper rows).  Any other row that looks
+    like the bare prompt is the command's output: a command may print the
+    prompt's text, and the output goes on below it.
+    """
     for j, row in enumerate(body):
-        if head and _solid(row) == head:
+        if not head or _solid(row) != head:
+            continue
+        after = body[j + 1:]
+        if len(after) < screen_rows:
+            break  # on the screen, not pushed up by a clear
+        upper = body[max(0, j - HEAD_ROWS):j]
+        if all(not r.strip() or _solid(r) == head or any(prompt.same_row(u, r) for u in upper) for r in after):
             return body[:j]
     return body
 
@@ -212,6 +251,52 @@ def _echo_end(rows: list[str], i: int, typed: str, head: str) -> int | None:
                 return n
         at = first.find(typed[0], at + 1)
     return None
+
+
+def _echo_lines(rows: list[str], i: int, lines: list[str], head: str) -> int | None:
+    """If ``rows[i]`` starts the echo of a text of several ``lines`` drawn line by line, the index of the
+    row after it.
+
+    A line editor draws a text taller than the screen only in part: readline
+    the rows that fit, then its last line over the bottom row; zle a ``>....``
+    mark after the prompt, then the rows that fit at the end.  Typed without
+    bracketed paste, each line after the first follows a continuation prompt
+    (``> ``), or the prompt once a command before it ended.  So every row
+    below the first holds one of the lines, in order, though some may be
+    missing, and the echo ends at the row of the last line.
+    """
+    if len(lines) < 2 or not 0 <= i < len(rows):
+        return None
+    first = _solid(rows[i])
+    if first != head + ZLE_CUT and _echo_end(rows[i:i + 1], 0, lines[0], head) is None:
+        return None
+    k = 0
+    for n in range(i + 1, min(len(rows), i + ECHO_ROWS)):
+        k = next((m for m in range(k + 1, len(lines)) if _holds_line(rows[n], lines[m], head)), -1)
+        if k < 0:
+            return None
+        if k == len(lines) - 1:
+            return n + 1
+    return None
+
+
+def _holds_line(row: str, line: str, head: str) -> bool:
+    """Does ``row`` show the typed ``line`` (without blanks), after a continuation prompt, the prompt, or
+    nothing?  A line drawn over an older row leaves that row's end after it."""
+    solid = _solid(row)
+    after = prompt.after_continuation(row)
+    shown = [solid, _solid(after) if after is not None else None,
+             solid[len(head):] if head and solid.startswith(head) else None]
+    return any(text is not None and (text.startswith(line) if line else not text) for text in shown)
+
+
+def _unprompted(text: str, lines: int, head: str) -> str:
+    """``text`` without the prompts a shell without a line editor (dash) prints after the terminal echoed
+    a text of several lines: one for each line it reads after the first, all before the output."""
+    if lines < 1 or not head:
+        return text
+    m = re.match(rf"(?:(?:> |{re.escape(head)} ?)){{{lines}}}", text)
+    return text[m.end():] if m else text
 
 
 def _upper(sent: Sent, earlier: list[str], body: list[str], head: str, *, top: bool = False) -> tuple[int, bool]:

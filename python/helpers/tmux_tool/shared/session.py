@@ -71,7 +71,11 @@ class SharedSession:
                        hint=message("shared_run_refused_hint"))
 
     def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:
-        return send.send(self.cfg, self.target, text, enter=enter, timeout=timeout, force=force)
+        res = send.send(self.cfg, self.target, text, enter=enter, timeout=timeout, force=force)
+        if self.target.closed:  # said once: the pane is no longer bound
+            res.extra["note"] = self.target.closed + (
+                "; this command went to the pane the human is looking at" if res.ok else "")
+        return res
 
     def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
         # Keys wait for a quiet moment like text does; a short timeout would refuse them while the human reads.

@@ -17,7 +17,8 @@ to another pane), resolved once at the start of the call:
   current window.
 
 A bound pane that was closed is reported once (:attr:`Target.lost`), never
-replaced by another pane.
+replaced by another pane; a new command goes on to the pane the human looks
+at, and its result notes the closure (:attr:`Target.closed`).
 """
 
 from __future__ import annotations
@@ -106,6 +107,8 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     unbind(tmux, session)
     lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) where the agent's "
             f"command {bound.get('text', '')!r} ran was closed; its output and end cannot be known")
+    if fresh:  # a new command goes to the pane the human looks at, as any new command does
+        return Target(session, True, tmux, active, closed=lost)
     return Target(session, True, tmux, active, lost)
 
 

@@ -15,7 +15,8 @@ class Target:
     same pane whatever the human does to windows and layouts); without it the
     action is about the session's active pane.  ``lost`` is set when the pane
     the agent's command ran in was closed: a sentence saying so, since no
-    other pane may stand in for it.
+    other pane may stand in for it.  A new command goes to the pane the human
+    looks at all the same: for it the sentence is ``closed``, a note.
     """
 
     name: str
@@ -23,6 +24,7 @@ class Target:
     tmux: Tmux
     pane_id: str = ""
     lost: str = ""
+    closed: str = ""
     spec: str = ""  # the pane as the caller named it ("1.0", "%3"); empty when the name was the session's
 
     @property
