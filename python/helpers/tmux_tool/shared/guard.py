@@ -33,6 +33,9 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./=:,+@%~ -]+")
 # Words that open a construct the shell then waits to see closed (bash, zsh, fish, dash).
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
                        "select", "function", "begin", "end", "switch", "repeat", "foreach", "coproc", "time"})
+# Words after which the next word is still a command the shell runs: `builtin exit`, `{ exit; }`,
+# `if true; then exit; fi`, `! exit`, `time exit`.
+_LEADS = frozenset({"builtin", "command", "{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"})
 _SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")
 _CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "dash": ["dash", "-n"], "sh": ["sh", "-n"],
              "fish": ["fish", "--no-execute"], "ksh": ["ksh", "-n"], "mksh": ["mksh", "-n"]}
@@ -106,7 +109,7 @@ def ends_shell(text: str) -> str | None:
             words = shlex.split(part, comments=True)
         except ValueError:
             words = part.split()
-        while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("builtin", "command")):
+        while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in _LEADS):
             words = words[1:]
         if not words:
             continue
