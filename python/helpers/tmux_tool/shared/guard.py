@@ -10,7 +10,8 @@ The rules (docs/ARCHITECTURE.md, "The shared session"):
 * keys that discard or end something (``C-c``, ``C-u``, ``C-d`` ...) only
   for what the tool typed or started;
 * never end the human's shell: ``exit``, ``logout``, ``exec CMD`` and
-  ``kill`` of the shell are refused while the top-level shell would run them;
+  ``kill`` of the shell or of its parent (the tmux server) are refused while
+  the top-level shell would run them;
 * the agent's own command line is checked by the shell's own parser first
   (``bash -n`` ...): an unclosed quote or here-document would leave the
   shell at its continuation prompt, so it is refused with the reason.
@@ -120,6 +121,8 @@ def ends_shell(text: str) -> str | None:
             return "`exec` would replace the human's shell, and end the shared terminal when it exits"
         if head == "kill" and any(a in ("$$", "0", "-1", "%%", "%+") or a.endswith("$$") for a in args):
             return "`kill` of the shell's own process would end the human's shell"
+        if head == "kill" and any(a in ("$PPID", "${PPID}") for a in args):
+            return "`kill` of the shell's parent, the tmux server, would end the human's shell and every pane"
     return None
 
 
