@@ -135,6 +135,7 @@ GUARD: dict[str, tuple[str, ...]] = {
     # The human typed ahead into the terminal while our command runs: Enter would submit their line, C-u
     # erase it, C-c flush it, forced text join it.
     "bash-agent-sleep-human-types-ahead": HUMAN_TYPING,
+    "bash-agent-done-human-typed-ahead": HUMAN_TYPING,  # our command is over: Enter would run their line
     "bash-human-sleep": HUMANS_PROGRAM,
     "bash-human-vim": HUMANS_PROGRAM,
     "bash-human-less": HUMANS_PROGRAM,
