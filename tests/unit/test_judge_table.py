@@ -25,7 +25,6 @@ import pytest
 
 from python.helpers.tmux_tool.judgement.state import State
 from python.helpers.tmux_tool.shared import guard, judge
-from python.helpers.tmux_tool.shared.look import Look
 from tests import looks
 
 LOOKS = Path(__file__).resolve().parents[1] / "fixtures" / "looks"
@@ -34,7 +33,7 @@ NOTES = ("owner", "human_text", "continuation", "leftover", "copy_mode")
 
 
 @cache
-def observed(name: str) -> tuple[Look, State]:
+def observed(name: str) -> State:
     """The look of fixture ``name`` judged at the moment it was taken, as ``judge.observe`` gives it to the
     guard: ``pending`` (our command still runs) is noted after the look's records were written, so a
     command whose prompt this look found back is no longer pending.  The guard only reads the state, so
@@ -43,7 +42,7 @@ def observed(name: str) -> tuple[Look, State]:
     lk = looks.load(fx["look"])
     st = judge.judge(lk, now=fx["now"])
     st.notes = replace(st.notes, pending=lk.sent.pending and not st.notes.back)
-    return lk, st
+    return st
 
 
 def judged(st: State) -> dict[str, Any]:
@@ -72,14 +71,14 @@ UNSEEN_TEXT = {
 @pytest.mark.parametrize("name", FIXTURES)
 def test_the_recorded_look_is_judged_as_its_scene_was(name: str) -> None:
     fx = FIXTURES[name]
-    _, st = observed(name)
+    st = observed(name)
     assert judged(st) == wanted(fx["expect"]), f"{fx['scene']}: {st.evidence}"
 
 
 @pytest.mark.parametrize("name", UNSEEN_TEXT)
 def test_what_the_human_typed_is_seen(name: str) -> None:
     expect, why = UNSEEN_TEXT[name]
-    _, st = observed(name)
+    st = observed(name)
     if judged(st) != wanted(expect):
         pytest.xfail(why)
     pytest.fail(f"{name} is now judged as the human needs: move it into the fixture's expectation")
@@ -178,7 +177,7 @@ def _rows() -> list[Any]:
 
 @pytest.mark.parametrize(("name", "text", "keys", "force", "verdict"), _rows())
 def test_the_guard(name: str, text: str, keys: tuple[str, ...], force: bool, verdict: str) -> None:
-    _, st = observed(name)
+    st = observed(name)
     leave = guard.may_type(st, text=text, keys=keys, force=force)
     got = G if leave.go else R if leave.final else H
     assert got == verdict, f"{name} ({st.status.value}: {st.evidence}): {leave.reason}"
