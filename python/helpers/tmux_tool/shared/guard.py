@@ -10,7 +10,8 @@ The rules (docs/ARCHITECTURE.md, "The shared session"):
 * keys that discard or end something (``C-c``, ``C-u``, ``C-d`` ...) only
   for what the tool typed or started;
 * never end the human's shell: ``exit``, ``logout``, ``exec CMD`` and
-  ``kill`` of the shell are refused while the top-level shell would run them;
+  ``kill`` of the shell or of its parent (the tmux server) are refused while
+  the top-level shell would run them;
 * the agent's own command line is checked by the shell's own parser first
   (``bash -n`` ...): an unclosed quote or here-document would leave the
   shell at its continuation prompt, so it is refused with the reason.
@@ -33,6 +34,9 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./=:,+@%~ -]+")
 # Words that open a construct the shell then waits to see closed (bash, zsh, fish, dash).
 _RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
                        "select", "function", "begin", "end", "switch", "repeat", "foreach", "coproc", "time"})
+# Words after which the next word is still a command the shell runs: `builtin exit`, `{ exit; }`,
+# `if true; then exit; fi`, `! exit`, `time exit`.
+_LEADS = frozenset({"builtin", "command", "{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"})
 _SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")
 _CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "dash": ["dash", "-n"], "sh": ["sh", "-n"],
              "fish": ["fish", "--no-execute"], "ksh": ["ksh", "-n"], "mksh": ["mksh", "-n"]}
@@ -106,7 +110,7 @@ def ends_shell(text: str) -> str | None:
             words = shlex.split(part, comments=True)
         except ValueError:
             words = part.split()
-        while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in ("builtin", "command")):
+        while words and ("=" in words[0] and not words[0].startswith("=") or words[0] in _LEADS):
             words = words[1:]
         if not words:
             continue
@@ -117,6 +121,8 @@ def ends_shell(text: str) -> str | None:
             return "`exec` would replace the human's shell, and end the shared terminal when it exits"
         if head == "kill" and any(a in ("$$", "0", "-1", "%%", "%+") or a.endswith("$$") for a in args):
             return "`kill` of the shell's own process would end the human's shell"
+        if head == "kill" and any(a in ("$PPID", "${PPID}") for a in args):
+            return "`kill` of the shell's parent, the tmux server, would end the human's shell and every pane"
     return None
 
 
