@@ -272,18 +272,26 @@ def close_by_exit(scene: Scene, pane: str) -> None:
     scene.human.line("exit")
 
 
-@pytest.mark.parametrize("asks", ["status", "wait"])
-@pytest.mark.parametrize("close", [close_by_kill_pane, close_by_exit], ids=["kill-pane", "exit"])
-def test_the_commands_pane_closed_by_the_human(scene: Scene, close: Move, asks: str) -> None:
+def closed_under_a_slow_command(scene: Scene, close: Move) -> tuple[str, str]:
+    """The agent's slow command runs in a pane the human split (the other pane keeps its prompt); the human
+    closes the command's pane.  Returns (the closed pane, the other)."""
     settle(scene)
     pane = scene.active_pane()
-    split_and_come_back(scene, pane)  # the other pane, with its prompt, survives
+    split_and_come_back(scene, pane)
+    other = next(iter(scene.pane_ids() - {pane}))
     scene.human_quiet()
     command, _ = slow(scene)
     res = call("send", text=command, timeout=0.5)
     assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
     close(scene, pane)
     assert poll(lambda: pane not in scene.pane_ids(), 5), f"the human could not close {pane}: {scene.panes()!r}"
+    return pane, other
+
+
+@pytest.mark.parametrize("asks", ["status", "wait"])
+@pytest.mark.parametrize("close", [close_by_kill_pane, close_by_exit], ids=["kill-pane", "exit"])
+def test_the_commands_pane_closed_by_the_human(scene: Scene, close: Move, asks: str) -> None:
+    closed_under_a_slow_command(scene, close)
     res = call(asks, **({"timeout": 4} if asks == "wait" else {}))
     assert not (res["ok"] and res["status"] == "ready"), \
         explain(f"{asks} answered ready for a command whose pane is gone", res, scene)
@@ -297,16 +305,7 @@ def test_the_commands_pane_closed_by_the_human(scene: Scene, close: Move, asks: 
 def test_a_new_command_after_the_human_closed_the_last_commands_pane(scene: Scene, close: Move) -> None:
     """The agent's next call is a new command: it goes to the pane the human looks at, as any new command
     does, and its result notes that the last command's pane was closed (once)."""
-    settle(scene)
-    pane = scene.active_pane()
-    split_and_come_back(scene, pane)
-    other = next(iter(scene.pane_ids() - {pane}))
-    scene.human_quiet()
-    command, _ = slow(scene)
-    res = call("send", text=command, timeout=0.5)
-    assert res["ok"] and res["status"] == "busy", explain("a slow command is busy at first", res, scene)
-    close(scene, pane)
-    assert poll(lambda: pane not in scene.pane_ids(), 5), f"the human could not close {pane}: {scene.panes()!r}"
+    pane, other = closed_under_a_slow_command(scene, close)
     assert scene.active_pane() == other
     scene.human_quiet()
     command, answer = probe(scene)
