@@ -1,0 +1,218 @@
+"""Tell the human, wherever they are, that a terminal of the agent needs them.
+
+``TMUX_TOOL_NOTIFY`` holds one or more Apprise URLs (``ntfy://``, ``tgram://``,
+``json://``..., separated by spaces or commas).  When a result says
+``needs_human``, one notification goes out per prompt: the session, the host,
+the question's first line and where the human types the answer.  Never the
+screen, never anything typed: the secret goes from the human's keyboard to the
+terminal and is in no result, so it cannot be in a notification either.
+
+*Once per prompt, whoever looks.*  The agent looks at a prompt many times (its
+``run``, then ``status``, then ``wait``), from different processes (a
+command-line call, the resident process, the MCP server, the page's server).
+So what was sent is remembered in a file of the state folder (0600) that all
+of them read: a prompt is its host, session, reading process and question
+(:attr:`Prompt.key`).  A later judged result of the same session that no
+longer needs the human sends a short "no longer needs you", once.
+
+*Never in the agent's way.*  Apprise and the network are in a detached child
+process (this file run as a script, the message on its stdin), not a thread:
+a command-line call's process exits right after its answer, which would end a
+thread with the notification unsent, while a detached child goes on by itself
+(its own session, no descriptor of ours), bounded by an alarm.  The agent's
+call pays for one fork and exec, once per prompt; apprise is imported only in
+that child.  A notifier that fails is written once to ``notify.log`` in the
+state folder: the calls' stdout and stderr are what the agent reads, and a
+detached child has neither.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+ENV = "TMUX_TOOL_NOTIFY"
+RECORDS = "notified.json"
+LOG = "notify.log"
+KEEP = 256  # prompts remembered; the oldest are forgotten first
+LIFETIME = 60  # seconds a sending child may live, whatever its notifiers do
+QUESTION_CAP = 200  # characters of the question's first line in a notification
+_SPLIT = re.compile(r"[\s,]+")
+
+
+def urls() -> list[str]:
+    """The Apprise URLs of ``TMUX_TOOL_NOTIFY`` (none: nothing is ever sent)."""
+    return [u for u in _SPLIT.split(os.environ.get(ENV, "")) if u]
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One prompt for the human: where it is, who reads it, what it asks, where to answer it."""
+
+    host: str  # "" for this machine
+    session: str
+    reader: str  # the process that reads the answer ("" when not known)
+    question: str
+    where: str
+
+    @property
+    def key(self) -> str:
+        """What makes two looks the same prompt (the question's first line only is ever kept)."""
+        import hashlib
+
+        text = json.dumps([self.host, self.session, self.reader, first_line(self.question)])
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[0][:QUESTION_CAP] if lines else ""
+
+
+def asked(root: Path, prompt: Prompt) -> bool:
+    """Send ``prompt`` unless it was sent already; whether it was sent now."""
+    records = _read(root)
+    if prompt.key in records:
+        return False
+    with _Locked(root) as locked:
+        if prompt.key in locked.records:
+            return False
+        locked.records[prompt.key] = {"host": prompt.host, "session": prompt.session, "open": True}
+    _spawn(root, f"{prompt.session} on {_machine(prompt.host)} needs you",
+           f"{first_line(prompt.question) or 'a secret is asked'}\nAnswer it at {prompt.where}")
+    return True
+
+
+def settled(root: Path, host: str, session: str) -> bool:
+    """Session ``session`` on ``host`` no longer needs the human: say so, once, for the prompts told of."""
+    if not any(_is(r, host, session) for r in _read(root).values()):
+        return False
+    with _Locked(root) as locked:
+        told = [r for r in locked.records.values() if _is(r, host, session)]
+        for record in told:
+            record["open"] = False
+    if told:
+        _spawn(root, f"{session} on {_machine(host)} no longer needs you",
+               f"The prompt in {session} is answered or gone.")
+    return bool(told)
+
+
+def _machine(host: str) -> str:
+    """The host's name, or this machine's: the human may have the tool on several."""
+    return host or os.uname().nodename
+
+
+def _is(record: Any, host: str, session: str) -> bool:
+    return (isinstance(record, dict) and record.get("open") is True and record.get("host") == host
+            and record.get("session") == session)
+
+
+def _read(root: Path) -> dict[str, Any]:
+    """The prompts told of ({} when none, or the file cannot be read)."""
+    try:
+        found = json.loads((root / RECORDS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+class _Locked:
+    """The records, read and written back under an exclusive lock of the file (processes and threads)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.records: dict[str, Any] = {}
+        self.fd = -1
+
+    def __enter__(self) -> Self:
+        import fcntl
+
+        from .config import private_path
+
+        private_path(self.root)
+        self.fd = os.open(self.root / RECORDS, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        self.records = _read(self.root)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if exc[0] is None:
+                kept = dict(list(self.records.items())[-KEEP:])
+                data = json.dumps(kept).encode()
+                os.ftruncate(self.fd, 0)
+                os.pwrite(self.fd, data, 0)
+        finally:
+            os.close(self.fd)  # closing releases the lock
+
+
+def _spawn(root: Path, title: str, body: str) -> None:
+    """Hand one notification to a detached child (see the module's docstring for why not a thread)."""
+    import subprocess
+    import sys
+    import threading
+
+    payload = json.dumps({"title": title, "body": body, "log": str(root / LOG)}).encode()
+    try:  # this file as a script (-P: its folder not on the path), whatever name the library was loaded under
+        child = subprocess.Popen([sys.executable, "-P", __file__], cwd="/", stdin=subprocess.PIPE,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        log_once(root / LOG, f"no notification could be sent: {exc.strerror or exc}")
+        return
+    assert child.stdin is not None
+    with child.stdin:
+        child.stdin.write(payload)  # a few hundred bytes: the pipe takes them at once
+    threading.Thread(target=child.wait, name="tmux-tool-notify", daemon=True).start()  # no zombie left
+
+
+def log_once(path: Path, line: str) -> None:
+    """Append ``line`` to the log unless it is there already: a notifier that keeps failing is said once."""
+    try:
+        known = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        if any(k.partition(" ")[2] == line for k in known):
+            return
+        import time
+
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # the child runs without the library
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+    except OSError:
+        pass  # the state folder cannot be written: the calls themselves say so
+
+
+def _deliver(index: int, url: str, title: str, body: str) -> str | None:
+    """Send to one Apprise URL; why it failed (without the URL's secrets), or None."""
+    import apprise
+
+    box = apprise.Apprise()
+    if not box.add(url):
+        return f"item {index} of {ENV} is no Apprise URL that this apprise knows"
+    if not box.notify(body=body, title=title):
+        shown = box[0].url(privacy=True)  # type: ignore[no-untyped-call]  # its tokens shown as ...
+        return f"{shown} did not take the notification (unreachable or refused)"
+    return None
+
+
+def main() -> int:
+    """The detached child: read the message on stdin, send it to every URL, log each failure once."""
+    import signal
+    import sys
+
+    signal.alarm(LIFETIME)
+    message = json.loads(sys.stdin.read())
+    for index, url in enumerate(urls(), 1):
+        try:
+            failed = _deliver(index, url, message["title"], message["body"])
+        except Exception as exc:  # noqa: BLE001 - one notifier's fault must not stop the others
+            failed = f"item {index} of {ENV} failed: {type(exc).__name__}"
+        if failed:
+            log_once(Path(message["log"]), failed)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
