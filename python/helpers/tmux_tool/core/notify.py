@@ -204,6 +204,11 @@ def main() -> int:
 
     signal.alarm(LIFETIME)
     message = json.loads(sys.stdin.read())
+    try:
+        import apprise  # noqa: F401 - present, or said once
+    except ImportError:
+        log_once(Path(message["log"]), f"{ENV} is set but {sys.executable} has no apprise: pip install apprise")
+        return 1
     for index, url in enumerate(urls(), 1):
         try:
             failed = _deliver(index, url, message["title"], message["body"])

@@ -1,0 +1,208 @@
+"""The human hears of a prompt that needs them wherever they are: one notification per prompt.
+
+``TMUX_TOOL_NOTIFY`` names an Apprise ``json://`` URL of a small HTTP server in
+the test, which keeps every notification posted to it.  A real sudo (the
+throwaway user of tests/accounts.py) asks its password in a private session and
+in the shared terminal; the agent looks at it several times (``run`` or
+``send``, ``status`` twice, a short ``wait``) and exactly one notification
+arrives, naming the session and the page's address for it; the human types the
+password (tmux send-keys, as a human's client does) and a "no longer needs you"
+follows.  No notification holds the password.  A notifier that does not answer,
+or cannot be reached, never holds up the agent's calls, and is logged once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from python.helpers.tmux_tool.core import notify
+from python.helpers.tmux_tool.judgement import human
+from python.tools.tmux_tool import call
+
+from ..conftest import SharedTerminal, poll
+
+if TYPE_CHECKING:
+    from ..accounts import SecretUser
+
+pytest_plugins = ["tests.accounts"]
+
+PAGE = "http://127.0.0.1:7681/"
+GETPASS = "python3 -c 'import getpass; getpass.getpass()'"
+
+
+@dataclass
+class Receiver:
+    """An HTTP server that keeps what Apprise's ``json://`` posts; its answers wait while ``gate`` is shut."""
+
+    port: int
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    entered: threading.Event = field(default_factory=threading.Event)
+    gate: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def url(self) -> str:
+        return f"json://127.0.0.1:{self.port}/"
+
+    def asks(self) -> list[dict[str, Any]]:
+        return [p for p in self.posts if p.get("title", "").endswith(" needs you") and "no longer" not in p["title"]]
+
+    def answers(self) -> list[dict[str, Any]]:
+        return [p for p in self.posts if p.get("title", "").endswith(" no longer needs you")]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    box = Receiver(port=0)
+    box.gate.set()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            box.entered.set()
+            box.gate.wait(timeout=60)
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            box.posts.append(json.loads(body))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    box.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield box
+    box.gate.set()
+    _notifiers_done()
+    server.shutdown()
+    server.server_close()
+
+
+def _notifiers() -> list[int]:
+    """The notifying children this process started that still work (the tool's calls run in-process)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            state, parent = (proc / "stat").read_text().rpartition(")")[2].split()[:2]
+            if int(parent) == os.getpid() and state != "Z" and b"notify.py" in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+    return found
+
+
+def _notifiers_done() -> None:
+    assert poll(lambda: not _notifiers(), timeout=60, step=0.05), "a notifier child is still at work"
+
+
+def _set_page(socket: str) -> None:
+    """What the page's server does when it starts: its address in the shared server."""
+    subprocess.run(["tmux", "-L", socket, "set-option", "-g", human.PAGE, PAGE], check=True, timeout=10)
+
+
+def _type_as_the_human(socket: str, session: str, secret: str) -> None:
+    for keys in (["-l", "--", secret], ["Enter"]):
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", f"={session}:", *keys], check=True, timeout=10)
+
+
+def _looks_again(session: str | None = None) -> None:
+    """The agent looks at the prompt again and again, as agents do."""
+    where = {"session": session} if session else {}
+    for _ in range(2):
+        assert call("status", **where).get("needs_human"), call("status", **where)
+    assert call("wait", timeout=0.5, **where).get("needs_human")
+
+
+def _told_once(box: Receiver, session: str, where: str, secret: str) -> None:
+    _notifiers_done()
+    asked = box.asks()
+    assert len(asked) == 1, box.posts
+    assert asked[0]["title"].startswith(f"{session} on "), asked
+    assert where in asked[0]["message"] and "password" in asked[0]["message"].lower(), asked
+    assert all(secret not in json.dumps(p) for p in box.posts), box.posts
+
+
+def test_a_private_sudo_is_told_once_and_its_answer_once(
+        private_socket: str, shared_terminal: SharedTerminal, secret_user: SecretUser, receiver: Receiver,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(notify.ENV, receiver.url)
+    _set_page(shared_terminal.socket)
+    res = call("run", session="admin", command=secret_user.sudo_id(), timeout=30)
+    assert res.get("needs_human") and res["where"] == f"{PAGE}#session=admin", res
+    _looks_again("admin")
+    _told_once(receiver, "admin", f"{PAGE}#session=admin", secret_user.password)
+
+    _type_as_the_human(private_socket, "admin", secret_user.password)
+    res = call("wait", session="admin", timeout=30)
+    assert res["ok"] and res["exit_code"] == 0, res
+    assert poll(receiver.answers, timeout=30), receiver.posts
+    call("status", session="admin")
+    _notifiers_done()
+    assert [p["title"] for p in receiver.answers()] == [f"admin on {os.uname().nodename} no longer needs you"]
+    assert len(receiver.asks()) == 1, receiver.posts
+    assert all(secret_user.password not in json.dumps(p) for p in receiver.posts), receiver.posts
+
+
+def test_a_sudo_in_the_shared_terminal_is_told_once(
+        shared_terminal: SharedTerminal, secret_user: SecretUser, receiver: Receiver,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(notify.ENV, receiver.url)
+    _set_page(shared_terminal.socket)
+    assert call("send", text=secret_user.sudo_id(), timeout=10)["ok"]
+    assert poll(lambda: call("status").get("needs_human"), timeout=10), call("status")
+    _looks_again()
+    _told_once(receiver, shared_terminal.session, PAGE, secret_user.password)
+
+    shared_terminal.type(secret_user.password)
+    shared_terminal.press("Enter")
+    res = call("wait", timeout=30)
+    assert res["ok"] and res["status"] == "ready", res
+    assert poll(receiver.answers, timeout=30), receiver.posts
+    _notifiers_done()
+    assert all(secret_user.password not in json.dumps(p) for p in receiver.posts), receiver.posts
+
+
+def test_a_notifier_that_does_not_answer_holds_up_no_call(
+        private_socket: str, receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The receiver takes the notification's connection and answers nothing until the end: every call
+    returns meanwhile, a new prompt's included."""
+    monkeypatch.setenv(notify.ENV, receiver.url)
+    receiver.gate.clear()
+    assert call("run", session="pw", command=GETPASS, timeout=30).get("needs_human")
+    assert receiver.entered.wait(timeout=30), "no notification reached the receiver"
+    assert call("status", session="pw").get("needs_human")
+    assert call("run", session="pw2", command=GETPASS, timeout=30).get("needs_human")
+    assert not receiver.gate.is_set() and not receiver.posts and _notifiers()  # all of it while held up
+    receiver.gate.set()
+    _notifiers_done()
+    assert len(receiver.asks()) == 2, receiver.posts
+
+
+def test_a_failing_notifier_is_logged_once_without_its_secrets(
+        private_socket: str, receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A closed port and a URL no Apprise plugin takes, beside one that works: the working one is told,
+    each failure is written once to the log (the password in a URL never), however many prompts fail."""
+    with socket.socket() as probe:  # a port nobody listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    monkeypatch.setenv(notify.ENV, f"json://who:pw-in-url-123@127.0.0.1:{closed}/, nosuch://x {receiver.url}")
+    for session in ("one", "two"):
+        assert call("run", session=session, command=GETPASS, timeout=30).get("needs_human")
+        _notifiers_done()
+    assert len(receiver.asks()) == 2, receiver.posts
+    log = (Path(os.environ["TMUX_TOOL_STATE_DIR"]) / notify.LOG).read_text()
+    lines = log.splitlines()
+    assert len(lines) == 2, log
+    assert "item 2 of TMUX_TOOL_NOTIFY is no Apprise URL" in log and "did not take the notification" in log
+    assert "pw-in-url-123" not in log, log
