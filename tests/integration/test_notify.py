@@ -103,7 +103,12 @@ def _notifiers() -> list[int]:
 
 
 def _notifiers_done() -> None:
-    assert poll(lambda: not _notifiers(), timeout=60, step=0.05), "a notifier child is still at work"
+    """Every notification the calls so far decided on is sent: no thread of ours is about to start a
+    child, and no child is left."""
+    def done() -> bool:
+        return not any(t.name == notify.THREAD for t in threading.enumerate()) and not _notifiers()
+
+    assert poll(done, timeout=60, step=0.05), "a notifier is still at work"
 
 
 def _set_page(socket: str) -> None:

@@ -19,9 +19,9 @@ longer needs the human sends a short "no longer needs you", once.
 process (this file run as a script, the message on its stdin), not a thread:
 a command-line call's process exits right after its answer, which would end a
 thread with the notification unsent, while a detached child goes on by itself
-(its own session, no descriptor of ours), bounded by an alarm.  The agent's
-call pays for one fork and exec, once per prompt; apprise is imported only in
-that child.  A notifier that fails is written once to ``notify.log`` in the
+(a session of its own, no descriptor of ours but its stdin), bounded by an
+alarm.  The agent's call pays for a look at the records; a thread records a
+new prompt and starts the child.  Apprise is imported only in that child.  A notifier that fails is written once to ``notify.log`` in the
 state folder: the calls' stdout and stderr are what the agent reads, and a
 detached child has neither.
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
@@ -41,6 +42,7 @@ LOG = "notify.log"
 KEEP = 256  # prompts remembered; the oldest are forgotten first
 LIFETIME = 60  # seconds a sending child may live, whatever its notifiers do
 QUESTION_CAP = 200  # characters of the question's first line in a notification
+THREAD = "tmux-tool-notify"  # the threads that record and spawn (a test waits for them)
 _SPLIT = re.compile(r"[\s,]+")
 
 
@@ -73,24 +75,28 @@ def first_line(text: str) -> str:
     return lines[0][:QUESTION_CAP] if lines else ""
 
 
-def asked(root: Path, prompt: Prompt) -> bool:
-    """Send ``prompt`` unless it was sent already; whether it was sent now."""
-    records = _read(root)
-    if prompt.key in records:
-        return False
+def asked(root: Path, prompt: Prompt) -> None:
+    """Send ``prompt`` unless it was sent already (that look is all the caller pays)."""
+    if prompt.key not in _read(root):
+        _aside(root, _ask, root, prompt)
+
+
+def settled(root: Path, host: str, session: str) -> None:
+    """Session ``session`` on ``host`` no longer needs the human: say so, once, for the prompts told of."""
+    if any(_is(r, host, session) for r in _read(root).values()):
+        _aside(root, _settle, root, host, session)
+
+
+def _ask(root: Path, prompt: Prompt) -> None:
     with _Locked(root) as locked:
         if prompt.key in locked.records:
-            return False
+            return  # another look, here or in another process, was first
         locked.records[prompt.key] = {"host": prompt.host, "session": prompt.session, "open": True}
     _spawn(root, f"{prompt.session} on {_machine(prompt.host)} needs you",
            f"{first_line(prompt.question) or 'a secret is asked'}\nAnswer it at {prompt.where}")
-    return True
 
 
-def settled(root: Path, host: str, session: str) -> bool:
-    """Session ``session`` on ``host`` no longer needs the human: say so, once, for the prompts told of."""
-    if not any(_is(r, host, session) for r in _read(root).values()):
-        return False
+def _settle(root: Path, host: str, session: str) -> None:
     with _Locked(root) as locked:
         told = [r for r in locked.records.values() if _is(r, host, session)]
         for record in told:
@@ -98,7 +104,27 @@ def settled(root: Path, host: str, session: str) -> bool:
     if told:
         _spawn(root, f"{session} on {_machine(host)} no longer needs you",
                f"The prompt in {session} is answered or gone.")
-    return bool(told)
+
+
+def _aside(root: Path, work: Callable[..., None], *args: Any) -> None:
+    """Do ``work`` in a thread, so the agent's call returns before it.
+
+    Not a daemon: a command-line call's process, which exits right after its
+    answer, waits at its exit for this thread, which records the prompt and
+    starts the sending child (milliseconds; a spawn waits for the child's
+    exec, which a loaded machine can delay by a tenth of a second), never for
+    the network.  A fault here is the notifier's: written to the log, never
+    to stderr, which the agent reads.
+    """
+    import threading
+
+    def guarded() -> None:
+        try:
+            work(*args)
+        except Exception as exc:  # noqa: BLE001 - nothing of the notifier's reaches the agent's call
+            log_once(root / LOG, f"notifying failed: {type(exc).__name__}: {exc}")
+
+    threading.Thread(target=guarded, name=THREAD).start()
 
 
 def _machine(host: str) -> str:
@@ -151,22 +177,36 @@ class _Locked:
 
 
 def _spawn(root: Path, title: str, body: str) -> None:
-    """Hand one notification to a detached child (see the module's docstring for why not a thread)."""
-    import subprocess
+    """Hand one notification to a detached child (see the module's docstring for why not a thread).
+
+    ``posix_spawn`` as the tool spawns tmux: no ``subprocess`` to import, and a
+    child in a session of its own without a fork of this process, whose size
+    (the resident, Agent Zero) would cost tens of milliseconds.  This file runs
+    as a script (``-P``: its folder not on the path), whatever name the library
+    was loaded under.
+    """
     import sys
     import threading
 
     payload = json.dumps({"title": title, "body": body, "log": str(root / LOG)}).encode()
-    try:  # this file as a script (-P: its folder not on the path), whatever name the library was loaded under
-        child = subprocess.Popen([sys.executable, "-P", __file__], cwd="/", stdin=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.posix_spawn(sys.executable, [sys.executable, "-P", __file__], os.environ, setsid=True,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0),
+                                           (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                           (os.POSIX_SPAWN_DUP2, 1, 2)])
     except OSError as exc:
+        os.close(write_end)
         log_once(root / LOG, f"no notification could be sent: {exc.strerror or exc}")
         return
-    assert child.stdin is not None
-    with child.stdin:
-        child.stdin.write(payload)  # a few hundred bytes: the pipe takes them at once
-    threading.Thread(target=child.wait, name="tmux-tool-notify", daemon=True).start()  # no zombie left
+    finally:
+        os.close(read_end)
+    try:
+        with open(write_end, "wb") as pipe:
+            pipe.write(payload)  # a few hundred bytes: the pipe takes them at once
+    except OSError:
+        pass  # the child ended before reading (killed): it has nothing to send
+    threading.Thread(target=os.waitpid, args=(pid, 0), name=f"{THREAD}-reaper", daemon=True).start()  # no zombie
 
 
 def log_once(path: Path, line: str) -> None:
@@ -202,6 +242,7 @@ def main() -> int:
     import signal
     import sys
 
+    os.nice(10)  # apprise's import and the sending yield the CPU to the agent's calls
     signal.alarm(LIFETIME)
     message = json.loads(sys.stdin.read())
     try:
