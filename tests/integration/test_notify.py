@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from python.helpers.tmux_tool.core import notify
 from python.helpers.tmux_tool.judgement import human
 from python.tools.tmux_tool import call
 
-from ..conftest import SharedTerminal, poll
+from ..conftest import REPO, SharedTerminal, poll
 
 if TYPE_CHECKING:
     from ..accounts import SecretUser
@@ -211,3 +212,18 @@ def test_a_failing_notifier_is_logged_once_without_its_secrets(
     assert len(lines) == 2, log
     assert "item 2 of TMUX_TOOL_NOTIFY is no Apprise URL" in log and "did not take the notification" in log
     assert "pw-in-url-123" not in log, log
+
+
+def test_a_command_line_call_that_exits_at_once_still_tells(
+        private_socket: str, receiver: Receiver) -> None:
+    """A command-line call answers itself (no resident) and its process exits right after its answer: the
+    notification still arrives (the spawn is waited for at exit, the sending is the detached child's)."""
+    assert call("run", session="pw", command=GETPASS, timeout=30).get("needs_human")  # not told: unset here
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    env.update({notify.ENV: receiver.url, "TMUX_TOOL_RESIDENT": "off"})
+    done = subprocess.run([sys.executable, "-m", "python.tools.tmux_tool", "status", "--session", "pw", "--json"],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert json.loads(done.stdout).get("needs_human"), done
+    assert done.stderr == "", done.stderr
+    assert poll(receiver.asks, timeout=60), "the notification did not outlive the call's process"
+    assert receiver.asks()[0]["title"].startswith("pw on "), receiver.posts
