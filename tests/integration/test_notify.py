@@ -210,8 +210,9 @@ def test_a_failing_notifier_is_logged_once_without_its_secrets(
     log = (Path(os.environ["TMUX_TOOL_STATE_DIR"]) / notify.LOG).read_text()
     lines = log.splitlines()
     assert len(lines) == 2, log
-    assert "item 2 of TMUX_TOOL_NOTIFY is no Apprise URL" in log and "did not take the notification" in log
-    assert "pw-in-url-123" not in log, log
+    assert "item 2 of TMUX_TOOL_NOTIFY (nosuch://...) is no Apprise URL" in log, log
+    assert "item 1 of TMUX_TOOL_NOTIFY (json://...) did not take the notification" in log, log
+    assert "pw-in-url-123" not in log and str(closed) not in log, log
 
 
 def test_a_command_line_call_that_exits_at_once_still_tells(

@@ -225,15 +225,16 @@ def log_once(path: Path, line: str) -> None:
 
 
 def _deliver(index: int, url: str, title: str, body: str) -> str | None:
-    """Send to one Apprise URL; why it failed (without the URL's secrets), or None."""
+    """Send to one Apprise URL; why it failed, or None.  The URL is named by its place and scheme only:
+    the rest of it may be a token, a password or a topic that is as good as one (ntfy)."""
     import apprise
 
+    named = f"item {index} of {ENV} ({url.partition('://')[0][:20]}://...)"
     box = apprise.Apprise()
     if not box.add(url):
-        return f"item {index} of {ENV} is no Apprise URL that this apprise knows"
+        return f"{named} is no Apprise URL that this apprise knows"
     if not box.notify(body=body, title=title):
-        shown = box[0].url(privacy=True)  # type: ignore[no-untyped-call]  # its tokens shown as ...
-        return f"{shown} did not take the notification (unreachable or refused)"
+        return f"{named} did not take the notification (unreachable or refused)"
     return None
 
 
