@@ -18,12 +18,8 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -35,81 +31,12 @@ from ..conftest import REPO, SharedTerminal, poll
 
 if TYPE_CHECKING:
     from ..accounts import SecretUser
+    from ..notifications import Receiver
 
-pytest_plugins = ["tests.accounts"]
+pytest_plugins = ["tests.accounts", "tests.notifications"]
 
 PAGE = "http://127.0.0.1:7681/"
 GETPASS = "python3 -c 'import getpass; getpass.getpass()'"
-
-
-@dataclass
-class Receiver:
-    """An HTTP server that keeps what Apprise's ``json://`` posts; its answers wait while ``gate`` is shut."""
-
-    port: int
-    posts: list[dict[str, Any]] = field(default_factory=list)
-    entered: threading.Event = field(default_factory=threading.Event)
-    gate: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def url(self) -> str:
-        return f"json://127.0.0.1:{self.port}/"
-
-    def asks(self) -> list[dict[str, Any]]:
-        return [p for p in self.posts if p.get("title", "").endswith(" needs you") and "no longer" not in p["title"]]
-
-    def answers(self) -> list[dict[str, Any]]:
-        return [p for p in self.posts if p.get("title", "").endswith(" no longer needs you")]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    box = Receiver(port=0)
-    box.gate.set()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            box.entered.set()
-            box.gate.wait(timeout=60)
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            box.posts.append(json.loads(body))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    box.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield box
-    box.gate.set()
-    _notifiers_done()
-    server.shutdown()
-    server.server_close()
-
-
-def _notifiers() -> list[int]:
-    """The notifying children this process started that still work (the tool's calls run in-process)."""
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            state, parent = (proc / "stat").read_text().rpartition(")")[2].split()[:2]
-            if int(parent) == os.getpid() and state != "Z" and b"notify.py" in (proc / "cmdline").read_bytes():
-                found.append(int(proc.name))
-        except (OSError, ValueError):
-            continue  # gone meanwhile
-    return found
-
-
-def _notifiers_done() -> None:
-    """Every notification the calls so far decided on is sent: no thread of ours is about to start a
-    child, and no child is left."""
-    def done() -> bool:
-        return not any(t.name == notify.THREAD for t in threading.enumerate()) and not _notifiers()
-
-    assert poll(done, timeout=60, step=0.05), "a notifier is still at work"
 
 
 def _set_page(socket: str) -> None:
@@ -131,7 +58,7 @@ def _looks_again(session: str | None = None) -> None:
 
 
 def _told_once(box: Receiver, session: str, where: str, secret: str) -> None:
-    _notifiers_done()
+    box.done()
     asked = box.asks()
     assert len(asked) == 1, box.posts
     assert asked[0]["title"].startswith(f"{session} on "), asked
@@ -154,7 +81,7 @@ def test_a_private_sudo_is_told_once_and_its_answer_once(
     assert res["ok"] and res["exit_code"] == 0, res
     assert poll(receiver.answers, timeout=30), receiver.posts
     call("status", session="admin")
-    _notifiers_done()
+    receiver.done()
     assert [p["title"] for p in receiver.answers()] == [f"admin on {os.uname().nodename} no longer needs you"]
     assert len(receiver.asks()) == 1, receiver.posts
     assert all(secret_user.password not in json.dumps(p) for p in receiver.posts), receiver.posts
@@ -175,7 +102,7 @@ def test_a_sudo_in_the_shared_terminal_is_told_once(
     res = call("wait", timeout=30)
     assert res["ok"] and res["status"] == "ready", res
     assert poll(receiver.answers, timeout=30), receiver.posts
-    _notifiers_done()
+    receiver.done()
     assert all(secret_user.password not in json.dumps(p) for p in receiver.posts), receiver.posts
 
 
@@ -189,9 +116,9 @@ def test_a_notifier_that_does_not_answer_holds_up_no_call(
     assert receiver.entered.wait(timeout=30), "no notification reached the receiver"
     assert call("status", session="pw").get("needs_human")
     assert call("run", session="pw2", command=GETPASS, timeout=30).get("needs_human")
-    assert not receiver.gate.is_set() and not receiver.posts and _notifiers()  # all of it while held up
+    assert not receiver.gate.is_set() and not receiver.posts and receiver.sending()  # all of it while held up
     receiver.gate.set()
-    _notifiers_done()
+    receiver.done()
     assert len(receiver.asks()) == 2, receiver.posts
 
 
@@ -205,7 +132,7 @@ def test_a_failing_notifier_is_logged_once_without_its_secrets(
     monkeypatch.setenv(notify.ENV, f"json://who:pw-in-url-123@127.0.0.1:{closed}/, nosuch://x {receiver.url}")
     for session in ("one", "two"):
         assert call("run", session=session, command=GETPASS, timeout=30).get("needs_human")
-        _notifiers_done()
+        receiver.done()
     assert len(receiver.asks()) == 2, receiver.posts
     log = (Path(os.environ["TMUX_TOOL_STATE_DIR"]) / notify.LOG).read_text()
     lines = log.splitlines()
