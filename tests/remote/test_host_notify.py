@@ -54,9 +54,13 @@ def pwbox(remote_host: RemoteHost, private_socket: str, tmp_path: Path,
 
 def test_sshs_password_while_connecting_is_told_once(pwbox: RemoteHost, private_socket: str,
                                                        told: Receiver) -> None:
+    """The calls that connect and a look at the connection's session (the page's) are one prompt."""
     for _ in range(2):  # the agent makes its call again before the human has answered
         res = call("run", command="echo in", host="pwbox", timeout=10)
         assert (res["status"], res.get("needs_human"), res["host"]) == ("blocked", True, "pwbox"), res["error"]
+        assert res["connection"] == "pwbox", res
+    seen = call("status", session=res["session"])  # as the page judges the connection's session here
+    assert seen.get("needs_human") and seen["connection"] == "pwbox", seen
     told.done()
     asks = told.asks()
     assert len(asks) == 1, told.posts

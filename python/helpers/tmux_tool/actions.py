@@ -189,7 +189,8 @@ def _tell_the_human(result: Result) -> None:
     """The human learns of a prompt only the human answers, wherever they are (``TMUX_TOOL_NOTIFY``): once
     per prompt, and once more when a later judged result of its session no longer needs them.  A failure
     here is the notifier's, never the agent's call's."""
-    session, host = result.session, str(result.extra.get("host") or "")
+    session, connection = result.session, result.extra.get("connection")
+    host = str(connection or result.extra.get("host") or "")
     if not session:
         return
     try:
@@ -198,7 +199,8 @@ def _tell_the_human(result: Result) -> None:
             notify.asked(root, notify.Prompt(host=host, session=session,
                                              reader=str(result.extra.get("secret_reader") or ""),
                                              question=str(result.extra.get("question") or ""),
-                                             where=str(result.extra.get("where") or "")))
+                                             where=str(result.extra.get("where") or ""),
+                                             connecting=connection is not None))
         elif result.ok and result.status != Status.UNKNOWN:
             notify.settled(root, host, session)
     except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
@@ -216,13 +218,13 @@ def _then_call_again(host: str) -> str:
     return f"once the human has answered ssh there, make your call on {host} again"
 
 
-def _connecting(exc: HostWaits, then: str, error: str = "") -> Result:
-    """ssh asks the human something in its session here as it connects (a password, a passphrase, a new
-    host key): what the agent is told (``error``, else ssh's question), and what to call once the human
-    has answered (``then``)."""
+def _connecting(exc: HostWaits, host: str | None, then: str, error: str = "") -> Result:
+    """ssh asks the human something in its session here as it connects to ``host`` (a password, a
+    passphrase, a new host key): what the agent is told (``error``, else ssh's question), and what to call
+    once the human has answered (``then``)."""
     where = human.where_to_type(config.load(), exc.session)
     return failure(error or str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
-                   question=exc.question, program="ssh", where=where,
+                   question=exc.question, program="ssh", where=where, connection=host,
                    hint=_connection_hint(exc.session, secret=exc.secret, where=where,
                                          then=f"once they have answered, {then}"))
 
@@ -266,6 +268,7 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return failure(f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
                        status=Status.UNKNOWN)
     session = args.get("session") if isinstance(args.get("session"), str) else None
+    ctx: Context | None = None
     try:
         bound = bind(name, spec.args, args)
         cfg = config.load()
@@ -281,17 +284,19 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         result = spec.handler(ctx, **bound)
         if result.extra.get("needs_human") and result.session:
             where = result.extra["where"] = human.where_to_type(cfg, result.session, ctx.host_name)
+            if connection is not None:
+                result.extra["connection"] = connection
             result.hint = (human.hint(result.extra.get("program"), where) if connection is None else
                            _connection_hint(result.session, secret=True, where=where,
                                             then=_then_call_again(connection)))
         return _masked(result)
     except LinkLost as exc:
         if isinstance(exc.cause, HostWaits):
-            return _masked(_connecting(exc.cause, f"call {exc.then}", str(exc)))
+            return _masked(_connecting(exc.cause, ctx.host_name if ctx else None, f"call {exc.then}", str(exc)))
         return _masked(failure(str(exc), session=exc.session, status=Status.BUSY, started=True,
                                hint=f"do not run the command again: once the host is reachable, call {exc.then}"))
     except HostWaits as exc:
-        return _masked(_connecting(exc, f"make this call ({name}) again"))
+        return _masked(_connecting(exc, ctx.host_name if ctx else None, f"make this call ({name}) again"))
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:

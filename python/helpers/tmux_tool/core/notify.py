@@ -60,13 +60,20 @@ class Prompt:
     reader: str  # the process that reads the answer ("" when not known)
     question: str
     where: str
+    connecting: bool = False  # ssh's question in its session here as it connects to ``host``
 
     @property
     def key(self) -> str:
-        """What makes two looks the same prompt (the question's first line only is ever kept)."""
+        """What makes two looks the same prompt (the question's first line only is ever kept).
+
+        ssh's question as it connects is seen two ways: the call that connects (its question as ssh
+        printed it, no process) and ``status`` of the connection's session (as judged, with ssh's
+        process).  The session is one connection's, so it alone names the prompt.
+        """
         import hashlib
 
-        text = json.dumps([self.host, self.session, self.reader, first_line(self.question)])
+        said = [] if self.connecting else [self.reader, first_line(self.question)]
+        text = json.dumps([self.host, self.session, *said])
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
