@@ -69,10 +69,12 @@ def test_sshs_password_while_connecting_is_told_once(pwbox: RemoteHost, private_
     for keys in (["-l", pwbox.user.password], ["Enter"]):
         subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", f"={res['session']}:", *keys],
                        check=True, timeout=10)
-    res = call("run", command="echo in", host="pwbox", timeout=20)
-    assert (res["ok"], res["output"]) == (True, "in"), res
+    connected = call("run", command="echo in", host="pwbox", timeout=20)
+    assert (connected["ok"], connected["output"]) == (True, "in"), connected
+    assert call("status", session=res["session"])["connection"] == "pwbox"  # the page's look: connected
     told.done()
     assert len(told.asks()) == 1 and pwbox.user.password not in json.dumps(told.posts), told.posts
+    assert [p["title"] for p in told.answers()] == [f"{res['session']} on pwbox no longer needs you"], told.posts
 
 
 def test_a_secret_asked_on_the_host_is_told_once_with_its_host(

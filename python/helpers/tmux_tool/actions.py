@@ -282,10 +282,10 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
                            "waits there (ssh asks the human there what it needs to connect)", session=session,
                            status=Status.UNKNOWN, hint=_then_call_again(connection))
         result = spec.handler(ctx, **bound)
+        if connection is not None:
+            result.extra["connection"] = connection
         if result.extra.get("needs_human") and result.session:
             where = result.extra["where"] = human.where_to_type(cfg, result.session, ctx.host_name)
-            if connection is not None:
-                result.extra["connection"] = connection
             result.hint = (human.hint(result.extra.get("program"), where) if connection is None else
                            _connection_hint(result.session, secret=True, where=where,
                                             then=_then_call_again(connection)))
