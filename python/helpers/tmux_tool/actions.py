@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import handlers
-from .core import config, masking, names, trace
+from .core import config, masking, names, notify, trace
 from .core.args import MAX_PATTERN, Arg, bind, brief
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.messages import message
@@ -184,7 +184,31 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
         trace.event("result", action=result.action, session=result.session, ok=result.ok,
                     status=str(result.status), error=result.error, exit_code=result.exit_code,
                     evidence=result.extra.get("evidence"), host=result.extra.get("host"))
+    if notify.urls():
+        _tell_the_human(result)
     return result
+
+
+def _tell_the_human(result: Result) -> None:
+    """The human learns of a prompt only the human answers, wherever they are (``TMUX_TOOL_NOTIFY``): once
+    per prompt, and once more when a later judged result of its session no longer needs them.  A failure
+    here is the notifier's, never the agent's call's."""
+    session, connection = result.session, result.extra.get("connection")
+    host = str(connection or result.extra.get("host") or "")
+    if not session:
+        return
+    try:
+        root = config.load().state_root
+        if result.extra.get("needs_human"):
+            notify.asked(root, notify.Prompt(host=host, session=session,
+                                             reader=str(result.extra.get("secret_reader") or ""),
+                                             question=str(result.extra.get("question") or ""),
+                                             where=str(result.extra.get("where") or ""),
+                                             connecting=connection is not None))
+        elif result.ok and result.status != Status.UNKNOWN:
+            notify.settled(root, host, session)
+    except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
+        notify.log_once(config.load().state_root / notify.LOG, f"notifying failed: {type(exc).__name__}")
 
 
 def _connection(ctx: Context, session: str | None) -> str | None:
@@ -198,24 +222,26 @@ def _then_call_again(host: str) -> str:
     return f"once the human has answered ssh there, make your call on {host} again"
 
 
-def _connecting(exc: HostWaits, then: str, error: str = "") -> Result:
-    """ssh asks the human something in its session here as it connects (a password, a passphrase, a new
-    host key): what the agent is told (``error``, else ssh's question), and what to call once the human
-    has answered (``then``)."""
+def _connecting(exc: HostWaits, host: str | None, then: str, error: str = "") -> Result:
+    """ssh asks the human something in its session here as it connects to ``host`` (a password, a
+    passphrase, a new host key): what the agent is told (``error``, else ssh's question), and what to call
+    once the human has answered (``then``)."""
+    where = human.where_to_type(config.load(), exc.session)
     return failure(error or str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
-                   question=exc.question, program="ssh",
-                   hint=_connection_hint(exc.session, secret=exc.secret, then=f"once they have answered, {then}"))
+                   question=exc.question, program="ssh", where=where, connection=host,
+                   hint=_connection_hint(exc.session, secret=exc.secret, where=where,
+                                         then=f"once they have answered, {then}"))
 
 
-def _connection_hint(session: str, *, secret: bool, then: str) -> str:
+def _connection_hint(session: str, *, secret: bool, where: str, then: str) -> str:
     """What the agent does about ssh's question in ``session`` (the connection to a host).
 
     The call made again is what proceeds: it finds the connection up and goes on, or, made before
     the human has answered, says the same.  Nothing is to be waited for in the session: once
     connected, ssh shows nothing more.  The session is the connection itself: a key the agent
-    sends there, an interrupt above all, would end it.
+    sends there, an interrupt above all, would end it.  The human answers at ``where``
+    (:func:`human.where_to_type`).
     """
-    where = human.where_to_type(config.load(), session)
     if secret:
         ask = ("ssh asks for a secret to connect (a password or a key's passphrase): the human types it, "
                f"never you (never ask for it in chat). Tell the human in one sentence to type it at {where}")
@@ -246,6 +272,7 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return failure(f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
                        status=Status.UNKNOWN)
     session = args.get("session") if isinstance(args.get("session"), str) else None
+    ctx: Context | None = None
     try:
         bound = bind(name, spec.args, args)
         cfg = config.load()
@@ -259,18 +286,21 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
                            "waits there (ssh asks the human there what it needs to connect)", session=session,
                            status=Status.UNKNOWN, hint=_then_call_again(connection))
         result = spec.handler(ctx, **bound)
+        if connection is not None:
+            result.extra["connection"] = connection
         if result.extra.get("needs_human") and result.session:
-            result.hint = (human.hint(cfg, result.session, result.extra.get("program"), ctx.host_name)
-                           if connection is None else
-                           _connection_hint(result.session, secret=True, then=_then_call_again(connection)))
+            where = result.extra["where"] = human.where_to_type(cfg, result.session, ctx.host_name)
+            result.hint = (human.hint(result.extra.get("program"), where) if connection is None else
+                           _connection_hint(result.session, secret=True, where=where,
+                                            then=_then_call_again(connection)))
         return _masked(result)
     except LinkLost as exc:
         if isinstance(exc.cause, HostWaits):
-            return _masked(_connecting(exc.cause, f"call {exc.then}", str(exc)))
+            return _masked(_connecting(exc.cause, ctx.host_name if ctx else None, f"call {exc.then}", str(exc)))
         return _masked(failure(str(exc), session=exc.session, status=Status.BUSY, started=True,
                                hint=f"do not run the command again: once the host is reachable, call {exc.then}"))
     except HostWaits as exc:
-        return _masked(_connecting(exc, f"make this call ({name}) again"))
+        return _masked(_connecting(exc, ctx.host_name if ctx else None, f"make this call ({name}) again"))
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:

@@ -94,9 +94,10 @@ def answering(st: State, asked: State | None) -> bool:
     return st.status == Status.BLOCKED and st.question == asked.question
 
 
-def hint(cfg: Config, session: str, program: str | None, host: str | None = None) -> str:
-    """What the agent is told of a secret asked for in ``session`` (on ``host``, when it names one)."""
-    return message("needs_human", program=program or "the program", where=where_to_type(cfg, session, host))
+def hint(program: str | None, where: str) -> str:
+    """What the agent is told of a secret asked for by ``program``, which the human types at ``where``
+    (:func:`where_to_type`)."""
+    return message("needs_human", program=program or "the program", where=where)
 
 
 def page(cfg: Config) -> str:

@@ -78,7 +78,7 @@ def reported(st: State, session: str, *, ok: bool = True, output: str = "", erro
     if st.question:
         data["question"], data["options"] = st.question, list(st.options)
     if st.needs_human:
-        data["needs_human"] = True
+        data["needs_human"], data["secret_reader"] = True, st.secret_reader
     if st.cwd:
         data["cwd"] = st.cwd
     if pane and (where := pane_info(st.facts)):

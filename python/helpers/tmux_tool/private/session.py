@@ -191,9 +191,10 @@ class PrivateSession:
             return None
         trace.event("refused", session=self.name, reason=why, final=True)
         host = self.server.host.name if self.server.host else None
+        where = human.where_to_type(self.server.cfg, self.name, host)
         return failure(f"nothing was typed: {why}", session=self.name, status=st.status, needs_human=True,
-                       question=st.question,
-                       program=st.program, hint=human.hint(self.server.cfg, self.name, st.program, host))
+                       question=st.question, secret_reader=st.secret_reader, program=st.program,
+                       hint=human.hint(st.program, where))
 
     def interrupt(self, timeout: float) -> Result:
         keyboard.press(self.target.tmux, self.target.pane, ["C-c"])

@@ -195,7 +195,8 @@ def _refusal(target: Target, st: State, verdict: guard.Leave) -> Result:
                        status=st.status, hint=message("human_typing_hint"), pane=pane_info(st.facts))
     hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
             else "wait a moment and try again, or check with status")
-    secret = {"needs_human": True, "question": st.question} if st.needs_human else {}
+    secret = ({"needs_human": True, "question": st.question, "secret_reader": st.secret_reader}
+              if st.needs_human else {})
     return failure(f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
                    hint=hint, evidence=st.evidence, program=st.program, pane=pane_info(st.facts), **secret)
 
