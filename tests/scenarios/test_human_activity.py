@@ -74,6 +74,28 @@ def test_human_types_ahead_while_the_agent_waits(scene: Scene) -> None:
     ends_right(scene)
 
 
+@pytest.mark.parametrize("keys", [["C-c"], ["Enter"], ["C-u"]], ids=["C-c", "Enter", "C-u"])
+def test_the_agent_leaves_the_humans_type_ahead_alone(scene: Scene, keys: list[str]) -> None:
+    """The human types ahead while the agent's command runs: the line sits in the terminal's buffer,
+    unread, where the agent's C-c would flush it, Enter submit it and C-u erase it.  None of them is
+    pressed; the line is the human's when the prompt comes back."""
+    settle(scene)
+    res = call("send", text="sleep 3", timeout=0)
+    assert res["ok"], explain("the command was not typed", res, scene)
+    scene.wait_front("sleep")
+    scene.human.type("echo ahead")
+    assert poll(lambda: scene.before_cursor().endswith("echo ahead"), 4), scene.screen()
+    res = call("keys", keys=keys, timeout=1)
+    refused(res)
+    assert "echo ahead" in res["error"], explain("the refusal does not say what the human typed", res, scene)
+    assert poll(lambda: "sleep" not in scene.front(), 10), explain("the agent's sleep did not end", res, scene)
+    assert poll(lambda: scene.before_cursor().endswith("echo ahead"), 4), \
+        explain("the human's type-ahead was lost", res, scene)
+    scene.human.press("Enter")
+    scene.wait_screen(r"^ahead$")
+    ends_right(scene)
+
+
 def test_human_presses_enter_on_empty_prompts(scene: Scene) -> None:
     settle(scene)
     for _ in range(3):

@@ -62,9 +62,6 @@ UNSEEN_TEXT = {
         {"status": "blocked", "human_text": "n"},
         ("the human's half-typed answer to the agent's question sits in the terminal's line buffer: the kernel "
          "counts no unread bytes for an unfinished line, and the judge does not read the question's row")),
-    "bash-agent-sleep-human-types-ahead": (
-        {"status": "busy", "owner": "agent", "human_text": "echo ahead"},
-        "the human's type-ahead while the agent's command runs is in the line buffer, unseen by the judge"),
 }
 
 
@@ -160,7 +157,6 @@ GUARD: dict[str, tuple[str, ...]] = {
 }
 # Rows where today's guard lets the agent act on text only the human typed (see UNSEEN_TEXT).
 HARMS = {
-    "bash-agent-sleep-human-types-ahead": {"text, force", "Enter", "Enter, force", "C-c", "C-c, force", "C-u"},
     "bash-agent-yes-no-human-answering": {label for label, *_ in PROBES},
 }
 

@@ -85,6 +85,10 @@ def judge(lk: Look, now: float | None = None) -> State:
     if term.shell_in_front:
         return _shell(lk, front, base, top=True, now=now)
     notes = replace(base, owner=_owner(lk, now))
+    if (ahead := _typed_ahead(lk, notes)) is not None:
+        return _state(lk, Status.BUSY, f"the human typed while our {front.comm} runs: {ahead!r} may be on the "
+                      "terminal's line, unread (the kernel keeps a line being typed out of sight)", front.comm,
+                      replace(notes, human_text=ahead, in_program=True))
     if front.shell and not term.working:
         return _shell(lk, front, notes, top=False, now=now)
     if front.state in ("R", "D"):
@@ -137,6 +141,29 @@ def _relayed(lk: Look, front: Proc, notes: Notes) -> State:
         return _state(lk, Status.READY, f"{inside} waits at its prompt {text.strip()!r}", front.comm,
                       replace(notes, prompt=text, learn=(front.pid, prompt.template(text, "/"))))
     return _state(lk, Status.BUSY, f"{front.comm} runs, and no prompt is at the cursor", front.comm, notes)
+
+
+def _typed_ahead(lk: Look, notes: Notes) -> str | None:
+    """What the human may have typed ahead while our program runs in front, or None.
+
+    A terminal in line mode keeps a line being typed in its buffer, unread and
+    uncounted (the unread count covers only whole lines), while its echo
+    shows it at the cursor.  Our Enter would submit it, C-u erase it, C-c
+    flush it with our program.  So text left of the cursor in line mode with
+    echo, in the pane the human's keys go to, after a key of theirs since our
+    command was typed (the same second counts), is taken for theirs: output
+    without a newline looks the same, and only a key of the human's makes it
+    doubtful.
+    """
+    term, facts, sent = lk.term, lk.facts, lk.sent
+    if notes.owner != "agent" or term.raw or not term.echo or not facts.focused or sent.at <= 0:
+        return None
+    key = key_time(facts)
+    if not key or key < int(sent.at):
+        return None
+    snap = lk.snap
+    typed = snap.cursor_line[:snap.cursor[0]].strip()
+    return typed or None
 
 
 def _owner(lk: Look, now: float) -> str:
