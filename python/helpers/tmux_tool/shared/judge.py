@@ -153,13 +153,15 @@ def _typed_ahead(lk: Look, notes: Notes) -> str | None:
     echo, in the pane the human's keys go to, after a key of theirs since our
     command was typed (the same second counts), is taken for theirs: output
     without a newline looks the same, and only a key of the human's makes it
-    doubtful.
+    doubtful.  A key in the very second its client attached is taken for the
+    attach (:func:`.look.key_time`): nobody types a line in the second they
+    open the terminal, and a page opened beside our program's question must
+    not lock the agent out of answering it.
     """
     term, facts, sent = lk.term, lk.facts, lk.sent
     if notes.owner != "agent" or term.raw or not term.echo or not facts.focused or sent.at <= 0:
         return None
-    key = key_time(facts)
-    if not key or key < int(sent.at):
+    if key_time(facts) < int(sent.at):
         return None
     snap = lk.snap
     typed = snap.cursor_line[:snap.cursor[0]].strip()

@@ -58,7 +58,7 @@ from collections.abc import Callable, Sequence
 
 from ..core.clock import Deadline
 from ..core.errors import Unavailable
-from .protocol import ATTACH_OPTION, Block, Stream, client_env
+from .protocol import Block, Stream, client_env
 from .tmux import command_line, program
 
 SWITCH = "TMUX_TOOL_CONTROL"
@@ -153,9 +153,6 @@ class Connection:
             self._wait(self._attach, deadline)
             if self._attach.error or not self._attach.replies[0][0]:
                 raise Unavailable(f"the control client could not attach to {session!r}")
-            # What the attach did to #{session_activity}, for the shared session's guard.
-            self.run([["set-option", "-F", "-t", f"={session}:", ATTACH_OPTION, "#{session_last_attached}"]],
-                     deadline.left())
         except (Unavailable, TimeoutError):
             self.close()
             raise

@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from ..core.clock import Deadline
 from ..core.errors import TmuxError, Unavailable
 from .gate import gate
-from .protocol import ATTACH_OPTION
 from .tmux import Tmux
 from .watcher import Client
 
@@ -131,10 +130,7 @@ class EventSource:
                 self.lose(client, client.failure or "it did not attach in time")
                 continue
             try:
-                # What the attach did to #{session_activity}, for the shared-session guardrails.
-                client.submit([["set-option", "-F", "-t", f"={client.session}:", ATTACH_OPTION,
-                                "#{session_last_attached}"],
-                               ["refresh-client", "-B", _SUBSCRIPTION]],
+                client.submit([["refresh-client", "-B", _SUBSCRIPTION]],
                               timeout=max(0.05, deadline.left()))
             except TmuxError:
                 self.lose(client, "it did not answer after attaching")

@@ -22,15 +22,6 @@ import os
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from . import options
-
-ATTACH_OPTION = options.WATCH_ATTACHED
-"""Where every attach of ours records the ``session_activity`` it caused.
-
-Attaching a client sets ``#{session_activity}``, which the shared session's
-guard reads as "the human pressed a key"; the guard subtracts this one.
-"""
-
 
 class Block(NamedTuple):
     """A finished reply block: did the command succeed, its output lines, did this client write it."""
