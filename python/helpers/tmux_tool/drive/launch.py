@@ -180,10 +180,13 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             return reported(st, target.name, hint=f"{label} redraws by itself and stays busy: read it, drive it "
                             "with keys, leave it with exit", answered=answered)
         shown = st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle
-        if shown and (quiet.held(now, settle) or now >= deadline.at):
+        idle = quiet.held(now, settle)
+        if shown and (idle or now >= deadline.at):
+            working = "" if idle else (f"{label} is still at work behind this screen (it asks for the CPU): "
+                                       "what it shows may change, and what is typed may wait")
             if st.status != Status.BLOCKED:
-                return reported(st, target.name, answered=answered)
-            hint = message("blocked", program=label)
+                return reported(st, target.name, answered=answered, hint=working or None)
+            hint = message("blocked", program=label) + (f"; {working}" if working else "")
             if not dialog:
                 return reported(st, target.name, hint=hint, answered=answered)
             how = (f"keys {' '.join(keys)} accept it" if dialog.choose is None else
