@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Browser, Page
-from shared_terminal_harness import REPO, SharedTerminalApp, wait_for
+from shared_terminal_harness import SharedTerminalApp, wait_for
 from test_agent_sessions import (
     agent_install,
     agent_tmux,
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 pytest_plugins = ["tests.accounts"]
 pytestmark = pytest.mark.browser
 
-DOCS = REPO / "docs"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
 TARGET = 40  # px: the least a finger's target may measure each way
@@ -111,7 +110,7 @@ def total(page: Page) -> str:
     return str(page.text_content("#agent-total"))
 
 
-def test_thirty_terminals_on_two_hosts(two_hosts: SharedTerminalApp, browser: Browser) -> None:
+def test_thirty_terminals_on_two_hosts(two_hosts: SharedTerminalApp, browser: Browser, artifacts_dir: Path) -> None:
     """Counted, the one that needs the human first and one click from its prompt, grouped by host,
     filtered by name, scrolled by the wheel, and the shared terminal one click away from any view."""
     here = [f"t{i:02}" for i in range(1, 26)]
@@ -131,7 +130,7 @@ def test_thirty_terminals_on_two_hosts(two_hosts: SharedTerminalApp, browser: Br
         assert shown[2:] == ["[here]", *here, "[on box]", *(f"{n}@box" for n in far)], shown
         assert (tab(tabs, "zz-asks") or {}).get("badge") == "needs you"
         assert on_top(tabs, '.agent-tab[data-session="zz-asks"]'), "the one needing the human is in view"
-        tabs.screenshot(path=str(DOCS / "page-thirty-terminals.png"))
+        tabs.screenshot(path=str(artifacts_dir / "page-thirty-terminals.png"))
 
         # The filter: by name, the count says how many of all.
         tabs.fill("#agent-filter", "far")
@@ -205,7 +204,7 @@ def view_font(page: Page) -> float:
 
 
 def test_a_phone_types_a_password_through_the_banners_masked_field(
-        one_host: SharedTerminalApp, browser: Browser, secret_user: SecretUser) -> None:
+        one_host: SharedTerminalApp, browser: Browser, secret_user: SecretUser, artifacts_dir: Path) -> None:
     """At 390x844 with touch: every target takes a finger, the password goes in the banner's masked
     field and is typed into sudo's prompt once, the field is empty afterwards, and the agent's ``wait``
     returns ready with the exact output; the view's font stays legible with a sideways scroll."""
@@ -223,7 +222,7 @@ def test_a_phone_types_a_password_through_the_banners_masked_field(
         assert total(tabs) == "2" and strip(tabs) == ["admin", "build"], strip(tabs)
         assert tabs.is_visible("#needs-you input[type=password]")
         assert small_targets(tabs) == [], small_targets(tabs)
-        tabs.screenshot(path=str(DOCS / "page-phone-needs-you.png"))
+        tabs.screenshot(path=str(artifacts_dir / "page-phone-needs-you.png"))
 
         waiting = Background("wait", session="admin", timeout=30)
         assert waiting.thread.is_alive(), "the wait must not return before the human typed"
@@ -250,7 +249,7 @@ def test_a_phone_types_a_password_through_the_banners_masked_field(
         assert "columns wide" in str(tabs.text_content("#agent-view-wide"))
         assert small_targets(tabs) == [], small_targets(tabs)
         assert on_top(tabs, "#shared-tab") and on_top(tabs, "#agent-close")
-        tabs.screenshot(path=str(DOCS / "page-phone-view.png"))
+        tabs.screenshot(path=str(artifacts_dir / "page-phone-view.png"))
         for box in ("#agent-view-term", "#agent-list"):
             swipe_left(tabs, box)
             wait_for(lambda box=box: scrolled(tabs, box) > 0, f"{box} to scroll sideways under a finger")
