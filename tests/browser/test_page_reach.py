@@ -10,6 +10,7 @@ every host's sessions.  The phone is Chromium's mobile emulation with touch at 3
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -267,5 +268,34 @@ def test_a_phone_types_a_password_through_the_banners_masked_field(
         kept = agent_tmux(one_host, "list-buffers", "-F", "#{buffer_sample}", check=False)
         assert secret_user.password not in kept + pane(one_host, "admin")
         wait_for(lambda: status_of(tabs, "admin") == "ready", "admin listed as ready")
+    finally:
+        tabs.context.close()
+
+
+def test_a_phone_types_the_shared_terminals_secret_through_the_banner(one_host: SharedTerminalApp,
+                                                                      browser: Browser) -> None:
+    """The shared terminal's own prompt takes the banner's masked field too: typed there once, the field
+    emptied, the secret nowhere but in the program that read it."""
+    phone = open_page(browser, one_host, **PHONE)
+    tabs = phone.page
+    try:
+        one_host.send_text(ASKS)
+        one_host.send_keys("Enter")
+        wait_for(lambda: tabs.is_visible("#needs-you input[type=password]"), "the banner's field", timeout=20)
+        assert banner(tabs) == [], "the shared terminal is in front already: nothing to open"
+        assert small_targets(tabs) == [], small_targets(tabs)
+        secret = "s3cret-" + secrets.token_hex(6)
+        tabs.tap("#needs-you input[type=password]")
+        tabs.keyboard.type(secret)
+        tabs.tap("#needs-you form.secret button[type=submit]")
+        assert tabs.input_value("#needs-you input[type=password]") == ""
+        wait_for(lambda: f"got-{len(secret)}-chars" in one_host.capture(), "the secret read by the prompt")
+        sent: list[list[str]] = tabs.evaluate("() => window.__sent")
+        assert [(path, m) for path, m in sent if secret in m] == [
+            ("/ws", json.dumps(["stdin", secret + "\r"], separators=(",", ":")))], "typed once, as keys"
+        wait_for(lambda: tabs.is_hidden("#needs-you"), "the banner to go", timeout=20)
+        assert secret not in one_host.capture()
+        assert secret not in json.dumps(tabs.evaluate("() => window.agentSessions.announced"))
+        assert secret not in (one_host.state_dir / "web.log").read_text()
     finally:
         tabs.context.close()

@@ -229,8 +229,8 @@
   }
 
   // One item of the banner: its button opens the terminal with the keyboard (hidden for the one in
-  // front that has it), and for an agent's terminal a masked field whose secret is typed there once
-  // (touch keyboards and password managers fill a field, not a terminal).
+  // front that has it), and a masked field whose secret is typed there once (touch keyboards and
+  // password managers fill a field, not a terminal).
   function needsItem(need) {
     const item = document.createElement("li");
     item.dataset.key = need.session;
@@ -245,10 +245,7 @@
         open(need.session, "secret");
       }
     });
-    item.append(button);
-    if (need.session !== "") {
-      item.append(secretForm(need.session));
-    }
+    item.append(button, secretForm(need.session));
     return item;
   }
 
@@ -260,11 +257,12 @@
     field.name = "secret";
     field.autocomplete = "current-password";
     field.placeholder = "type it here";
-    field.setAttribute("aria-label", "The secret " + name + " asks for, typed into its terminal once");
+    const where = name === "" ? "the shared terminal" : name;
+    field.setAttribute("aria-label", "The secret " + where + " asks for, typed into it once");
     const submit = document.createElement("button");
     submit.type = "submit";
     submit.textContent = "Type it";
-    submit.setAttribute("aria-label", "Type the secret into " + name + " and press Enter");
+    submit.setAttribute("aria-label", "Type the secret into " + where + " and press Enter");
     form.append(field, submit);
     form.addEventListener("submit", function (event) {
       event.preventDefault(); // nothing leaves the page but the keys, through the view's socket
@@ -283,8 +281,8 @@
   }
 
   // The badge of the shared tab, the tab's title, and the banner: one item per terminal that asks for
-  // a secret (the shared one: "" as session, while an agent's view is in front). Items are kept across
-  // renders, so a field being typed in, or a button the keyboard is on, stays.
+  // a secret (the shared one: "" as session). Items are kept across renders, so a field being typed
+  // in, or a button the keyboard is on, stays.
   function renderNeeds() {
     const needing = Array.from(agent.rows.values()).filter(function (r) {
       return r.needs_human;
@@ -298,8 +296,8 @@
       const front = agent.view !== null && agent.view.session === row.session && agent.view.writable;
       return need(row.session, row.session, row, !front);
     });
-    if (sharedRow !== null && agent.view !== null) {
-      needs.unshift(need("", "the shared terminal", sharedRow, true));
+    if (sharedRow !== null) {
+      needs.unshift(need("", "the shared terminal", sharedRow, agent.view !== null));
     }
     const kept = new Map(Array.from(needsList.children, function (item) {
       return [item.dataset.key, item];
@@ -322,7 +320,17 @@
 
   // The banner's secret for ``name``: typed into its view once that view has the keyboard and its
   // screen is drawn (opened and taken for the secret first, as its button would), then forgotten.
+  // The shared terminal's ("") is typed into it at once, brought in front first.
   function typeSecret(name, secret) {
+    if (name === "") {
+      close({ focus: false });
+      if (shared.typeSecret(secret)) {
+        announce("typed into the shared terminal, then Enter");
+      } else {
+        shared.tell("Not typed into the shared terminal: it is not connected");
+      }
+      return;
+    }
     const view = agent.view;
     if (view !== null && view.session === name && view.writable && view.drawn) {
       typed(view, secret);
