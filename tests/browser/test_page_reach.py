@@ -107,6 +107,17 @@ def on_top(page: Page, selector: str) -> bool:
     ))
 
 
+def in_strip(page: Page) -> int:
+    """How many tabs the strip shows whole, as it is scrolled."""
+    return int(page.evaluate(
+        """() => {
+            const strip = document.getElementById("agent-list").getBoundingClientRect();
+            return Array.from(document.querySelectorAll(".agent-tab"), (t) => t.getBoundingClientRect())
+                .filter((r) => r.left >= strip.left && r.right <= strip.right).length;
+        }"""
+    ))
+
+
 def total(page: Page) -> str:
     return str(page.text_content("#agent-total"))
 
@@ -131,6 +142,7 @@ def test_thirty_terminals_on_two_hosts(two_hosts: SharedTerminalApp, browser: Br
         assert shown[2:] == ["[here]", *here, "[on box]", *(f"{n}@box" for n in far)], shown
         assert (tab(tabs, "zz-asks") or {}).get("badge") == "needs you"
         assert on_top(tabs, '.agent-tab[data-session="zz-asks"]'), "the one needing the human is in view"
+        assert in_strip(tabs) >= 6, f"only {in_strip(tabs)} tabs fit in 1280 px"
         tabs.screenshot(path=str(artifacts_dir / "page-thirty-terminals.png"))
 
         # The filter: by name, the count says how many of all.

@@ -32,7 +32,9 @@
   const small = window.matchMedia("(max-width: 700px), (pointer: coarse)");
   const NEEDS_PREFIX = "(needs you) ";
   const LOG_LIMIT = 200;
-  const FILTER_FROM = 5; // sessions from which the strip offers its filter
+  // Sessions from which the strip offers its filter and its tabs are short (name and status; the
+  // program and what it does in the tab's title).
+  const FILTER_FROM = 5;
 
   function byId(id) {
     return document.getElementById(id);
@@ -140,7 +142,8 @@
     }
     part("evidence", row.evidence || "");
     button.append.apply(button, parts);
-    button.title = row.session + ": " + (row.evidence || row.status || "") +
+    button.title = row.session + (row.program ? " (" + row.program + ")" : "") + ": " +
+      (row.evidence || row.status || "") +
       (row.question ? "\nasks: " + row.question : "");
     button.addEventListener("click", function () {
       open(row.session, row.needs_human ? "secret" : undefined); // one click to the prompt's keyboard
@@ -204,6 +207,7 @@
     list.replaceChildren.apply(list, shown.items);
     none.hidden = rows.length > 0;
     filter.hidden = rows.length < FILTER_FROM && filter.value === "";
+    list.dataset.many = rows.length >= FILTER_FROM ? "1" : "";
     total.textContent = shown.count === rows.length ? String(rows.length) : shown.count + " of " + rows.length;
     if (focusedName !== null) {
       const again = list.querySelector('.agent-tab[data-session="' + focusedName + '"]');
