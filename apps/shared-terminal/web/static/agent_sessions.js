@@ -328,7 +328,9 @@
   function typeSecret(name, secret) {
     if (name === "") {
       close({ focus: false });
-      if (shared.typeSecret(secret)) {
+      if (sharedAsks() === null) {
+        shared.tell("Not typed into the shared terminal: it no longer asks for a secret");
+      } else if (shared.typeSecret(secret)) {
         announce("typed into the shared terminal, then Enter");
       } else {
         shared.tell("Not typed into the shared terminal: it is not connected");
@@ -348,8 +350,15 @@
     }
   }
 
+  // Typed only while the last look still says the terminal asks for a secret: one whose prompt went
+  // meanwhile (answered elsewhere) would take the secret as a command line, echoed and run.
   function typed(view, secret) {
     view.pendingSecret = null;
+    const row = view.row();
+    if (!row || !row.needs_human) {
+      shared.tell("Not typed into " + view.session + ": it no longer asks for a secret");
+      return;
+    }
     send(view, ["stdin", secret + "\r"]);
     announce("typed into " + view.session + ", then Enter");
   }
