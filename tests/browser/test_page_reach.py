@@ -175,6 +175,12 @@ def test_thirty_terminals_on_two_hosts(two_hosts: SharedTerminalApp, browser: Br
         wait_for(lambda: view_mode(tabs) == "you have the keyboard", "zz-asks with the keyboard", timeout=20)
         assert held(two_hosts, "zz-asks") == "page:secret"
         assert on_top(tabs, "#shared-tab")
+
+        # The same page as wide as a phone: the strip's filter and tabs take a finger too.
+        tabs.set_viewport_size(PHONE["viewport"])
+        wait_for(lambda: tabs.evaluate("() => innerWidth") == PHONE["viewport"]["width"], "the phone's width")
+        assert tabs.is_visible("#agent-filter") and small_targets(tabs) == [], small_targets(tabs)
+        assert on_top(tabs, "#shared-tab") and on_top(tabs, "#agent-filter")
     finally:
         tabs.context.close()
 

@@ -16,6 +16,12 @@
 // at #session=NAME opens that view, unless the human has typed meanwhile.
 // A view whose session ends keeps its last screen.
 //
+// Built for many terminals and for a phone: the strip counts them, puts the
+// ones that need the human first, groups the rest by host, filters by name and
+// scrolls (wheel, finger) while the shared tab stays put; on a touch screen a
+// view keeps a legible font and scrolls sideways, and the banner's masked field
+// types a secret into its terminal once, through the same socket as keys.
+//
 // window.agentSessions exposes the list, the view and every sentence
 // announced, so automated checks can see what a person sees.
 (function () {
