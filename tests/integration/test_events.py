@@ -27,11 +27,12 @@ from python.helpers.tmux_tool.core.errors import NoTarget
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.shared import seen
+from python.helpers.tmux_tool.shared.look import key_time
 from python.helpers.tmux_tool.transport import events, listen, panes
 from python.helpers.tmux_tool.transport.tmux import Tmux
 from python.tools.tmux_tool import call
 
-from ..conftest import SharedTerminal
+from ..conftest import SharedTerminal, poll
 from ..gates import Gate
 
 
@@ -149,17 +150,30 @@ def test_commands_through_the_client_answer_like_a_process(private_socket: str) 
         src.release(clients.values())
 
 
-def test_attaching_is_recorded_so_it_is_not_taken_for_a_key(shared_terminal: SharedTerminal) -> None:
-    """The attach moves #{session_activity}; the value it produced is kept in @tmux_tool_watch_attached."""
+def test_the_watch_clients_attach_is_no_key_and_a_humans_key_is(shared_terminal: SharedTerminal) -> None:
+    """The watch client's attach stamps the session's activity as a key would; a look tells the two apart."""
     size = "#{window_width}x#{window_height}"
     before = shared_terminal.tmux("display-message", "-p", "-t", "=shared:", size)
     src = source(shared_terminal.socket)
+    tmux = Tmux(shared_terminal.socket)
     clients = src.acquire(["shared"])
     try:
-        got = shared_terminal.tmux("display-message", "-p", "-t", "=shared:",
-                                   "#{session_activity} #{@tmux_tool_watch_attached}").split()
-        assert len(got) == 2 and got[0] == got[1]
+        _snap, facts = panes.look(tmux, "=shared:")
+        assert facts.session_activity and not facts.clients and key_time(facts, attaches=True) == 0, facts
         assert shared_terminal.tmux("display-message", "-p", "-t", "=shared:", size) == before
+        env = {**os.environ, "TERM": "xterm-256color"}
+        env.pop("TMUX", None)
+        human = pexpect.spawn("tmux", ["-u", "-L", shared_terminal.socket, "attach", "-t", "=shared"], env=env,
+                              dimensions=(30, 100), timeout=10)
+        try:
+            assert poll(lambda: len(panes.look(tmux, "=shared:")[1].clients) == 1, 5), "the human never attached"
+            assert key_time(panes.look(tmux, "=shared:")[1]) == 0, "the human's attach was taken for a key"
+            attached = panes.look(tmux, "=shared:")[1].clients[0][1]
+            assert poll(lambda: int(time.time()) > attached, 3)  # a key in a later second than the attach
+            human.send("x")
+            assert poll(lambda: key_time(panes.look(tmux, "=shared:")[1]) > attached, 5), "the key went unseen"
+        finally:
+            human.close(force=True)
     finally:
         src.release(clients.values())
 

@@ -124,10 +124,13 @@ class Human:
     """A ``tmux attach`` client in a pseudo terminal of ours, typing like a person.
 
     A reader thread drains the client's output all the time, as a terminal
-    would, so tmux never holds back output for a slow client.
+    would, so tmux never holds back output for a slow client.  Nobody types in
+    the second they open the terminal, and tmux, counting whole seconds, could
+    not tell such a key from the attach: the first key waits for the next second.
     """
 
     proc: ptyprocess.PtyProcess
+    attached: int = 0  # the second tmux stamped the client's attach with
     pace: float = 0.02
     _reader: threading.Thread | None = None
     _seen: bytearray = field(default_factory=bytearray, repr=False)
@@ -145,14 +148,19 @@ class Human:
         self._reader = threading.Thread(target=drain, daemon=True)
         self._reader.start()
 
+    def _sit_down(self) -> None:
+        assert poll(lambda: int(time.time()) > self.attached, 2), "the clock did not move past the attach"
+
     def type(self, text: str) -> None:
         """Type ``text`` one key at a time at a human pace."""
+        self._sit_down()
         for ch in text:
             self.proc.write(ch.encode())
             time.sleep(self.pace)
 
     def press(self, *keys: str) -> None:
         """Press named keys (``KEYS``) or single characters, one after the other."""
+        self._sit_down()
         for key in keys:
             self.proc.write(KEYS.get(key, key).encode())
             time.sleep(self.pace)
@@ -389,12 +397,13 @@ def attach_human(socket: str, env: dict[str, str], rows: int, cols: int) -> Huma
     human = Human(proc)
     human.start_reading()
 
-    def attached() -> bool:
-        clients = subprocess.run(["tmux", "-L", socket, "list-clients", "-F", "#{client_pid}"],
+    def attached() -> int:
+        clients = subprocess.run(["tmux", "-L", socket, "list-clients", "-F", "#{client_pid} #{client_created}"],
                                  capture_output=True, text=True, timeout=10, check=False).stdout
-        return str(proc.pid) in clients.split()
+        return next((int(line.split()[1]) for line in clients.splitlines() if line.split()[0] == str(proc.pid)), 0)
 
-    assert poll(attached, 10), "the human's tmux client never attached"
+    human.attached = poll(attached, 10)
+    assert human.attached, "the human's tmux client never attached"
     return human
 
 

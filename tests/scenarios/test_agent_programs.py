@@ -129,15 +129,10 @@ def test_human_types_into_the_agents_repl_then_the_agent_goes_on(scene: Scene) -
     ends_right(scene)
 
 
-def test_an_attach_while_the_agents_program_starts_is_no_key(scene: Scene, monkeypatch) -> None:
+def test_an_attach_while_the_agents_program_starts_is_no_key(scene: Scene) -> None:
     """Attaching a client (a browser tab opened, the tool's own watch client) sets the session's activity
-    as a key would.  The tool records its own attaches, one command later; a look in between, after the
-    agent typed and before any look saw its program, must not make the program the human's.  Here the
-    records never land, and a tab opens too."""
-    from python.helpers.tmux_tool.transport import connection, events
-
-    for module in (connection, events):
-        monkeypatch.setattr(module, "ATTACH_OPTION", "@test_attach_record_withheld")
+    as a key would.  A look after the agent typed and before any look saw its program must not make the
+    program the human's when a tab opens meanwhile."""
     assert call("send", text="true", timeout=6)["status"] == "ready"
     res = call("send", text="sleep 0.3; python3 -q", timeout=0)  # no look of the agent's sees python3 start
     assert res["ok"], explain("the REPL was not started", res, scene)

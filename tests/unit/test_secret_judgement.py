@@ -86,7 +86,7 @@ def facts(name: str) -> PaneFacts:
     fx = load(name)
     w, h = fx["size"]
     return PaneFacts(cursor=tuple(fx["cursor"]), alternate=fx["alternate"], in_mode=False, dead=False, width=w,
-                     height=h, attached=0, client_activity=0, window_activity=0,
+                     height=h, attached=0, window_activity=0,
                      command=fx["pane_current_command"], pid=0)
 
 

@@ -74,12 +74,14 @@ def _kernel(tmux: Tmux, known: tuple[int, str]) -> tuple[Terminal, int, kernel.S
     return term, kernel.bytes_read(term.front.pid, src) if term.front else -1, src
 
 
-def key_time(facts: PaneFacts) -> int:
-    """When the human last pressed a key (tmux's whole seconds), 0 if unknown.
+def key_time(facts: PaneFacts, *, attaches: bool = False) -> int:
+    """When the human last pressed a key in the pane's session (tmux's whole seconds), 0 if never.
 
-    Attaching a client also sets ``session_activity``: the value of the last
-    attach (any client's, the tool's own watch clients' among them, which also
-    record theirs) is no key.  The watch client's own record comes one command
-    after its attach, and a look in between took the attach for a key.
+    tmux stamps a client's activity with each of its keys, and with its attach
+    until its first key; the tool's own control clients are not among
+    ``facts.clients``.  A key in the same second as its client's attach looks
+    like the attach alone: by default it is taken for no key (a page opened is
+    not the human typing).  A rule that must fail closed asks with
+    ``attaches=True``: the attach's second may hold a key too.
     """
-    return 0 if facts.session_activity in (facts.watch_attached, facts.last_attached) else facts.session_activity
+    return max((key for key, attached in facts.clients if attaches or key > attached), default=0)

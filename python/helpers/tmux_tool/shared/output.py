@@ -120,10 +120,8 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     cursor_y = facts.cursor[1]
     typed, head = _solid(sent.text), _solid(sent.head)
     lines = [_solid(line) for line in sent.text.split("\n")]
-    # A clear-screen key (C-l) of the human's since we typed, unless tmux says no key came since (a client's
-    # attach hides the last key's time: then it may have).
-    key = key_time(facts)
-    keyed = not key or key >= int(sent.at)
+    # A clear-screen key (C-l) of the human's since we typed: a client's attach since may hide one.
+    keyed = key_time(facts, attaches=True) >= int(sent.at)
     start = sent.row - facts.history_size  # the row we typed on, from the top of the screen
     holds = _row_holds(sent, facts)
     top = -facts.history_size

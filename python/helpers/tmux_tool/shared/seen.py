@@ -1,7 +1,7 @@
 """Whether the human is active in a pane: their keys, and screen changes the agent did not cause.
 
 The agent types only into a quiet terminal.  tmux knows when the human last
-pressed a key (``session_activity``, whole seconds); what changed on the
+pressed a key (each client's activity, whole seconds); what changed on the
 screen, and when, the tool remembers itself per pane (``seen.json``), since
 only a change it did not cause means someone else is at work there.
 """
@@ -18,7 +18,7 @@ from . import guard
 from .look import Look, key_time
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
-KEY_GAP = 1.0  # no human key (tmux's session_activity, whole seconds) for this long
+KEY_GAP = 1.0  # no human key (tmux's whole seconds) for this long
 # tmux tells a pane's program its new size at most a quarter second after the one before; a size that
 # stays untold longer is no resize under way (``stty cols`` set one of its own).
 RESIZE_WAIT = 1.0

@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from ..core.clock import Deadline
 from ..core.errors import TmuxError, Unavailable
 from .gate import gate
-from .protocol import ATTACH_OPTION
 from .tmux import Tmux
 from .watcher import Client
 
@@ -131,10 +130,7 @@ class EventSource:
                 self.lose(client, client.failure or "it did not attach in time")
                 continue
             try:
-                # What the attach did to #{session_activity}, for the shared-session guardrails.
-                client.submit([["set-option", "-F", "-t", f"={client.session}:", ATTACH_OPTION,
-                                "#{session_last_attached}"],
-                               ["refresh-client", "-B", _SUBSCRIPTION]],
+                client.submit([["refresh-client", "-B", _SUBSCRIPTION]],
                               timeout=max(0.05, deadline.left()))
             except TmuxError:
                 self.lose(client, "it did not answer after attaching")
@@ -199,7 +195,7 @@ class EventSource:
         if thread is not None:
             thread.join(timeout=5.0)
         for client in clients:
-            if client.proc.poll() is None:  # the reader could not end it
+            if not client.ended():  # the reader could not end it
                 client.close()
 
     # --- the reader thread --------------------------------------------------

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 PREFIX = "@tmux_tool_"
 
-# Any session the tool listens to.
-WATCH_ATTACHED = PREFIX + "watch_attached"  # the session_activity our watch client's attach produced
-
 # The human's session: the records of the judge and the sender (shared/records.py, shared/where.py).
 PROMPTS = PREFIX + "prompt"  # -p: learned prompt pattern per shell pid
 SENT = PREFIX + "sent"  # -p: what the tool last typed into the pane

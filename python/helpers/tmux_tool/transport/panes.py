@@ -22,19 +22,22 @@ from typing import Protocol
 from .. import screen
 from ..screen.snapshot import Snapshot
 from . import options
-from .protocol import ATTACH_OPTION
 from .tmux import DEFAULT_TIMEOUT, SEP, Tmux
 
 _FIELDS = (
     "cursor_x", "cursor_y", "alternate_on", "pane_in_mode", "pane_dead", "pane_width",
-    "pane_height", "session_attached", "client_activity", "window_activity",
+    "pane_height", "session_attached", "window_activity",
     "pane_current_command", "pane_pid", "history_size", "session_activity",
-    "pane_current_path", options.PROMPTS, options.SENT, ATTACH_OPTION,
+    "pane_current_path", options.PROMPTS, options.SENT,
     "pane_tty", options.OWNED, options.PAUSED, options.APPROVE,
     "pane_id", "window_index", "window_name", "pane_index", "synchronize-panes", "history_limit",
-    options.UPPER, "pane_active", "window_active", "session_last_attached",
+    options.UPPER, "pane_active", "window_active",
 )
 _FORMAT = SEP.join(f"#{{{f}}}" for f in _FIELDS)
+# One line per client attached to the pane's session, before the pane's facts: the human's keys are
+# told from the tool's own control clients, whose attaches also stamp the session's activity.
+_CLIENT = "client" + SEP
+_CLIENTS = _CLIENT + SEP.join(("#{client_control_mode}", "#{client_activity}", "#{client_created}"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +51,6 @@ class PaneFacts:
     width: int
     height: int
     attached: int
-    client_activity: int
     window_activity: int
     command: str
     pid: int
@@ -57,7 +59,6 @@ class PaneFacts:
     path: str = ""
     learned_prompt: str = ""
     sent: str = ""
-    watch_attached: int = 0
     tty: str = ""
     owned: str = ""
     paused: bool = False  # the human has paused the agent (shared session)
@@ -70,7 +71,9 @@ class PaneFacts:
     history_limit: int = 0  # lines tmux keeps above the screen before it drops the oldest
     upper: str = ""  # the learned upper rows of each shell's prompt (shared session)
     focused: bool = True  # the active pane of the session's current window: where the human's keys go
-    last_attached: int = 0  # when a client last attached (whole seconds): attaching sets session_activity too
+    # The human's clients of the session (not the tool's control clients): (last key, attach), whole seconds.
+    # A client's activity is its attach until its first key.
+    clients: tuple[tuple[int, int], ...] = ()
 
     @property
     def abs_cursor_line(self) -> int:
@@ -109,10 +112,17 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
     """Capture the visible screen of ``target`` and the facts about its pane."""
     transport: Transport = tmux if tmux.host else (_served.get() or {}).get(tmux.socket, tmux)
     out = transport.chain(
+        ["list-clients", "-t", target, "-F", _CLIENTS],
         ["display-message", "-p", "-t", target, _FORMAT],
         ["capture-pane", "-p", "-e", "-t", target],
     )
+    clients: list[tuple[int, int]] = []
     head, _, body = out.partition("\n")
+    while head.startswith(_CLIENT):
+        control, activity, created = (head.removeprefix(_CLIENT).split(SEP) + ["", "", ""])[:3]
+        if control != "1":
+            clients.append((_int(activity), _int(created)))
+        head, _, body = body.partition("\n")
     v = head.split(SEP)
     v += [""] * (len(_FIELDS) - len(v))
     facts = PaneFacts(
@@ -123,29 +133,27 @@ def look(tmux: Tmux, target: str) -> tuple[Snapshot, PaneFacts]:
         width=_int(v[5]),
         height=_int(v[6]),
         attached=_int(v[7]),
-        client_activity=_int(v[8]),
-        window_activity=_int(v[9]),
-        command=v[10],
-        pid=_int(v[11]),
-        history_size=_int(v[12]),
-        session_activity=_int(v[13]),
-        path=v[14],
-        learned_prompt=v[15],
-        sent=v[16],
-        watch_attached=_int(v[17]),
-        tty=v[18],
-        owned=v[19],
-        paused=v[20] == "1",
-        approve=v[21] == "1",
-        pane_id=v[22],
-        window=_int(v[23]),
-        window_name=v[24],
-        index=_int(v[25]),
-        synchronized=v[26] == "1",
-        history_limit=_int(v[27]),
-        upper=v[28],
-        focused=v[29] != "0" and v[30] != "0",
-        last_attached=_int(v[31]),
+        window_activity=_int(v[8]),
+        command=v[9],
+        pid=_int(v[10]),
+        history_size=_int(v[11]),
+        session_activity=_int(v[12]),
+        path=v[13],
+        learned_prompt=v[14],
+        sent=v[15],
+        tty=v[16],
+        owned=v[17],
+        paused=v[18] == "1",
+        approve=v[19] == "1",
+        pane_id=v[20],
+        window=_int(v[21]),
+        window_name=v[22],
+        index=_int(v[23]),
+        synchronized=v[24] == "1",
+        history_limit=_int(v[25]),
+        upper=v[26],
+        focused=v[27] != "0" and v[28] != "0",
+        clients=tuple(clients),
     )
     body = body.removesuffix("\n")
     snap = screen.snapshot_from_capture(
