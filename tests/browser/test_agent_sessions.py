@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser_terminal import VIEWPORT, BrowserTerminal
@@ -56,11 +57,20 @@ VIEW_TEXT = """() => {
 def agent_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SharedTerminalApp]:
     """The shared terminal's install, its page server sharing the agent's private socket and state with the
     tool's ``call`` in this test; the agent's server is ended afterwards."""
+    with agent_install(tmp_path, monkeypatch) as app:
+        yield app
+
+
+@contextmanager
+def agent_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  **overrides: str) -> Iterator[SharedTerminalApp]:
+    """:func:`agent_app` with more of the tool's settings (``overrides``) for the page server and ``call``."""
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     private = unique_name("tt-agent")
     app = SharedTerminalApp(runtime_dir=runtime, overrides={"TMUX_TOOL_PRIVATE_SOCKET": private,
-                                                            "TMUX_TOOL_STATE_DIR": str(tmp_path / "state")})
+                                                            "TMUX_TOOL_STATE_DIR": str(tmp_path / "state"),
+                                                            **overrides})
     for key, value in app.env.items():
         if key.startswith("TMUX_TOOL_"):
             monkeypatch.setenv(key, value)
@@ -108,9 +118,10 @@ def page(browser: Browser, agent_app: SharedTerminalApp) -> Iterator[BrowserTerm
         terminal.page.context.close()
 
 
-def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "") -> BrowserTerminal:
-    """The page (at ``fragment``, e.g. ``#session=NAME``), its shared terminal connected, its sends recorded."""
-    context = browser.new_context(viewport=VIEWPORT)
+def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "", **device: Any) -> BrowserTerminal:
+    """The page (at ``fragment``, e.g. ``#session=NAME``), its shared terminal connected, its sends recorded;
+    ``device``: the browser context's options (a desk's viewport unless given)."""
+    context = browser.new_context(**{"viewport": VIEWPORT, **device})
     tab = context.new_page()
     tab.add_init_script(RECORD_SENDS)
     tab.goto(app.url + fragment)
@@ -423,12 +434,13 @@ def focus_in(page: Page, selector: str) -> bool:
 
 
 def banner(page: Page) -> list[str]:
-    """The buttons of the "needs you" banner, as shown ([] while it is hidden)."""
+    """The banner's buttons that open a terminal, as shown ([] while it is hidden)."""
     shown: list[str] = page.evaluate(
         """() => {
             const box = document.getElementById("needs-you");
             if (!box || box.hidden) { return []; }
-            return Array.from(box.querySelectorAll("button"), (b) => b.textContent.trim());
+            return Array.from(box.querySelectorAll("button.open")).filter((b) => !b.hidden)
+                .map((b) => b.textContent.trim());
         }"""
     )
     return shown
