@@ -118,12 +118,14 @@ def page(browser: Browser, agent_app: SharedTerminalApp) -> Iterator[BrowserTerm
         terminal.page.context.close()
 
 
-def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "", **device: Any) -> BrowserTerminal:
+def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "", init: str = "",
+              **device: Any) -> BrowserTerminal:
     """The page (at ``fragment``, e.g. ``#session=NAME``), its shared terminal connected, its sends recorded;
-    ``device``: the browser context's options (a desk's viewport unless given)."""
+    ``init``: a script run in it before the page's own; ``device``: the browser context's options (a desk's
+    viewport unless given)."""
     context = browser.new_context(**{"viewport": VIEWPORT, **device})
     tab = context.new_page()
-    tab.add_init_script(RECORD_SENDS)
+    tab.add_init_script(RECORD_SENDS + init)
     tab.goto(app.url + fragment)
     tab.wait_for_function("() => window.sharedTerminal && window.sharedTerminal.state === 'connected'")
     tab.wait_for_function("() => window.agentSessions && window.agentSessions.revision !== null")
@@ -597,3 +599,52 @@ def test_a_view_of_a_session_that_ends_keeps_its_last_screen(agent_app: SharedTe
     tabs.keyboard.type("x")
     assert view_mode(tabs).startswith("the session has ended")
     assert tabs.evaluate("() => window.agentSessions.view.socket === null"), "a key does not connect to nothing"
+
+
+# The page in a background tab, as far as the page can tell (document.hidden), and every system
+# notification it shows, recorded as it is shown.
+BACKGROUND_TAB = """
+window.inBackground = false;
+Object.defineProperty(Document.prototype, "hidden", { configurable: true, get() { return window.inBackground; } });
+window.notificationsShown = [];
+const SystemNotification = window.Notification;
+window.Notification = class extends SystemNotification {
+  constructor(title, options) {
+    super(title, options);
+    window.notificationsShown.push({ title: title, body: (options || {}).body });
+  }
+};
+"""
+
+
+def test_a_page_in_a_background_tab_tells_the_system_once_per_prompt(
+        browser: Browser, agent_app: SharedTerminalApp) -> None:
+    """The browser's own notification, once the human allowed them: for a prompt that comes while the
+    page is in the background, once (not at every change of the list), naming the terminal and what it
+    asks for; a page in front shows its banner only."""
+    page = open_page(browser, agent_app, init=BACKGROUND_TAB, permissions=["notifications"])
+    tabs = page.page
+    shown = "() => window.notificationsShown"
+    ask = "read -rs -p 'Password: ' pw; echo"
+
+    def answer() -> None:
+        agent_tmux(agent_app, "send-keys", "-t", "=vault:", "-l", "--", "not the secret")  # the human's keys
+        agent_tmux(agent_app, "send-keys", "-t", "=vault:", "Enter")
+        wait_for(lambda: (tab(tabs, "vault") or {}).get("badge") == "", "vault no longer needing the human")
+
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: (tab(tabs, "vault") or {}).get("badge") == "needs you", "vault marked as needing the human")
+    assert tabs.evaluate(shown) == [], "a page in front told the system too"
+    answer()
+
+    tabs.evaluate("() => { window.inBackground = true; }")
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: tabs.evaluate(shown), "the system to be told", timeout=20)
+    ready_session("other")  # the list changes while the prompt stays
+    wait_for(lambda: tab(tabs, "other"), "the list to show the other session")
+    assert tabs.evaluate(shown) == [{"title": "needs you: vault", "body": "vault – it asks for a password"}]
+
+    answer()
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: len(tabs.evaluate(shown)) == 2, "a new prompt told again", timeout=20)
+    assert "not the secret" not in json.dumps(tabs.evaluate(shown))
