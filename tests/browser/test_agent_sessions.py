@@ -454,6 +454,15 @@ def agent_keys(page: Page) -> list[str]:
     return [m for path, m in sent if path == "/agent-ws" and m.startswith('["stdin"')]
 
 
+def not_on_disk(app: SharedTerminalApp, secret: str) -> None:
+    """``secret`` is in no file the tool (its state folder), the page server (its runtime folder) or the
+    page server's log keeps."""
+    for place in (Path(app.overrides["TMUX_TOOL_STATE_DIR"]), app.runtime_dir, app.state_dir / "web.log"):
+        found = subprocess.run(["grep", "-rlF", "--", secret, str(place)], check=False, capture_output=True,
+                               text=True, timeout=30)
+        assert found.returncode == 1 and found.stdout == "", f"the secret is in {found.stdout or place}"
+
+
 def test_a_password_asked_while_the_human_types_waits_for_their_click(
         agent_app: SharedTerminalApp, page: BrowserTerminal, secret_user: SecretUser, artifacts_dir: Path) -> None:
     """The page never moves the keyboard by itself: a password asked for while the human types in the
@@ -519,12 +528,7 @@ def test_a_password_asked_while_the_human_types_waits_for_their_click(
     assert shared_input_line(agent_app).rstrip().endswith(HUMANS_LINE), "the human's line is as they left it"
 
     # The password is nowhere the tool, tmux or the page server keeps anything.
-    places = [Path(agent_app.overrides["TMUX_TOOL_STATE_DIR"]), agent_app.runtime_dir,
-              agent_app.state_dir / "web.log"]
-    for place in places:
-        found = subprocess.run(["grep", "-rlF", "--", secret_user.password, str(place)], check=False,
-                               capture_output=True, text=True, timeout=30)
-        assert found.returncode == 1 and found.stdout == "", f"the password is in {found.stdout or place}"
+    not_on_disk(agent_app, secret_user.password)
     assert (agent_app.state_dir / "web.log").read_text(), "the page server's log was read"
     kept = "".join(agent_tmux(agent_app, *command, check=False)
                    for command in (["list-buffers", "-F", "#{buffer_sample}"], ["show-options", "-g"],
