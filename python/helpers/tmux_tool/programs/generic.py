@@ -2,6 +2,10 @@
 
 It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
 
+* an input area between two rules at the bottom (a coding CLI no profile
+  knows: pi, Qwen Code) is read as a chat by :mod:`chat` - busy while it
+  shows work, a menu there ``blocked``, else ``ready`` - before anything
+  else, since text typed into it may look like a question;
 * its own REPL prompt at the cursor - one that names it (``(gdb)``) or
   counts its inputs (``DB<1>``, ``In [2]:`` after ``In [1]:``) - is ``ready``;
 * a question at the cursor (password, yes/no, ``label: (default)``,
@@ -34,7 +38,7 @@ from dataclasses import dataclass
 
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
-from . import menus, signs
+from . import chat, menus, signs
 from .base import Profile, Verdict, cursor_line, last_text_row, quote
 from .questions import ask, ask_in_frame
 
@@ -58,6 +62,8 @@ class GenericProfile(Profile):
     """Any program, judged by the signs all programs share."""
 
     def classify(self, snap: Snapshot) -> Verdict | None:
+        if chat.input_area(snap) is not None and (v := chat.speaker(self.name).classify(snap)):
+            return v
         if prompt := _repl_prompt(snap, (self.name, snap.program)):
             return self.verdict(Status.READY, f"{self.name}'s own prompt {quote(prompt)} is at the cursor with "
                                 "nothing typed")

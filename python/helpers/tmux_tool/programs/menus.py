@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
+from . import signs
 
 BOX_EDGES = "│┃║"
 RULE_CHARS = set("─━═╌┄╍┅-—_▀▄ ")
@@ -176,13 +177,19 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
         numbered = all(NUMBERED.match(label) for label in labels)
         last = members[-1]
         tail = [unbox(r).strip() for r in rows[last + 1 : stop]]
-        hinted = any(HINT.search(t) for t in tail[:6])
-        bottom = all(not t or HINT.search(t) or is_rule(t) for t in tail)
+        hinted = any(_hint(t) for t in tail[:6])
+        bottom = all(not t or _hint(t) or is_rule(t) for t in tail)
         on_cursor = snap.cursor[1] == y
         if numbered or hinted or ((on_cursor or bottom) and not gaps_above + gaps_below):
             question = _question_above(rows, members[0], max(start, 0))
             return Menu(question, tuple(labels), m.group("label").strip(), members[0], last, numbered)
     return None
+
+
+def _hint(row: str) -> bool:
+    """A row that tells which keys answer a menu - not a spinner's row, whose key hint
+    (``(2s · esc to cancel)``) says how to stop work going on."""
+    return bool(HINT.search(row)) and not signs.activity(row)
 
 
 def find_toggle(snap: Snapshot, rows: int = 4) -> Menu | None:

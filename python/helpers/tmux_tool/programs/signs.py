@@ -22,7 +22,7 @@ import re
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
-from .base import cursor_line
+from . import base  # by module: base imports menus, which reads signs
 
 SPINNER_GLYPHS = "⠁-⣿◐◓◑◒◴◷◶◵✶✢✽✻✳⏺◯◉⬝■🌑🌒🌓🌔🌕🌖🌗🌘"
 SPINNER = re.compile(rf"^\s*[{SPINNER_GLYPHS}·*•◦]\s*\S[^\n]*?(?:…|\.\.\.)")
@@ -183,7 +183,7 @@ def died_under_prompt(snap: Snapshot) -> str | None:
     sees a prompt.  A prompt left of the cursor and a crash word on the rows
     just above it mean the program died.
     """
-    cl = cursor_line(snap)
+    cl = base.cursor_line(snap)
     if not cl.before.rstrip().endswith(SHELL_PROMPT_END):
         return None
     for y in range(cl.row, max(-1, cl.row - CRASH_ROWS), -1):
