@@ -1,6 +1,6 @@
 """Coding CLIs no profile knows, driven by the generic chat reading: start, turns of their own, exit.
 
-pi and Qwen Code run against the scripted model server with nothing of
+pi, Qwen Code and Continue (`cn`) run against the scripted model server with nothing of
 theirs in the tool: ``start`` must find each idle at its input area
 (``profile: "generic"``), every ``ask`` must come back with its own answer
 read off the screen - after the model's last byte, also when the stream
@@ -19,7 +19,7 @@ import pytest
 from python.tools.tmux_tool import call
 from tests.e2e.conftest import Cli, TimedReply, explain
 
-GENERIC = ("pi", "qwen")
+GENERIC = ("pi", "qwen", "cn")
 START_TIMEOUT = 60
 ASK_TIMEOUT = 90
 
@@ -57,7 +57,8 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
                                        terminal_size: Callable[[int, int], None], private_socket: str) -> None:
     terminal_size(200, 50)
     cli = prepare(program)
-    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
+                   timeout=START_TIMEOUT)
     assert started["ok"] and started["status"] == "ready", explain(started)
     assert started["profile"] == "generic", started
 

@@ -305,3 +305,28 @@ def qwen(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> L
     env = _base_env(home) | {"OPENAI_API_KEY": api_key, "OPENAI_BASE_URL": base_url + "/v1",
                              "OPENAI_MODEL": "scripted-model", "QWEN_CODE_NO_RELAUNCH": "true"}
     return Launch("qwen", ["qwen"], env, home, cwd)
+
+
+def cn(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Launch:
+    """Continue's CLI `cn` (`@continuedev/cli`) against `base_url` (chat completions).
+
+    One model of provider `openai` with its `apiBase` in a config file given
+    with `--config` (no sign-in to Continue's hub), telemetry off.
+    """
+    config = home / ".continue" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("\n".join([
+        "name: scripted",
+        "version: 1.0.0",
+        "schema: v1",
+        "models:",
+        "  - name: scripted-model",
+        "    provider: openai",
+        "    model: scripted-model",
+        f"    apiBase: {json.dumps(base_url + '/v1')}",
+        f"    apiKey: {json.dumps(api_key)}",
+        "    roles: [chat, edit, apply]",
+        "",
+    ]), encoding="utf-8")
+    env = _base_env(home) | {"CONTINUE_CLI_ENABLE_TELEMETRY": "0", "CONTINUE_GLOBAL_DIR": str(config.parent)}
+    return Launch("cn", ["cn", "--config", str(config)], env, home, cwd)

@@ -39,7 +39,7 @@ SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NO
 PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
 SIGNED_SETTLE = 0.15  # quiet needed when the CLI itself signs the end of a turn (on screen, or in its record)
-ASKED_AGAIN = 2.0  # seconds a program left with Ctrl+D has to end before it is pressed once more
+ASKED_AGAIN = 2.0  # seconds a program left with its exit key has to end or ask for the key again
 PAGERS = ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER")  # set to cat in private shells
 
 
@@ -232,6 +232,18 @@ def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> N
             return
 
 
+def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> None:
+    """Press the exit key once more if the program, still running, asks for it again (Qwen Code:
+    "Press Ctrl+D again to exit.", for about a second)."""
+    for _ in Deadline(ASKED_AGAIN).ticks(POLL):
+        mark = srv.last_mark(shell)
+        if mark is None or mark.kind != "S":
+            return  # it has ended
+        if (key := programs.GenericProfile.asks_again(panes.look(target.tmux, target.pane)[0])) is not None:
+            keyboard.press(target.tmux, target.pane, [key])
+            return
+
+
 def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     found = program_session(ctx, session, "exit")
     if isinstance(found, Result):
@@ -253,13 +265,9 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         time.sleep(POLL)
     rec = run_record.load_record(srv, target.name)
     if rec is not None:
-        deadline = Deadline(timeout)
-        again = isinstance(profile, programs.GenericProfile)
-        res = runs.collect(srv, shell, rec, min(timeout, ASKED_AGAIN) if again else timeout)
-        if res.status != Status.READY and again:
-            # A program no profile knows may take the first Ctrl+D as "press it again to exit" (Qwen Code).
-            keyboard.press(target.tmux, target.pane, ["C-d"])
-            res = runs.collect(srv, shell, rec, deadline.left())
+        if isinstance(profile, programs.GenericProfile):
+            _press_again(srv, shell, target)
+        res = runs.collect(srv, shell, rec, timeout)
         if res.status == Status.READY:
             srv.set_program(target.name, None)
             res.output = ""

@@ -16,9 +16,10 @@ screen the way :class:`~.ai.AiProfile` reads a profiled CLI's:
 * else ready.
 
 What is typed waits in the band: the text left of the cursor after the
-band's prompt glyph (``>``, ``❯``, ``›``); a CLI draws its placeholder right
-of the cursor with nothing left of it (Qwen Code's ``>   Type your message``),
-and one that hides the cursor (pi) shows nothing in an empty band.
+band's prompt glyph (``>``, ``❯``, ``›``, ``●``); a CLI draws its placeholder right
+of the cursor with nothing left of it (Qwen Code's ``>   Type your message``).
+One that hides the terminal's cursor draws nothing in an empty band (pi) or
+its placeholder dim or italic (Continue's ``▋Ask anything…``).
 
 A turn's echo is not known by a shape of its own (pi echoes a prompt as
 plain text on a shaded row), so a :class:`ChatProfile` made for one prompt
@@ -52,9 +53,8 @@ FOOTER_ROWS = 12  # rows under the band: status rows, or a command list opened f
 STATUS_ABOVE = 2  # rows above the band where a CLI draws its spinner row (pi leaves a blank row between)
 RULE_MIN = 20  # characters of a rule around an input area (they span the screen)
 RULE_INDENT = 2  # columns a rule around an input area may start right of the screen's left edge
-GLYPH = re.compile(r"^\s*[>❯›»](?:\s+|$)")  # an input area's prompt glyph (Qwen Code, Gemini CLI: >), or an echo's
+GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")  # an input area's prompt glyph (Qwen Code >, Continue ●), or an echo's
 MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")  # a non-ASCII mark before a block's first row
-SCROLL_BAR = re.compile(r"\s{2,}[█▐▕▌▓▒░]$")
 ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cursor stands
 ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter prompt)
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
@@ -151,10 +151,10 @@ class ChatProfile(AiProfile):
         return None  # a question with the input area drawn is read by classify, after the signs of work
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
-        """Rows ``[y, end)`` as drawn: a block's mark and a scroll bar left out, spinner rows too."""
+        """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner rows too."""
         kept: list[str] = []
         for row in rows[y:end]:
-            row = SCROLL_BAR.sub("", menus.unbox(row)).rstrip()
+            row = menus.unbox(row)
             if signs.activity(row, hints=False):
                 continue
             kept.append(MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1))
@@ -176,8 +176,13 @@ def _typed(snap: Snapshot, upper: int, lower: int) -> str:
         head = GLYPH.match(before) if cl.row == upper + 1 else None
         left = before[head.end():] if head else before
         band = band[: cl.row - upper - 1] + [left + (cl.after.rstrip() if left.strip() else "")]
-    elif band and (head := GLYPH.match(band[0])):
-        band[0] = band[0][head.end():]
+    else:
+        cut = [0] * len(band)
+        if band and (head := GLYPH.match(band[0])):
+            cut[0] = head.end()
+        band = [row[at:] for y, row, at in zip(range(upper + 1, lower), band, cut, strict=True)
+                if not signs.is_dim(snap, y, text_width(row[:at]) + len(row[at:]) - len(row[at:].lstrip()),
+                                    text_width(row))]
     return "\n".join(text for row in band if (text := row.replace(ZERO_WIDTH, "").strip()))
 
 

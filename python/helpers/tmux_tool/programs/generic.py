@@ -28,7 +28,8 @@ Callers that need a profile for any program get this one instead of
 ``None`` (:func:`registry.profile_or_generic`), so driving code needs no
 "if there is a profile" branches: it submits with Enter, sends text by
 bracketed paste (the terminal passes it through when the program never
-asked for it) and leaves with ``C-d``.
+asked for it) and leaves with ``C-d`` - pressed again when the program asks
+for it again (:meth:`GenericProfile.asks_again`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ KEY_BAR_ROWS = 3
 POSITION = re.compile(r"\b\d+\s*(?:of|/)\s*\d+\b[^\n]*?\s\d{1,3}%\s*$")
 POSITION_ROWS = 2
 LOOK_ROWS = 6
+AGAIN = re.compile(r"(?i)\bpress\s+ctrl\+(?P<key>[cd])\s+again\s+to\s+(?:exit|quit)\b")
 DIALOG_ROWS = 30
 
 
@@ -88,6 +90,13 @@ class GenericProfile(Profile):
             if m := _progress(row):
                 return self.verdict(Status.BUSY, f"a progress figure {quote(m)} is on the screen")
         return _full_screen(self, snap) if snap.alternate else None
+
+    @staticmethod
+    def asks_again(snap: Snapshot) -> str | None:
+        """The key a program asks to be pressed again to leave it (``Press Ctrl+D again to exit.``), or None."""
+        texts = [snap.lines[y] for y in snap.text_rows(LOOK_ROWS)]
+        m = next((m for row in texts if (m := AGAIN.search(row))), None)
+        return f"C-{m.group('key').lower()}" if m else None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if snap.alternate:

@@ -25,6 +25,7 @@ from ..screen.snapshot import Snapshot
 from . import signs
 
 BOX_EDGES = "│┃║"
+SCROLL_BAR = re.compile(r"\s{2,}[█▐▕▌▓▒░]$")
 RULE_CHARS = set("─━═╌┄╍┅-—_▀▄ ")
 MARKS = "❯›>●→▶▸➜◉"
 MARKED = re.compile(rf"^(?P<pad>\s*)(?P<mark>[{MARKS}])\s+(?P<label>\S.*)$")
@@ -49,8 +50,9 @@ TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialo
 
 
 def unbox(row: str) -> str:
-    """A row with the frame drawn around it (``│ … │``, ``┃ …``) turned to spaces, columns kept."""
-    text = row.rstrip()
+    """A row with the frame drawn around it (``│ … │``, ``┃ …``) turned to spaces, columns kept, and
+    without a scroll bar's cell after padding at its right end (Qwen Code's ``█``)."""
+    text = SCROLL_BAR.sub("", row.rstrip())
     stripped = text.lstrip()
     if stripped[:1] in BOX_EDGES:
         text = text[: len(text) - len(stripped)] + " " + stripped[1:]
