@@ -84,3 +84,56 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
     pane = int(call("run", session=cli.name, command="echo $$", timeout=10)["output"])
     assert _processes_under(pane) == [], (shell, _processes_under(pane))
     call("kill", session=cli.name)
+
+
+BUSY_CHAT = r'''#!/usr/bin/env python3
+"""A chat CLI that works for seconds with nothing on its screen: only the kernel sees it run."""
+import sys, termios, time, tty
+
+RULE = "─" * 40
+
+
+def box(transcript):
+    sys.stdout.write("\x1b[2J\x1b[H" + "".join(row + "\r\n" for row in transcript) + RULE + "\r\n> \r\n" + RULE
+                     + "\r\n  status row\x1b[2A\x1b[3G")
+    sys.stdout.flush()
+
+
+transcript = []
+old = termios.tcgetattr(0)
+tty.setraw(0)
+try:
+    while True:
+        box(transcript)
+        line = ""
+        while not line.endswith("\r"):
+            key = sys.stdin.read(1)
+            if key == "\x04":
+                sys.exit(0)
+            line += key
+            sys.stdout.write(key)
+            sys.stdout.flush()
+        transcript += ["> " + line.strip("\x1b[200~\x1b[201~\r"), "", "The answer begins,"]
+        box(transcript)
+        end = time.monotonic() + float(sys.argv[1])
+        while time.monotonic() < end:  # thinking hard, showing nothing
+            pass
+        transcript += ["and ends after the work.", ""]
+finally:
+    termios.tcsetattr(0, termios.TCSADRAIN, old)
+'''
+
+
+@pytest.mark.e2e
+def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, private_socket: str) -> None:
+    """A CLI that draws the start of its answer, then computes for longer than a turn's settle time
+    without drawing anything: its process runs, so the turn is not over; the answer is all of it."""
+    script = tmp_path / "busychat"
+    script.write_text(BUSY_CHAT, encoding="utf-8")
+    script.chmod(0o755)
+    started = call("start", program=str(script), args=["6"], session="busychat", cwd=str(tmp_path), timeout=30)
+    assert started["ok"] and started["status"] == "ready" and started["profile"] == "generic", explain(started)
+    res = call("ask", session="busychat", prompt="Think hard", timeout=60)
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
+    call("kill", session="busychat")
