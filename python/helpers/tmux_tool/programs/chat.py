@@ -160,12 +160,6 @@ class ChatProfile(AiProfile):
             kept.append(MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1))
         return tidy(kept)
 
-    def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:
-        return True
-
-    def transcript_width(self, snap: Snapshot) -> int:
-        return max(snap.width, max((text_width(row) for row in snap.lines), default=0))
-
 
 def _typed(snap: Snapshot, upper: int, lower: int) -> str:
     """The text typed into the band (see the module's note on placeholders)."""
