@@ -12,7 +12,7 @@ checks, no politeness).  Target: at most 1.5x, also with the window split
 and two human clients attached.
 
 Injections into the human's terminal are limited to 50 a second
-(``send.MIN_GAP`` between two): the main figure leaves that gap between
+(``keystroke.MIN_GAP`` between two): the main figure leaves that gap between
 sends, as an agent that reads each answer does; sends made back to back
 are printed too, and are held to the limit by design.
 Usage: ``.venv/bin/python bench/shared_bench.py [N]``.
@@ -49,7 +49,7 @@ def main() -> None:
     subprocess.run(["tmux", "-L", socket, "-f", str(REPO / "apps/shared-terminal/tmux.conf"), "new-session",
                     "-d", "-s", "shared", "-c", str(home), shutil.which("bash") or "/bin/bash", "--noprofile",
                     "--rcfile", str(home / ".bashrc"), "-i"], check=True, timeout=10)
-    from python.helpers.tmux_tool.shared.send import MIN_GAP
+    from python.helpers.tmux_tool.shared.keystroke import MIN_GAP
     from python.tools.tmux_tool import call
 
     def send() -> float:

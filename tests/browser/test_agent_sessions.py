@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser_terminal import VIEWPORT, BrowserTerminal
@@ -56,11 +57,20 @@ VIEW_TEXT = """() => {
 def agent_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SharedTerminalApp]:
     """The shared terminal's install, its page server sharing the agent's private socket and state with the
     tool's ``call`` in this test; the agent's server is ended afterwards."""
+    with agent_install(tmp_path, monkeypatch) as app:
+        yield app
+
+
+@contextmanager
+def agent_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                  **overrides: str) -> Iterator[SharedTerminalApp]:
+    """:func:`agent_app` with more of the tool's settings (``overrides``) for the page server and ``call``."""
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
     private = unique_name("tt-agent")
     app = SharedTerminalApp(runtime_dir=runtime, overrides={"TMUX_TOOL_PRIVATE_SOCKET": private,
-                                                            "TMUX_TOOL_STATE_DIR": str(tmp_path / "state")})
+                                                            "TMUX_TOOL_STATE_DIR": str(tmp_path / "state"),
+                                                            **overrides})
     for key, value in app.env.items():
         if key.startswith("TMUX_TOOL_"):
             monkeypatch.setenv(key, value)
@@ -108,11 +118,14 @@ def page(browser: Browser, agent_app: SharedTerminalApp) -> Iterator[BrowserTerm
         terminal.page.context.close()
 
 
-def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "") -> BrowserTerminal:
-    """The page (at ``fragment``, e.g. ``#session=NAME``), its shared terminal connected, its sends recorded."""
-    context = browser.new_context(viewport=VIEWPORT)
+def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "", init: str = "",
+              **device: Any) -> BrowserTerminal:
+    """The page (at ``fragment``, e.g. ``#session=NAME``), its shared terminal connected, its sends recorded;
+    ``init``: a script run in it before the page's own; ``device``: the browser context's options (a desk's
+    viewport unless given)."""
+    context = browser.new_context(**{"viewport": VIEWPORT, **device})
     tab = context.new_page()
-    tab.add_init_script(RECORD_SENDS)
+    tab.add_init_script(RECORD_SENDS + init)
     tab.goto(app.url + fragment)
     tab.wait_for_function("() => window.sharedTerminal && window.sharedTerminal.state === 'connected'")
     tab.wait_for_function("() => window.agentSessions && window.agentSessions.revision !== null")
@@ -423,12 +436,13 @@ def focus_in(page: Page, selector: str) -> bool:
 
 
 def banner(page: Page) -> list[str]:
-    """The buttons of the "needs you" banner, as shown ([] while it is hidden)."""
+    """The banner's buttons that open a terminal, as shown ([] while it is hidden)."""
     shown: list[str] = page.evaluate(
         """() => {
             const box = document.getElementById("needs-you");
             if (!box || box.hidden) { return []; }
-            return Array.from(box.querySelectorAll("button"), (b) => b.textContent.trim());
+            return Array.from(box.querySelectorAll("button.open")).filter((b) => !b.hidden)
+                .map((b) => b.textContent.trim());
         }"""
     )
     return shown
@@ -438,6 +452,15 @@ def agent_keys(page: Page) -> list[str]:
     """Every key the page sent to a view of an agent's terminal."""
     sent: list[list[str]] = page.evaluate("() => window.__sent")
     return [m for path, m in sent if path == "/agent-ws" and m.startswith('["stdin"')]
+
+
+def not_on_disk(app: SharedTerminalApp, secret: str) -> None:
+    """``secret`` is in no file the tool (its state folder), the page server (its runtime folder) or the
+    page server's log keeps."""
+    for place in (Path(app.overrides["TMUX_TOOL_STATE_DIR"]), app.runtime_dir, app.state_dir / "web.log"):
+        found = subprocess.run(["grep", "-rlF", "--", secret, str(place)], check=False, capture_output=True,
+                               text=True, timeout=30)
+        assert found.returncode == 1 and found.stdout == "", f"the secret is in {found.stdout or place}"
 
 
 def test_a_password_asked_while_the_human_types_waits_for_their_click(
@@ -505,12 +528,7 @@ def test_a_password_asked_while_the_human_types_waits_for_their_click(
     assert shared_input_line(agent_app).rstrip().endswith(HUMANS_LINE), "the human's line is as they left it"
 
     # The password is nowhere the tool, tmux or the page server keeps anything.
-    places = [Path(agent_app.overrides["TMUX_TOOL_STATE_DIR"]), agent_app.runtime_dir,
-              agent_app.state_dir / "web.log"]
-    for place in places:
-        found = subprocess.run(["grep", "-rlF", "--", secret_user.password, str(place)], check=False,
-                               capture_output=True, text=True, timeout=30)
-        assert found.returncode == 1 and found.stdout == "", f"the password is in {found.stdout or place}"
+    not_on_disk(agent_app, secret_user.password)
     assert (agent_app.state_dir / "web.log").read_text(), "the page server's log was read"
     kept = "".join(agent_tmux(agent_app, *command, check=False)
                    for command in (["list-buffers", "-F", "#{buffer_sample}"], ["show-options", "-g"],
@@ -585,3 +603,52 @@ def test_a_view_of_a_session_that_ends_keeps_its_last_screen(agent_app: SharedTe
     tabs.keyboard.type("x")
     assert view_mode(tabs).startswith("the session has ended")
     assert tabs.evaluate("() => window.agentSessions.view.socket === null"), "a key does not connect to nothing"
+
+
+# The page in a background tab, as far as the page can tell (document.hidden), and every system
+# notification it shows, recorded as it is shown.
+BACKGROUND_TAB = """
+window.inBackground = false;
+Object.defineProperty(Document.prototype, "hidden", { configurable: true, get() { return window.inBackground; } });
+window.notificationsShown = [];
+const SystemNotification = window.Notification;
+window.Notification = class extends SystemNotification {
+  constructor(title, options) {
+    super(title, options);
+    window.notificationsShown.push({ title: title, body: (options || {}).body });
+  }
+};
+"""
+
+
+def test_a_page_in_a_background_tab_tells_the_system_once_per_prompt(
+        browser: Browser, agent_app: SharedTerminalApp) -> None:
+    """The browser's own notification, once the human allowed them: for a prompt that comes while the
+    page is in the background, once (not at every change of the list), naming the terminal and what it
+    asks for; a page in front shows its banner only."""
+    page = open_page(browser, agent_app, init=BACKGROUND_TAB, permissions=["notifications"])
+    tabs = page.page
+    shown = "() => window.notificationsShown"
+    ask = "read -rs -p 'Password: ' pw; echo"
+
+    def answer() -> None:
+        agent_tmux(agent_app, "send-keys", "-t", "=vault:", "-l", "--", "not the secret")  # the human's keys
+        agent_tmux(agent_app, "send-keys", "-t", "=vault:", "Enter")
+        wait_for(lambda: (tab(tabs, "vault") or {}).get("badge") == "", "vault no longer needing the human")
+
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: (tab(tabs, "vault") or {}).get("badge") == "needs you", "vault marked as needing the human")
+    assert tabs.evaluate(shown) == [], "a page in front told the system too"
+    answer()
+
+    tabs.evaluate("() => { window.inBackground = true; }")
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: tabs.evaluate(shown), "the system to be told", timeout=20)
+    ready_session("other")  # the list changes while the prompt stays
+    wait_for(lambda: tab(tabs, "other"), "the list to show the other session")
+    assert tabs.evaluate(shown) == [{"title": "needs you: vault", "body": "vault – it asks for a password"}]
+
+    answer()
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: len(tabs.evaluate(shown)) == 2, "a new prompt told again", timeout=20)
+    assert "not the secret" not in json.dumps(tabs.evaluate(shown))

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from python.helpers.tmux_tool.shared import control, send
+from python.helpers.tmux_tool.shared import control, keystroke
 from python.helpers.tmux_tool.transport.tmux import NoTarget, Tmux
 from tests.conftest import SharedTerminal
 
@@ -187,13 +187,13 @@ def test_a_pause_between_the_last_look_and_the_keystroke_still_stops_it(
     wait_ready = call("wait", timeout=10)
     assert wait_ready["ok"], wait_ready
     before = shared_terminal.screen()
-    inject = send._inject
+    inject = keystroke.inject
 
     def pause_first(tmux_: Tmux, *args: Any, **kw: Any) -> bool:
         control.set_paused(tmux_, TARGET, True)
         return inject(tmux_, *args, **kw)
 
-    monkeypatch.setattr(send, "_inject", pause_first)
+    monkeypatch.setattr(keystroke, "inject", pause_first)
     args = dict(args)
     result = call(args.pop("action"), timeout=5, **args)
     assert not result["ok"] and result["error"] == control.PAUSED, result

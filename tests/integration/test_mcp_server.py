@@ -19,10 +19,12 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
 from python.helpers.tmux_tool import __version__
 from python.helpers.tmux_tool.actions import ACTIONS
+from python.helpers.tmux_tool.transport import options
+from tests.conftest import SharedTerminal
 from tests.gates import Gate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -207,3 +209,90 @@ def test_a_value_of_the_wrong_type_is_answered_like_any_mistake(private_socket: 
         expected = call(action, **{k: v for k, v in args.items() if v is not None})
         assert res["ok"] is False and is_error, (action, res)
         assert res["error"] == expected["error"], (action, res["error"], expected["error"])
+
+
+ASKS = "read -rs -p 'Password: ' pw; echo; echo \"got ${#pw} characters\""
+PAGE = "http://127.0.0.1:7681/"
+
+
+def _completions(messages: list[Any]) -> list[str]:
+    """The elicitations the server said are complete, in order."""
+    return [m.params.elicitation_id for m in messages if isinstance(m, types.ElicitCompleteNotification)]
+
+
+def _serve_the_page(shared: SharedTerminal) -> None:
+    """What the page's server does when it starts: its address in the shared server."""
+    shared.tmux("set-option", "-g", options.PAGE, PAGE)
+
+
+def test_a_client_that_opens_addresses_sends_its_user_to_the_page_and_the_call_waits(
+        private_socket: str, shared_terminal: SharedTerminal, workdir: Path) -> None:
+    """URL-mode elicitation: the client is asked to open the page's view of the terminal that asks for a
+    password; the human types it there (never through the client); the same call returns the command's end."""
+    _serve_the_page(shared_terminal)
+    secret = "correct horse battery"
+    asked: list[types.ElicitRequestParams] = []
+    seen: list[Any] = []
+
+    async def human_opens_the_page(_context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        for keys in (["-l", "--", secret], ["Enter"]):  # the human's keys, in the page's view
+            await anyio.to_thread.run_sync(lambda keys=keys: subprocess.run(
+                ["tmux", "-L", private_socket, "send-keys", "-t", "=vault:", *keys], check=True, timeout=10))
+        return types.ElicitResult(action="accept")
+
+    async def messages(message: Any) -> None:
+        seen.append(message)
+
+    async def main() -> dict[str, Any]:
+        async with mcp_session(workdir) as (read, write), ClientSession(
+                read, write, elicitation_callback=human_opens_the_page, message_handler=messages) as session:
+            await session.initialize()
+            res = await session.call_tool("run", {"command": ASKS, "session": "vault", "timeout": 60})
+            with anyio.move_on_after(5):  # the completion notice, sent before the reply, may be handled after
+                while not _completions(seen):
+                    await anyio.sleep(0.02)
+            return res.structured_content or {}
+
+    result = anyio.run(main)
+    assert result["ok"] and result["status"] == "ready" and result["elicitation"] == "accept", result
+    assert result["output"] == f"Password: \ngot {len(secret)} characters" and result["exit_code"] == 0, result
+    assert len(asked) == 1 and isinstance(asked[0], types.ElicitRequestURLParams), asked
+    assert asked[0].url == f"{PAGE}#session=vault" and "vault" in asked[0].message, asked
+    assert _completions(seen) == [asked[0].elicitation_id], seen
+    assert secret not in json.dumps(result) + asked[0].model_dump_json()
+
+
+def test_a_client_that_cannot_open_addresses_gets_the_result_as_it_is(
+        private_socket: str, shared_terminal: SharedTerminal, workdir: Path) -> None:
+    """Without elicitation, the call answers at once that the human is needed, and where."""
+    _serve_the_page(shared_terminal)
+
+    async def main() -> dict[str, Any]:
+        async with mcp_session(workdir) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            res = await session.call_tool("run", {"command": ASKS, "session": "vault", "timeout": 60})
+            return res.structured_content or {}
+
+    result = anyio.run(main)
+    assert result["status"] == "blocked" and result["needs_human"] and "elicitation" not in result, result
+    assert result["where"] == f"{PAGE}#session=vault", result
+
+
+def test_a_user_who_declines_leaves_the_result_as_it_was(
+        private_socket: str, shared_terminal: SharedTerminal, workdir: Path) -> None:
+    """Declined: nothing is waited for, and the result says the user declined."""
+    _serve_the_page(shared_terminal)
+
+    async def declines(_context: Any, _params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async def main() -> dict[str, Any]:
+        async with mcp_session(workdir) as (read, write), ClientSession(
+                read, write, elicitation_callback=declines) as session:
+            await session.initialize()
+            res = await session.call_tool("run", {"command": ASKS, "session": "vault", "timeout": 60})
+            return res.structured_content or {}
+
+    result = anyio.run(main)
+    assert result["status"] == "blocked" and result["needs_human"] and result["elicitation"] == "decline", result

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from python.helpers.tmux_tool.shared import send
+from python.helpers.tmux_tool.shared import keystroke
 from python.tools.tmux_tool import call
 
 from ..conftest import SharedTerminal
@@ -137,7 +137,7 @@ def test_every_injection_is_audited_and_rate_limited(shared_terminal: SharedTerm
     audit = Path(os.environ["TMUX_TOOL_STATE_DIR"]) / f"shared-{os.environ['TMUX_TOOL_SHARED_SOCKET']}"
     entries = [json.loads(line) for line in (audit / "audit.log").read_text().splitlines()]
     assert [e["text"] for e in entries] == ["echo first", "echo second"]
-    assert entries[1]["time"] - entries[0]["time"] >= send.MIN_GAP
+    assert entries[1]["time"] - entries[0]["time"] >= keystroke.MIN_GAP
 
 
 def test_long_output_scrolling_past_the_screen(shared_terminal: SharedTerminal) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from python.helpers.tmux_tool.core.errors import NoTarget, TmuxError
-from python.helpers.tmux_tool.transport import connection, connections
+from python.helpers.tmux_tool.transport import connection, connections, process
 from python.helpers.tmux_tool.transport.tmux import Tmux
 
 from ..conftest import kill_server, poll, rename_storm, unique
@@ -83,7 +83,7 @@ def test_an_idle_connection_never_holds_its_server(server: Tmux, tmp_path: Path)
     conn = connections._connections[server.socket]
     rename_storm(server.socket, "=base:", tmp_path)
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
-    assert poll(lambda: connection.exited(conn.pid), 5), "the control client still holds the server"
+    assert poll(lambda: process.ended(conn.pid), 5), "the control client still holds the server"
     assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
                                        capture_output=True, timeout=10).returncode != 0, 5)
 
@@ -98,6 +98,6 @@ def test_closing_while_tmux_writes_never_holds_its_server(server: Tmux, tmp_path
     rename_storm(server.socket, "=base:", tmp_path)
     connections.close_all()
     subprocess.run(["tmux", "-L", server.socket, "kill-server"], check=True, timeout=10)
-    assert poll(lambda: connection.exited(conn.pid), 5), "the control client still holds the server"
+    assert poll(lambda: process.ended(conn.pid), 5), "the control client still holds the server"
     assert poll(lambda: subprocess.run(["tmux", "-L", server.socket, "list-sessions"], check=False,
                                        capture_output=True, timeout=10).returncode != 0, 5)

@@ -140,7 +140,7 @@ def test_a_pane_that_dies_as_the_agent_types_keeps_the_humans_server(make_scene:
     """remain-on-exit keeps a pane whose shell ended; tmux 3.3a ends its whole server on a paste into such a
     pane.  The shell ends after the agent's look and before its keystroke (a crash, a kill): nothing is
     pasted, the human's server and its other panes live on, and the agent is told."""
-    from python.helpers.tmux_tool.shared import send
+    from python.helpers.tmux_tool.shared import keystroke
 
     # No "Pane is dead" line either: the dead pane's cursor stays where the prompt left it.
     scene = make_scene(setup=(*REMAIN, ("set", "-g", "remain-on-exit-format", "")))
@@ -149,17 +149,17 @@ def test_a_pane_that_dies_as_the_agent_types_keeps_the_humans_server(make_scene:
     other = scene.split("%")
     scene.select("o", pane=pane)
     scene.human_quiet()
-    real = send._inject
+    real = keystroke.inject
 
     def dies_first(*args, **kwargs):  # type: ignore[no-untyped-def]
         os.kill(scene.pane_pid(pane), signal.SIGKILL)
         assert poll(lambda: any(p["id"] == pane and p["dead"] for p in scene.panes()), 5), scene.panes()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(send, "_inject", dies_first)
+    monkeypatch.setattr(keystroke, "inject", dies_first)
     res = call("send", text="echo never", timeout=2)
     assert not (res["ok"] and res["status"] == "ready"), explain("a dead pane took a command", res, scene)
     assert scene.alive() and other in scene.pane_ids(), "the human's tmux server ended"
-    monkeypatch.setattr(send, "_inject", real)
+    monkeypatch.setattr(keystroke, "inject", real)
     res = call("send", text="echo alive", session=other, timeout=6)
     assert res["ok"] and res["output"] == "alive", explain("the other pane does not work", res, scene)

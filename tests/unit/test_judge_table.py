@@ -7,10 +7,8 @@ are pure functions of one look.  Each look here was taken from a real scene
 its provenance), so a rule changed for one scene is held at once to every
 other, in milliseconds and without a shell.
 
-A row's expectation is what the human needs.  Where today's code gives
-something else, the row says why and is marked ``xfail(strict=True)``: the
-table shows the harm, and fails the day the code is put right, so the mark
-goes with it.
+A row's expectation is what the human needs, never what today's code
+happens to give.
 """
 
 from __future__ import annotations
@@ -56,29 +54,11 @@ def wanted(expect: dict[str, Any]) -> dict[str, Any]:
             "needs_human": False, **expect}
 
 
-# Looks whose judgement today misses what the human has typed (the fixture's own expectation is today's).
-UNSEEN_TEXT = {
-    "bash-agent-yes-no-human-answering": (
-        {"status": "blocked", "human_text": "n"},
-        ("the human's half-typed answer to the agent's question sits in the terminal's line buffer: the kernel "
-         "counts no unread bytes for an unfinished line, and the judge does not read the question's row")),
-}
-
-
 @pytest.mark.parametrize("name", FIXTURES)
 def test_the_recorded_look_is_judged_as_its_scene_was(name: str) -> None:
     fx = FIXTURES[name]
     st = observed(name)
     assert judged(st) == wanted(fx["expect"]), f"{fx['scene']}: {st.evidence}"
-
-
-@pytest.mark.parametrize("name", UNSEEN_TEXT)
-def test_what_the_human_typed_is_seen(name: str) -> None:
-    expect, why = UNSEEN_TEXT[name]
-    st = observed(name)
-    if judged(st) != wanted(expect):
-        pytest.xfail(why)
-    pytest.fail(f"{name} is now judged as the human needs: move it into the fixture's expectation")
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -155,19 +135,13 @@ GUARD: dict[str, tuple[str, ...]] = {
     "bash-human-password": (R, R, R, R, R, G, R, R),
     "bash-agent-password": (R, R, R, R, G, G, R, R),
 }
-# Rows where today's guard lets the agent act on text only the human typed (see UNSEEN_TEXT).
-HARMS = {
-    "bash-agent-yes-no-human-answering": {label for label, *_ in PROBES},
-}
 
 
 def _rows() -> list[Any]:
     rows = []
     for name, verdicts in GUARD.items():
         for (label, text, keys, force), verdict in zip(PROBES, verdicts, strict=True):
-            marks = ([pytest.mark.xfail(strict=True, reason=UNSEEN_TEXT[name][1])]
-                     if label in HARMS.get(name, ()) else [])
-            rows.append(pytest.param(name, text, keys, force, verdict, id=f"{name}:{label}", marks=marks))
+            rows.append(pytest.param(name, text, keys, force, verdict, id=f"{name}:{label}"))
     return rows
 
 
@@ -190,21 +164,18 @@ ENDS = {
     "true && exit": True, "false || exit": True, "ls; exit": True, "ls | exit": True, "ls && logout": True,
     "echo done; logout": True, "ls\nexit": True, "disown; exit": True,
     "{ exit; }": True, "if true; then exit; fi": True, "while true; do exit; done": True, "! exit": True,
-    "time exit": True,
+    "time exit": True, "sudo kill $$": True, "sudo -u root kill -9 $$": True, "env kill $$": True,
+    "/bin/kill -9 $$": True, "timeout 5 kill $PPID": True,
     # Refused though harmless: a subshell's exit, a commented or escaped separator, a signal 0 probe.
     "(exit)": True, "x=$(exit)": True, "echo hi # ; exit": True, "echo a\\;exit": True, "kill -0 $$": True,
+    "echo kill $$": True,
     "echo exit": False, "echo 'exit'": False, "echo 'a;exit'": False, 'echo "a; exit"': False, "# exit": False,
     "EXIT": False, "exits": False, "exit_code=1": False, "env exit": False, "nohup exit": False,
     "exec >log 2>&1": False, "exec 2>/dev/null": False, "exec 3<file": False, "exec": False,
     "kill 1234": False, "trap 'echo bye' EXIT": False, "ls -l": False,
 }
-# Texts that end the human's shell and today pass.
-MISSED = {
-    "sudo kill $$": "the shell expands $$ before sudo runs: sudo kills the human's shell",
-}
 
 
-@pytest.mark.parametrize(("text", "ends"), [*ENDS.items(), *(
-    pytest.param(text, True, marks=pytest.mark.xfail(strict=True, reason=why)) for text, why in MISSED.items())])
+@pytest.mark.parametrize(("text", "ends"), ENDS.items())
 def test_ends_shell(text: str, ends: bool) -> None:
     assert (guard.ends_shell(text) is not None) == ends, guard.ends_shell(text)

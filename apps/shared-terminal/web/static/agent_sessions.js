@@ -16,6 +16,12 @@
 // at #session=NAME opens that view, unless the human has typed meanwhile.
 // A view whose session ends keeps its last screen.
 //
+// Built for many terminals and for a phone: the strip counts them, puts the
+// ones that need the human first, groups the rest by host, filters by name and
+// scrolls (wheel, finger) while the shared tab stays put; on a touch screen a
+// view keeps a legible font and scrolls sideways, and the banner's masked field
+// types a secret into its terminal once, through the same socket as keys.
+//
 // window.agentSessions exposes the list, the view and every sentence
 // announced, so automated checks can see what a person sees.
 (function () {
@@ -26,14 +32,23 @@
   const RETRY_MS = 2000;
   const FONT_MAX = 14;
   const FONT_MIN = 6;
+  // On a phone (or any touch screen) a view's font stays legible: a screen wider than the box
+  // scrolls sideways instead, and says so.
+  const FONT_LEGIBLE = 11;
+  const small = window.matchMedia("(max-width: 700px), (pointer: coarse)");
   const NEEDS_PREFIX = "(needs you) ";
   const LOG_LIMIT = 200;
+  // Sessions from which the strip offers its filter and its tabs are short (name and status; the
+  // program and what it does in the tab's title).
+  const FILTER_FROM = 5;
 
   function byId(id) {
     return document.getElementById(id);
   }
   const sharedTab = byId("shared-tab");
   const list = byId("agent-list");
+  const filter = byId("agent-filter");
+  const total = byId("agent-total");
   const none = byId("agent-none");
   const announcer = byId("agent-announce");
   const sharedBox = byId("terminal");
@@ -42,6 +57,7 @@
   const viewMode = byId("agent-view-mode");
   const viewEvidence = byId("agent-view-evidence");
   const viewAsk = byId("agent-view-ask");
+  const viewWide = byId("agent-view-wide");
   const viewTerm = byId("agent-view-term");
   const takeButton = byId("agent-take");
   const giveButton = byId("agent-give");
@@ -50,6 +66,7 @@
   const needsBox = byId("needs-you");
   const needsList = byId("needs-you-list");
   const baseTitle = document.title;
+  const notified = new Set(); // the prompts a system notification was shown for (notifyNeeds)
 
   // rows: the last list, by name; sharedRow: the shared terminal as the list
   // judges it; view: the open view (null when none); announced: every
@@ -132,21 +149,73 @@
     }
     part("evidence", row.evidence || "");
     button.append.apply(button, parts);
-    button.title = row.session + ": " + (row.evidence || row.status || "") +
+    button.title = row.session + (row.program ? " (" + row.program + ")" : "") + ": " +
+      (row.evidence || row.status || "") +
       (row.question ? "\nasks: " + row.question : "");
     button.addEventListener("click", function () {
-      open(row.session);
+      open(row.session, row.needs_human ? "secret" : undefined); // one click to the prompt's keyboard
     });
     item.append(button);
     return item;
   }
 
+  // The host of a listed name (NAME@HOST), "" for this machine.
+  function hostOf(name) {
+    const at = name.indexOf("@");
+    return at < 0 ? "" : name.slice(at + 1);
+  }
+
+  function groupItem(text) {
+    const item = document.createElement("li");
+    item.className = "group";
+    item.textContent = text;
+    return item;
+  }
+
+  // What the strip shows, in order: the terminals that need the human first (one click away at the
+  // strip's start), then one group per host (this machine's first), each by name; only the names that
+  // have the filter's text. Groups are named only when the terminals are on more than one machine.
+  function listed(rows) {
+    const wanted = filter.value.trim().toLowerCase();
+    const shown = rows.filter(function (row) {
+      return row.session.toLowerCase().includes(wanted);
+    });
+    const needing = shown.filter(function (row) {
+      return row.needs_human;
+    });
+    const groups = new Map();
+    for (const row of shown.filter(function (r) { return !r.needs_human; })) {
+      const host = hostOf(row.session);
+      groups.set(host, (groups.get(host) || []).concat([row]));
+    }
+    const hosts = Array.from(groups.keys()).sort();
+    const named = new Set(shown.map(function (row) { return hostOf(row.session); })).size > 1;
+    const items = [];
+    if (needing.length > 0 && named) {
+      items.push(groupItem("needs you"));
+    }
+    items.push.apply(items, needing.map(tab));
+    for (const host of hosts) {
+      if (named) {
+        items.push(groupItem(host === "" ? "here" : "on " + host));
+      }
+      items.push.apply(items, groups.get(host).map(tab));
+    }
+    return { items: items, count: shown.length };
+  }
+
   function renderList() {
-    const rows = Array.from(agent.rows.values());
+    const rows = Array.from(agent.rows.values()).sort(function (a, b) {
+      return a.session < b.session ? -1 : (a.session > b.session ? 1 : 0);
+    });
     const focused = document.activeElement && document.activeElement.closest(".agent-tab");
     const focusedName = focused ? focused.dataset.session : null;
-    list.replaceChildren.apply(list, rows.map(tab));
+    const shown = listed(rows);
+    list.replaceChildren.apply(list, shown.items);
     none.hidden = rows.length > 0;
+    filter.hidden = rows.length < FILTER_FROM && filter.value === "";
+    list.dataset.many = rows.length >= FILTER_FROM ? "1" : "";
+    total.textContent = shown.count === rows.length ? String(rows.length) : shown.count + " of " + rows.length;
     if (focusedName !== null) {
       const again = list.querySelector('.agent-tab[data-session="' + focusedName + '"]');
       if (again) {
@@ -170,13 +239,16 @@
     return /password|passcode|\bPIN\b/i.test(question) ? "a password" : "a secret";
   }
 
+  // One item of the banner: its button opens the terminal with the keyboard (hidden for the one in
+  // front that has it), and a masked field whose secret is typed there once (touch keyboards and
+  // password managers fill a field, not a terminal).
   function needsItem(need) {
     const item = document.createElement("li");
+    item.dataset.key = need.session;
     const button = document.createElement("button");
     button.type = "button";
+    button.className = "open";
     button.dataset.session = need.session;
-    button.textContent = need.label;
-    button.title = need.title;
     button.addEventListener("click", function () {
       if (need.session === "") {
         close();
@@ -184,19 +256,44 @@
         open(need.session, "secret");
       }
     });
-    item.append(button);
+    item.append(button, secretForm(need.session));
     return item;
   }
 
-  function need(session, name, row) {
-    return { session: session, label: "Open " + name + " – it asks for " + asksFor(row),
+  function secretForm(name) {
+    const form = document.createElement("form");
+    form.className = "secret";
+    const field = document.createElement("input");
+    field.type = "password";
+    field.name = "secret";
+    field.autocomplete = "current-password";
+    field.placeholder = "type it here";
+    const where = name === "" ? "the shared terminal" : name;
+    field.setAttribute("aria-label", "The secret " + where + " asks for, typed into it once");
+    const submit = document.createElement("button");
+    submit.type = "submit";
+    submit.textContent = "Type it";
+    submit.setAttribute("aria-label", "Type the secret into " + where + " and press Enter");
+    form.append(field, submit);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault(); // nothing leaves the page but the keys, through the view's socket
+      const secret = field.value;
+      field.value = "";
+      if (secret !== "") {
+        typeSecret(name, secret);
+      }
+    });
+    return form;
+  }
+
+  function need(session, name, row, openable) {
+    return { session: session, openable: openable, label: "Open " + name + " – it asks for " + asksFor(row),
              title: row.question ? "it asks: " + row.question : "" };
   }
 
-  // The badge of the shared tab, the tab's title, and the banner: one button per
-  // terminal that asks for a secret and is not already in front with the
-  // keyboard (the shared one: "" as session). Rebuilt only when it changes, so
-  // a button the keyboard is on stays.
+  // The badge of the shared tab, the tab's title, and the banner: one item per terminal that asks for
+  // a secret (the shared one: "" as session). Items are kept across renders, so a field being typed
+  // in, or a button the keyboard is on, stays.
   function renderNeeds() {
     const needing = Array.from(agent.rows.values()).filter(function (r) {
       return r.needs_human;
@@ -206,20 +303,117 @@
     document.title = (any ? NEEDS_PREFIX : "") + baseTitle;
     document.body.dataset.needsYou = any ? "1" : "";
     sharedBadge.textContent = sharedRow !== null ? "needs you" : "";
-    const needs = needing.filter(function (row) {
-      return !(agent.view !== null && agent.view.session === row.session && agent.view.writable);
-    }).map(function (row) {
-      return need(row.session, row.session, row);
+    const needs = needing.map(function (row) {
+      const front = agent.view !== null && agent.view.session === row.session && agent.view.writable;
+      return need(row.session, row.session, row, !front);
     });
-    if (sharedRow !== null && agent.view !== null) {
-      needs.unshift(need("", "the shared terminal", sharedRow));
+    if (sharedRow !== null) {
+      needs.unshift(need("", "the shared terminal", sharedRow, agent.view !== null));
     }
-    const shown = JSON.stringify(needs);
-    if (needsList.dataset.shown !== shown) {
-      needsList.dataset.shown = shown;
-      needsList.replaceChildren.apply(needsList, needs.map(needsItem));
+    const kept = new Map(Array.from(needsList.children, function (item) {
+      return [item.dataset.key, item];
+    }));
+    const items = needs.map(function (need) {
+      const item = kept.get(need.session) || needsItem(need);
+      const button = item.querySelector("button.open");
+      button.textContent = need.label;
+      button.title = need.title;
+      button.hidden = !need.openable;
+      return item;
+    });
+    if (items.length !== needsList.children.length || items.some(function (item, i) {
+      return needsList.children[i] !== item;
+    })) {
+      needsList.replaceChildren.apply(needsList, items);
     }
     needsBox.hidden = needs.length === 0;
+    notifyNeeds(needs);
+  }
+
+  // A prompt that comes while the page is in a background tab is told to the system too (the browser's
+  // Notification API, once the human allowed it): one notification per prompt, with the terminal's name
+  // and what it asks for, never more of the screen. A click on it brings the page and opens that terminal as the banner's button
+  // does. The human is asked for the permission at their first click in the page, never unasked.
+  function notifyNeeds(needs) {
+    const keys = new Set(needs.map(function (n) { return n.session + "\n" + n.title; }));
+    for (const key of Array.from(notified)) {
+      if (!keys.has(key)) {
+        notified.delete(key); // answered: a new prompt there is told again
+      }
+    }
+    if (!("Notification" in window) || Notification.permission !== "granted" || !document.hidden) {
+      return;
+    }
+    for (const n of needs) {
+      const key = n.session + "\n" + n.title;
+      if (notified.has(key)) {
+        continue;
+      }
+      notified.add(key);
+      const told = new Notification("needs you: " + (n.session || "the shared terminal"),
+                                    { body: n.label.replace(/^Open /, ""), tag: "tmux-tool-" + n.session });
+      told.onclick = function () {
+        window.focus();
+        if (n.openable && n.session !== "") {
+          open(n.session, "secret");
+        }
+        told.close();
+      };
+    }
+  }
+  if ("Notification" in window && Notification.permission === "default") {
+    document.addEventListener("click", function ask() {
+      document.removeEventListener("click", ask);
+      Notification.requestPermission();
+    });
+  }
+
+  // The banner's secret for ``name``: typed into its view once that view has the keyboard and its
+  // screen is drawn (opened and taken for the secret first, as its button would), then forgotten.
+  // The shared terminal's ("") is typed into it at once, brought in front first.
+  function typeSecret(name, secret) {
+    if (name === "") {
+      close({ focus: false });
+      if (sharedAsks() === null) {
+        shared.tell("Not typed into the shared terminal: it no longer asks for a secret");
+      } else if (shared.typeSecret(secret)) {
+        announce("typed into the shared terminal, then Enter");
+      } else {
+        shared.tell("Not typed into the shared terminal: it is not connected");
+      }
+      return;
+    }
+    const view = agent.view;
+    if (view !== null && view.session === name && view.writable && view.drawn) {
+      typed(view, secret);
+      return;
+    }
+    open(name, "secret");
+    agent.view.keyboardAskedAt = null; // the keyboard stays where the human typed the secret
+    agent.view.pendingSecret = secret;
+    if (agent.view.writable && agent.view.drawn) {
+      typed(agent.view, agent.view.pendingSecret);
+    }
+  }
+
+  // Typed only while the last look still says the terminal asks for a secret: one whose prompt went
+  // meanwhile (answered elsewhere) would take the secret as a command line, echoed and run.
+  function typed(view, secret) {
+    view.pendingSecret = null;
+    const row = view.row();
+    if (!row || !row.needs_human) {
+      shared.tell("Not typed into " + view.session + ": it no longer asks for a secret");
+      return;
+    }
+    send(view, ["stdin", secret + "\r"]);
+    announce("typed into " + view.session + ", then Enter");
+  }
+
+  function dropSecret(view, why) {
+    if (view.pendingSecret !== null) {
+      view.pendingSecret = null;
+      shared.tell("Not typed into " + view.session + ": " + why);
+    }
   }
 
   // Each secret asked for is said once in the live region.
@@ -327,6 +521,8 @@
     }
     view.writable = false;
     view.connecting = true;
+    view.outputs = 0;
+    view.drawn = false;
     view.term.reset();
     const socket = new WebSocket(socketUrl(view, write));
     view.socket = socket;
@@ -338,6 +534,9 @@
       if (message[0] === "setup") {
         view.connecting = false;
         view.writable = Boolean(message[1] && message[1].writable);
+        if (!view.writable) {
+          dropSecret(view, "the page could not take its keyboard");
+        }
         renderView();
         renderList();
         if (view.writable && view.keyboardAskedAt !== null && untypedSince(view.keyboardAskedAt)) {
@@ -345,6 +544,11 @@
         }
       } else if (message[0] === "stdout") {
         view.term.write(message[1]);
+        view.outputs += 1;
+        view.drawn = view.outputs > 1;
+        if (view.drawn && view.writable && view.pendingSecret !== null) {
+          typed(view, view.pendingSecret);
+        }
       } else if (message[0] === "ended") {
         view.ended = true; // the server kept the client's last clear from the view: the screen stays
       }
@@ -356,14 +560,16 @@
       view.socket = null;
       view.writable = false;
       view.connecting = false;
+      dropSecret(view, "its connection closed");
       renderView();
       renderList();
     };
     renderView();
   }
 
-  // The session's own size, in a font small enough for the view's box.
+  // The session's own size, in a font small enough for the view's box (but legible on a phone).
   function fit(view) {
+    const least = small.matches ? FONT_LEGIBLE : FONT_MIN;
     const row = view.row();
     const cols = (row && row.cols) || view.term.cols;
     const rows = (row && row.rows) || view.term.rows;
@@ -377,13 +583,13 @@
       return;
     }
     const scale = Math.min(room.cols / cols, room.rows / rows);
-    const next = Math.max(FONT_MIN, Math.min(FONT_MAX, Math.floor(size * scale * 2) / 2));
+    const next = Math.max(least, Math.min(FONT_MAX, Math.floor(size * scale * 2) / 2));
     if (next !== size) {
       size = next;
       view.term.options.fontSize = size;
     }
     // Rounding: shrink by half points until the whole screen fits (or the font is at its least).
-    for (let i = 0; i < 16 && size > FONT_MIN; i++) {
+    for (let i = 0; i < 16 && size > least; i++) {
       room = view.fitAddon.proposeDimensions();
       if (!room || (room.cols >= cols && room.rows >= rows)) {
         break;
@@ -391,6 +597,9 @@
       size -= 0.5;
       view.term.options.fontSize = size;
     }
+    const wide = viewTerm.scrollWidth > viewTerm.clientWidth + 1;
+    viewWide.hidden = !wide;
+    viewWide.textContent = wide ? "↔ " + cols + " columns wide: scroll sideways for the rest" : "";
   }
 
   function newView(name) {
@@ -418,6 +627,9 @@
       ended: false, // its session ended under it
       heldAt: 0, // performance.now() when this page last took the keyboard
       keyboardAskedAt: null, // performance.now() when the human asked for this view's keyboard
+      pendingSecret: null, // the banner's secret, until typed once the view has the keyboard
+      outputs: 0, // messages drawn since connected: the history, then the tmux client's screen
+      drawn: false, // the tmux client has drawn the session's screen (keys typed now reach it)
       row: function () {
         return agent.rows.get(name) || null;
       },
@@ -490,6 +702,10 @@
     fit(view);
     renderView();
     renderList();
+    const current = list.querySelector('.agent-tab[aria-current="true"]');
+    if (current) {
+      current.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
     if (why === "secret") {
       take(view, "secret");
     } else if (heldByPage(view.row())) {
@@ -509,6 +725,7 @@
     if (view.row() !== null && (view.writable || view.heldAt)) {
       hold(view.session, false).catch(function () {});
     }
+    dropSecret(view, "its view was closed");
     agent.view = null;
     if (view.socket !== null) {
       const old = view.socket;
@@ -549,6 +766,7 @@
           : "you have the keyboard of " + view.session + "; the agent types nothing there until you hand it back");
       }
     } catch (error) {
+      view.pendingSecret = null;
       shared.tell("Not taken: " + error.message);
     } finally {
       takeButton.disabled = false;
@@ -657,6 +875,27 @@
   }
 
   // --- wiring ---------------------------------------------------------------------------
+  // xterm.js takes every finger's move over a terminal for its own scrollback (and cancels the
+  // browser's scrolling), so a sideways move over a view wider than its box scrolls the box here.
+  let touchX = null;
+  viewTerm.addEventListener("touchstart", function (event) {
+    touchX = event.touches.length === 1 ? event.touches[0].clientX : null;
+  }, { capture: true, passive: true });
+  viewTerm.addEventListener("touchmove", function (event) {
+    if (touchX !== null && event.touches.length === 1) {
+      const x = event.touches[0].clientX;
+      viewTerm.scrollLeft += touchX - x;
+      touchX = x;
+    }
+  }, { capture: true, passive: true });
+  filter.addEventListener("input", renderList);
+  // The strip scrolls sideways under a mouse wheel too (touch and trackpads scroll it natively).
+  list.addEventListener("wheel", function (event) {
+    if (event.deltaX === 0 && event.deltaY !== 0 && list.scrollWidth > list.clientWidth) {
+      list.scrollLeft += event.deltaMode === WheelEvent.DOM_DELTA_LINE ? event.deltaY * 16 : event.deltaY;
+      event.preventDefault();
+    }
+  }, { passive: false });
   sharedTab.addEventListener("click", function () {
     close();
   });

@@ -104,6 +104,17 @@
   term.onKey(typed);
   container.addEventListener("paste", typed, true);
 
+  // The banner's masked field: a secret typed into this terminal once, as the person's keys are
+  // (false: not connected, nothing typed).
+  shared.typeSecret = function (secret) {
+    if (socket === null || socket.readyState !== WebSocket.OPEN) {
+      return false;
+    }
+    typed();
+    send(["stdin", secret + "\r"]);
+    return true;
+  };
+
   term.onData(function (data) {
     if (shared.state === "disconnected") {
       term.reset();

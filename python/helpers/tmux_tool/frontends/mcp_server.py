@@ -16,15 +16,23 @@ Built on the official SDK's high-level server (``MCPServer``), so other agents
   the command line's ``--json`` output) and as structured content.
 * Actions run in worker threads (:func:`~.api.acall`): a ``wait`` of a minute
   never stalls the server, so other calls are answered meanwhile.
+* A result that needs the human (a password, a passphrase) is handed to the
+  human by the client itself when it can open addresses (URL-mode
+  elicitation): the client is asked to open the page's view of that
+  terminal, and the call waits there for the answer, up to its own timeout.
+  The secret goes from the human's keys to the terminal; it never travels in
+  a form, nor through the client or the model.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import time
+import uuid
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import PlainValidator
@@ -92,16 +100,19 @@ def _call_for(action: Action) -> Any:
     parameter defaults to None so the library decides what is missing.
     """
 
-    async def call(**given: Any) -> CallToolResult:
+    async def call(ctx: Context, **given: Any) -> CallToolResult:
         args = {name: value for name, value in given.items() if value is not None}
+        begun = time.monotonic()
         result = await acall(action.name, **args)
+        if _hands_to_human(result) and _opens_addresses(ctx):
+            result = await _through_the_human(ctx, result, args, begun + _timeout(action, args))
         return CallToolResult(
             content=[TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
             structured_content=result,
             is_error=not result["ok"],
         )
 
-    params = [
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context)] + [
         inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY, default=None,
                           annotation=_TEXT if arg.kind == "str" else Any)
         for arg in action.args
@@ -111,12 +122,51 @@ def _call_for(action: Action) -> Any:
     return call
 
 
+def _hands_to_human(result: dict[str, Any]) -> bool:
+    """Does the result wait for the human at an address the client could open (the page's view)?"""
+    where = str(result.get("where") or "")
+    return bool(result.get("needs_human") and result.get("session") and where.startswith(("http://", "https://")))
+
+
+def _opens_addresses(ctx: Context) -> bool:
+    """Did the client say it can send its user to an address (URL-mode elicitation)?"""
+    caps = ctx.client_capabilities
+    return bool(caps and caps.elicitation and caps.elicitation.url is not None)
+
+
+def _timeout(action: Action, args: dict[str, Any]) -> float:
+    """The call's own timeout (given, or the action's default; 0 when the action has none)."""
+    declared = next((arg.default for arg in action.args if arg.name == "timeout"), None)
+    try:
+        return max(0.0, float(args.get("timeout", declared) or 0))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+async def _through_the_human(ctx: Context, result: dict[str, Any], args: dict[str, Any],
+                             until: float) -> dict[str, Any]:
+    """Ask the client to send its user to the page's view of the terminal, then wait there for the answer
+    until the call's own deadline.  Declined or cancelled: the result as it was, saying so."""
+    question = str(result.get("question") or "a secret").strip().splitlines()
+    asked = f"{result['session']}: {question[0] if question else 'a secret'} - only you can answer it, in the page"
+    elicitation = uuid.uuid4().hex
+    reply = await ctx.elicit_url(message=asked, url=str(result["where"]), elicitation_id=elicitation)
+    if reply.action != "accept":
+        return {**result, "elicitation": reply.action}
+    wait = {key: args[key] for key in ("session", "host") if key in args} | {"session": result["session"]}
+    waited = await acall("wait", **wait, timeout=max(0.0, until - time.monotonic()))
+    if not waited.get("needs_human"):
+        await ctx.session.send_elicit_complete(elicitation, related_request_id=ctx.request_id)
+    return {**waited, "action": result["action"], "elicitation": "accept"}
+
+
 def tool_for(action: Action) -> Tool:
     """The MCP tool of one action: generated schema, the library's checks."""
     tool = Tool.from_function(
         _call_for(action),
         name=action.name,
         description=f"tmux_tool {action.name}: {action.summary}",
+        context_kwarg="ctx",
         annotations=ToolAnnotations(
             title=f"tmux {action.name}",
             read_only_hint=action.read_only,

@@ -38,7 +38,7 @@ from typing import Self
 from ..core.clock import Deadline
 from ..core.errors import TmuxError
 from ..transport.hosts import Host, HostError, end_followers
-from ..transport.tmux import program
+from ..transport.process import program, spawn
 
 LINGER = 60.0
 KEPT = 2  # idle followers kept per host: each holds a channel (see hosts.CHANNELS)
@@ -66,9 +66,7 @@ class _Follower:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
-            self.pid = os.posix_spawn(program(argv[0]), argv, dict(os.environ), file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
+            self.pid = spawn(argv, stdout=out_w, stderr=err_w, file=program(argv[0]))
         except OSError as exc:
             for fd in (out_r, err_r):
                 os.close(fd)

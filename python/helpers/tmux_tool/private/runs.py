@@ -35,9 +35,8 @@ from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..transport import kernel, keyboard
+from ..transport import kernel, keyboard, process
 from ..transport.hosts import HostError, LinkLost
-from ..transport.tmux import run_process
 from . import markers
 from .logwatch import LogWatch
 from .markers import Mark
@@ -366,7 +365,7 @@ def _parser_says(command: str) -> str:
     """bash's own parser on ``command`` (read from stdin, never a command line): its complaint, or what
     an incomplete command it accepts lacks (a here-document's end, a final backslash's next line)."""
     try:
-        _code, _out, err = run_process(["bash", "-n"], command.encode("utf-8", "surrogateescape"), 3,
+        _code, _out, err = process.run(["bash", "-n"], command.encode("utf-8", "surrogateescape"), 3,
                                        shutil.which("bash") or "/bin/bash")
     except (OSError, TimeoutError):
         err = b""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..core.status import Status
 from ..judgement import human
 from ..judgement.state import State
-from ..transport.tmux import run_process
+from ..transport.process import run
 
 DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:,+@%~ -]+")
@@ -115,6 +115,10 @@ def ends_shell(text: str) -> str | None:
         if not words:
             continue
         head, args = words[0], words[1:]
+        # `kill` after a command that runs it (sudo, env, nohup, timeout 5): the shell expands $$ first.
+        at = next((i for i, word in enumerate(words) if word.rsplit("/", 1)[-1] == "kill"), None)
+        if at is not None:
+            head, args = "kill", words[at + 1:]
         if head in ("exit", "logout"):
             return f"`{head}` would end the human's shell, and with it the shared terminal"
         if head == "exec" and any(not re.match(r"^\d*[<>]", a) for a in args if not a.startswith("-")):
@@ -139,7 +143,7 @@ def syntax_error(text: str, shell: str) -> str | None:
     if not argv or not program:
         return None
     try:  # spawned as the transport spawns tmux: half the cost of subprocess, on every send
-        code, _, stderr = run_process(argv, text.encode("utf-8", "surrogateescape"), 3, program)
+        code, _, stderr = run(argv, text.encode("utf-8", "surrogateescape"), 3, program)
     except (OSError, TimeoutError):
         return None
     detail = stderr.decode("utf-8", "replace").strip().splitlines()

@@ -168,6 +168,25 @@ def _typed_ahead(lk: Look, notes: Notes) -> str | None:
     return typed or None
 
 
+def _answering(lk: Look, ours: bool) -> str:
+    """What the human has begun to type at our command's ``read`` question, or "".
+
+    The answer sits in the terminal's line buffer, unread and uncounted, so
+    only the screen shows it: text at the cursor after the question, once a
+    key of the human's came since our command was typed.  The question is
+    what our command printed, so the longest start of the cursor's row found
+    in our command's text is the question; the rest is theirs.  A question
+    our text does not hold (a script's) leaves the whole row theirs: the
+    line is not ours to submit or erase either way.
+    """
+    sent, snap = lk.sent, lk.snap
+    if not (ours and sent.pending and lk.facts.focused) or key_time(lk.facts) < int(sent.at):
+        return ""
+    left = snap.cursor_line[:snap.cursor[0]]
+    asked = next((k for k in range(len(left), 0, -1) if left[:k].strip() and left[:k] in sent.text), 0)
+    return left[asked:].strip()
+
+
 def _owner(lk: Look, now: float) -> str:
     """Who started the program in front: ``agent`` (recorded, or started by our pending command) or ``human``."""
     tag = lk.term.owner
@@ -203,8 +222,10 @@ def _shell(lk: Look, sh: Proc, notes: Notes, *, top: bool, now: float) -> State:
         if term.wchan.startswith("poll_"):
             return _state(lk, Status.BUSY, f"the shell{where} reads with a time limit (read -t): it goes on by "
                           "itself", name, notes)
-        return _state(lk, Status.BLOCKED, f"the shell{where} asks a question (the read builtin)", name, notes,
-                      question=line.strip() or "input")
+        answer = _answering(lk, ours)
+        return _state(lk, Status.BLOCKED, f"the shell{where} asks a question (the read builtin)"
+                      + (f", and the human has begun to answer: {answer!r}" if answer else ""), name,
+                      replace(notes, human_text=answer, in_program=bool(answer)), question=line.strip() or "input")
     if term.editing and (mode := prompt.editor_mode(snap.lines, snap.cursor[1], name)):
         # Not the prompt: the keys typed now would go into the mode, and Enter would accept what it found.
         return _state(lk, Status.BUSY, f"the human is {mode} in the shell{where}", name, notes)

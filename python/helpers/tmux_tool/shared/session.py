@@ -15,7 +15,7 @@ from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import State, pane_info, reported
 from ..transport.target import Target
-from . import control, guard, judge, output, send, where
+from . import control, guard, judge, outcome, output, send, where
 
 
 class SharedSession:
@@ -30,7 +30,9 @@ class SharedSession:
         return self.target.name
 
     def state(self) -> State:
-        return send.state(self.target)
+        """What ``status`` and ``wait`` report: one look at the call's pane, judged (and what it taught
+        remembered)."""
+        return judge.observe(self.target.tmux, self.target.pane, self.name)[0]
 
     # --- results ----------------------------------------------------------------
     def report(self, st: State, *, ok: bool = True, **extra: Any) -> Result:
@@ -104,7 +106,7 @@ class SharedSession:
         """A command of ours that outlived its send: its output is given with the wait that sees its prompt
         back, once; a closed or dead pane ends what ran there."""
         if st.status in (Status.READY, Status.BLOCKED):
-            res.output, res.hint, notes = output.deliver(self.cfg, send.owed_output(self.target, st), st.facts)
+            res.output, res.hint, notes = output.deliver(self.cfg, outcome.owed_output(self.target, st), st.facts)
             res.extra.update(notes)
         elif st.status == Status.ERROR and (st.facts is None or st.facts.dead):
             res.error = st.evidence

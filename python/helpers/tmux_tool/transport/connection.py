@@ -58,8 +58,9 @@ from collections.abc import Callable, Sequence
 
 from ..core.clock import Deadline
 from ..core.errors import Unavailable
-from .protocol import Block, Stream, client_env
-from .tmux import command_line, program
+from . import process
+from .process import program, spawn
+from .protocol import Block, Stream, client_env, command_line
 
 SWITCH = "TMUX_TOOL_CONTROL"
 """Set to ``off`` to run every tmux command as its own process."""
@@ -131,13 +132,7 @@ class Connection:
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
         try:
-            self.pid = os.posix_spawn(
-                program(argv[0]),
-                argv,
-                client_env(),
-                file_actions=[(os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1),
-                              (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
-            )
+            self.pid = spawn(argv, stdin=in_r, stdout=out_w, env=client_env(), file=program(argv[0]))
         except OSError as exc:
             for fd in (self._in, self._out):
                 os.close(fd)
@@ -342,7 +337,7 @@ class Connection:
             except OSError:
                 pass
             os.close(fd_out)
-        if not exited(self.pid):
+        if not process.ended(self.pid):
             with contextlib.suppress(OSError):
                 os.kill(self.pid, signal.SIGKILL)
             _ended.append(self.pid)
@@ -351,16 +346,8 @@ class Connection:
 _ended: list[int] = []  # client processes told to end, not yet reaped
 
 
-def exited(pid: int) -> bool:
-    """Whether the client process ``pid`` has ended (and is reaped now if it has)."""
-    try:
-        return os.waitpid(pid, os.WNOHANG)[0] != 0
-    except ChildProcessError:
-        return True
-
-
 def reap_ended() -> None:
     """Collect the clients told to end that have ended since."""
     for pid in list(_ended):
-        if exited(pid):
+        if process.ended(pid):
             _ended.remove(pid)

@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 from ..core.clock import Deadline
 from ..core.errors import Unavailable
-from .connection import CONNECT_TIMEOUT, Connection, enabled, exited, reap_ended
+from .connection import CONNECT_TIMEOUT, Connection, enabled, reap_ended
 from .gate import gate
+from .process import ended
 
 _connections: dict[str, Connection] = {}
 _lock = threading.Lock()
@@ -27,7 +28,7 @@ def _reap() -> None:
     Called with the registry lock held, whenever a connection is made.
     """
     for socket, conn in list(_connections.items()):
-        if conn.owner == os.getpid() and exited(conn.pid):
+        if conn.owner == os.getpid() and ended(conn.pid):
             del _connections[socket]
             with gate(socket).command():
                 conn.close()

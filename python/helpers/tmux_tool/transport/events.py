@@ -195,7 +195,7 @@ class EventSource:
         if thread is not None:
             thread.join(timeout=5.0)
         for client in clients:
-            if client.proc.poll() is None:  # the reader could not end it
+            if not client.ended():  # the reader could not end it
                 client.close()
 
     # --- the reader thread --------------------------------------------------

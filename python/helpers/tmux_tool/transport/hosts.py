@@ -44,14 +44,19 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..core.clock import Deadline
 from ..core.errors import BadName, NoServer, NoTarget, TmuxError
-from . import kernel, options
+from . import kernel, options, process
 
-if TYPE_CHECKING:
-    from .tmux import Tmux
+
+class Local(Protocol):
+    """The tmux server here that holds a host's master connection in a pane (a :class:`.tmux.Tmux`)."""
+
+    def cmd(self, *args: str, input: bytes | None = None, timeout: float = ...) -> str: ...
+
+    def chain(self, *commands: Sequence[str], input: bytes | None = None, timeout: float = ...) -> str: ...
 
 # What a command there says when the tool's folder cannot be written, and what the person can do.
 _DISK_TROUBLE = (("no space left on device", "free some space there"),
@@ -159,7 +164,7 @@ class Host:
     name: str
     state: Path
     via: tuple[str, ...] = ()
-    local: Tmux | None = field(default=None, compare=False)
+    local: Local | None = field(default=None, compare=False)
     ssh: tuple[str, ...] = ()  # ssh's options and destination (default: ``-- NAME``)
 
     @property
@@ -215,8 +220,6 @@ class Host:
         comes in time (the master is checked then, and replaced if it hangs),
         :class:`OSError` when the command cannot start here.
         """
-        from .tmux import program, run_process
-
         deadline = Deadline(timeout)
         self.ensure(deadline)
         reconnected = False
@@ -224,7 +227,7 @@ class Host:
             argv = self.argv(script)
             try:
                 with self.channel(deadline):
-                    status, out, err = run_process(argv, data, deadline.left(), program(argv[0]))
+                    status, out, err = process.run(argv, data, deadline.left(), process.program(argv[0]))
             except TimeoutError as exc:
                 raise Unanswered(link_up=self.recover()) from exc
             if self.refused(err):
@@ -357,11 +360,9 @@ class Host:
         """
         if self.via:
             return False
-        from .tmux import run_process
-
         argv = self.argv("true")
         try:
-            answered = run_process(argv, b"", CHECK_TIMEOUT, argv[0])[0] == 0
+            answered = process.run(argv, b"", CHECK_TIMEOUT, argv[0])[0] == 0
         except (TimeoutError, OSError):
             answered = False
         if not answered:
@@ -416,11 +417,9 @@ class Host:
         in time (its process stopped) is ended: it is ours, and a new one is made."""
         if not os.path.exists(self.control):
             return False
-        from .tmux import run_process
-
         argv = [_tool("ssh"), "-S", self.control, "-O", "check", *self._destination()]
         try:
-            status, _out, _err = run_process(argv, b"", CHECK_TIMEOUT)
+            status, _out, _err = process.run(argv, b"", CHECK_TIMEOUT)
         except TimeoutError:
             self._end_master()
             return False
@@ -431,7 +430,7 @@ class Host:
             return False
         return True
 
-    def _start_master(self, local: Tmux) -> float:
+    def _start_master(self, local: Local) -> float:
         """Start the master in its session (again, if it ended); the moment it was started."""
         # Its messages go to a file (-E): tmux may not read the last words of a process that exits at
         # once, and those are the ones that say why.  Its questions still come on its terminal.
@@ -457,7 +456,7 @@ class Host:
         """What the master said (its messages, not its questions)."""
         return self.state / "ssh.log"
 
-    def _master_pane(self, local: Tmux, *, settled: bool = False) -> tuple[bool, int | None, str, str]:
+    def _master_pane(self, local: Local, *, settled: bool = False) -> tuple[bool, int | None, str, str]:
         """(dead, pid, tty, text) of the master's pane; pid None when there is no such session.
 
         Dead as the kernel says (the process is gone, which tmux learns a moment later), or only once
@@ -474,7 +473,7 @@ class Host:
         if len(parts) < 2 or not parts[1].isdigit():
             return False, None, "", ""
         pid = int(parts[1])
-        ended = not settled and ((process := kernel.proc(pid)) is None or process.state == "Z")
+        ended = not settled and ((found := kernel.proc(pid)) is None or found.state == "Z")
         return parts[0] == "1" or ended, pid, parts[2] if len(parts) > 2 else "", text
 
     def _asks(self, pid: int, tty: str, text: str) -> tuple[str, bool] | None:
@@ -498,7 +497,7 @@ class Host:
             except (ProcessLookupError, PermissionError):
                 pass
             for _ in Deadline(1.0).ticks(0.005):  # until it is gone: a new master is then started, not awaited
-                if (process := kernel.proc(pid)) is None or process.state == "Z":
+                if (found := kernel.proc(pid)) is None or found.state == "Z":
                     break
         Path(self.control).unlink(missing_ok=True)
 
@@ -538,7 +537,7 @@ def _sentence(said: str) -> str:
     return said
 
 
-def connection_in(local: Tmux, session: str) -> str | None:
+def connection_in(local: Local, session: str) -> str | None:
     """The host whose ssh connection runs in ``session`` of the agent's own server ``local`` (None when
     the session is no connection): a session the agent must leave to the human."""
     if not session.startswith("ssh-"):
@@ -583,7 +582,7 @@ def check(name: object) -> str:
     return name
 
 
-def resolve(name: object, folder: Path, local: Tmux | None) -> Host:
+def resolve(name: object, folder: Path, local: Local | None) -> Host:
     """The host ``name`` means: a line of the hosts file, else an ssh destination.  ``folder`` holds a
     folder per host here; ``local`` is the agent's own tmux server, where an ssh master runs."""
     name = check(name)

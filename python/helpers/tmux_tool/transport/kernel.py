@@ -272,21 +272,6 @@ def _member(shell: Proc, pgrp: int, src: Source) -> Proc | None:
     return None
 
 
-def _worker(p: Proc, src: Source) -> Proc:
-    """The process of ``p``'s group that works the terminal: ``p``, unless it only waits for a child of
-    its own group, as git does for the editor of ``git commit`` or the pager of ``git log``; then that
-    child (the newest), and so on down."""
-    for _ in range(8):
-        wchan, pids = src.read(f"{p.pid}/wchan"), src.read(f"{p.pid}/children")
-        if wchan is None or wchan.strip() != "do_wait" or pids is None:
-            return p
-        kids = [k for k in (proc(int(c), src) for c in pids.split()) if k is not None and k.pgrp == p.pgrp]
-        if not kids:
-            return p
-        p = max(kids, key=lambda k: k.started)
-    return p
-
-
 def _modes(tty: str) -> Modes | None:
     """The terminal's modes, read without becoming its controlling process.
 
@@ -326,28 +311,46 @@ def unread(tty: str) -> int:
 GROUP_LIMIT = 64  # processes of a foreground group looked at (a build's many jobs need no more)
 
 
-def _group(leader: Proc, src: Source) -> list[Proc]:
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """A foreground group walked once: its members (leader first), where each sleeps, its children in it."""
+
+    members: list[Proc]
+    waits_in: dict[int, str | None]  # pid -> wchan; None when this user may not read it (another's, setuid)
+    kids: dict[int, list[Proc]]  # pid -> its children of the same group
+
+
+def _group(leader: Proc, src: Source) -> _Group:
     """The processes of ``leader``'s group that descend from it (``bash -c 'a; b'`` runs ``a`` as its
-    child in its own group), leader first; at most ``GROUP_LIMIT``."""
+    child in its own group), each ``/proc`` file read once; at most ``GROUP_LIMIT`` of them."""
     found, todo = [leader], [leader]
-    while todo and len(found) < GROUP_LIMIT:
+    waits_in: dict[int, str | None] = {}
+    kids: dict[int, list[Proc]] = {}
+    while todo:
         p = todo.pop()
-        for pid in (src.read(f"{p.pid}/children") or "").split():
+        wchan = (src.read(f"{p.pid}/wchan") or "").strip()
+        waits_in[p.pid] = None if wchan in ("", "0") else wchan
+        kids[p.pid] = []
+        for pid in (src.read(f"{p.pid}/children") or "").split() if len(found) < GROUP_LIMIT else ():
             kid = proc(int(pid), src) if pid.isdigit() else None
             if kid is not None and kid.pgrp == leader.pgrp and kid not in found:
+                kids[p.pid].append(kid)
                 found.append(kid)
                 todo.append(kid)
-    return found[:GROUP_LIMIT]
+    return _Group(found, waits_in, kids)
 
 
-def _wchan(p: Proc, src: Source) -> str | None:
-    """Where ``p`` sleeps in the kernel; None when this user may not know (the kernel shows "0" for the
-    waits of another user's or a setuid process)."""
-    wchan = (src.read(f"{p.pid}/wchan") or "").strip()
-    return None if wchan in ("", "0") else wchan
+def _worker(group: _Group) -> Proc:
+    """The process of the group that works the terminal: its leader, unless it only waits for a child of
+    its own group, as git does for the editor of ``git commit`` or the pager of ``git log``; then that
+    child (the newest), and so on down."""
+    p = group.members[0]
+    while group.waits_in.get(p.pid) == "do_wait" and group.kids.get(p.pid):
+        p = max(group.kids[p.pid], key=lambda k: k.started)
+    return p
 
 
-def _asker(group: list[Proc], src: Source) -> tuple[Proc | None, bool, bool]:
+def _asker(group: _Group) -> tuple[Proc | None, bool, bool]:
     """Of a foreground group: the process that may read the terminal, whether its wait was seen, and
     whether the group waits at all.
 
@@ -357,8 +360,8 @@ def _asker(group: list[Proc], src: Source) -> tuple[Proc | None, bool, bool]:
     child, a pipe or a timer: then it waits for input, or for something
     unseen.
     """
-    asleep = [(p, _wchan(p, src)) for p in group if p.state == "S"]
-    running = any(p.state in ("R", "D") for p in group)
+    asleep = [(p, group.waits_in.get(p.pid)) for p in group.members if p.state == "S"]
+    running = any(p.state in ("R", "D") for p in group.members)
     waits = not running and any(w is None or w not in _NOT_FOR_KEYS for _, w in asleep)
     for p, w in asleep:
         if w in _TTY_READS:
@@ -376,10 +379,11 @@ def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
     modes = src.modes(tty)
     if leader is None or modes is None:
         return Terminal(False, shell, leader, leader)
-    front = leader if leader.shell else _worker(leader, src)  # a shell waiting for $(…) is the shell at work
-    wchan = (src.read(f"{front.pid}/wchan") or "").strip()
-    asker, seen, waits = _asker(_group(leader, src), src)
-    return Terminal(True, shell, front, leader, wchan, *modes, asker=asker, asker_seen=seen, waits=waits)
+    group = _group(leader, src)
+    front = leader if leader.shell else _worker(group)  # a shell waiting for $(…) is the shell at work
+    asker, seen, waits = _asker(group)
+    return Terminal(True, shell, front, leader, group.waits_in.get(front.pid) or "", *modes, asker=asker,
+                    asker_seen=seen, waits=waits)
 
 
 TREE_LIMIT = 256  # processes below a pane's shell looked at for their use of the CPU

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from ..core.args import brief
 from ..core.errors import BadKeys
-from .tmux import Tmux, quote
+from .protocol import quote
+from .tmux import Tmux
 
 _ALIASES = {
     "esc": "Escape", "escape": "Escape", "enter": "Enter", "return": "Enter", "ret": "Enter",

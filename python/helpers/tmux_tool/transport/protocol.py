@@ -19,7 +19,7 @@ Facts about tmux 3.3a this rests on (checked by the transport tests):
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 
@@ -86,3 +86,24 @@ class Stream:
 def client_env() -> dict[str, str]:
     """The environment for a control client: ours, minus what would make tmux think it runs inside a pane."""
     return {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+
+
+def quote(arg: str) -> str:
+    """One argument in tmux's command language, exactly as given.
+
+    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
+    is closed, escaped and reopened; a newline (which would end the command
+    line) becomes the ``\\n`` escape between quoted parts.
+    """
+    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
+    return "\\n".join(parts)
+
+
+def command_line(commands: Sequence[Sequence[str]]) -> bytes:
+    """Several commands as one control-mode line (each is answered in its own block).
+
+    Raises :class:`UnicodeEncodeError` for text that is not valid UTF-8
+    (tmux's parser refuses such a line).
+    """
+    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
+    return line.encode("utf-8") + b"\n"

@@ -23,16 +23,19 @@ from __future__ import annotations
 import errno
 import os
 import shlex
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core import trace
 from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget, TmuxError, Unavailable
+from . import connection, connections
+from .connection import Lost
 from .gate import gate
-from .hosts import Host, Unanswered
+from .hosts import Host, HostError, Unanswered
+from .process import run
 
 DEFAULT_TIMEOUT = 5.0
 _HOST_FAILED = (125, 126, 127, 255)
@@ -67,13 +70,9 @@ def short_lived() -> None:
     _held = False
 
 
-def _connection() -> Any:
-    """The connections module, when this process holds connections at all (imported on first use)."""
-    if not _held:
-        return None
-    from . import connection, connections
-
-    return connections if connection.enabled() else None
+def _connected() -> bool:
+    """Does this process hold connections to tmux servers at all?"""
+    return _held and connection.enabled()
 
 
 def escape_arg(arg: str) -> str:
@@ -107,40 +106,7 @@ def _classify(stderr: str, what: str) -> TmuxError:
     return TmuxError(f"tmux {what} failed: {stderr.strip() or 'no message'}")
 
 
-def quote(arg: str) -> str:
-    """One argument in tmux's command language, exactly as given.
-
-    Single quotes keep ``$``, ``~``, ``#``, ``;`` and braces literal; a quote
-    is closed, escaped and reopened; a newline (which would end the command
-    line) becomes the ``\\n`` escape between quoted parts.
-    """
-    parts = ["'" + p.replace("'", "'\\''") + "'" for p in arg.split("\n")]
-    return "\\n".join(parts)
-
-
-def command_line(commands: Sequence[Sequence[str]]) -> bytes:
-    """Several commands as one control-mode line (each is answered in its own block).
-
-    Raises :class:`UnicodeEncodeError` for text that is not valid UTF-8
-    (tmux's parser refuses such a line).
-    """
-    line = " ; ".join(" ".join(quote(a) for a in command) for command in commands)
-    return line.encode("utf-8") + b"\n"
-
-
 _exe: tuple[str, str | None] = ("", None)
-
-
-def program(name: str) -> str:
-    """The file of a program named by path or found on ``PATH`` (``ssh``, ``podman``)."""
-    if "/" in name:
-        return name
-    import shutil
-
-    found = shutil.which(name)
-    if found is None:
-        raise TmuxError(f"{name} is not installed here; install it to reach that host")
-    return found
 
 
 def executable() -> str:
@@ -148,8 +114,6 @@ def executable() -> str:
     global _exe
     path = os.environ.get("PATH", os.defpath)
     if _exe[0] != path or _exe[1] is None:
-        import shutil
-
         _exe = (path, shutil.which("tmux"))
     if _exe[1] is None:
         raise TmuxError("tmux is not installed; install tmux 3.3 or newer (apt-get install tmux)")
@@ -192,96 +156,6 @@ def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequ
             command = ["set-buffer", *command[1:-1], "--", text]
         out.append(command)
     return out
-
-
-def run_process(argv: Sequence[str], data: bytes, timeout: float, program: str | None = None,
-                ) -> tuple[int, bytes, bytes]:
-    """:func:`_run_process`, traced when a trace is asked for (:mod:`..core.trace`)."""
-    if not trace.on():
-        return _run_process(argv, data, timeout, program)
-    begun = time.monotonic()
-    try:
-        status, out, err = _run_process(argv, data, timeout, program)
-    except (OSError, TimeoutError) as exc:
-        trace.event("process", argv=list(argv), seconds=time.monotonic() - begun, error=repr(exc))
-        raise
-    trace.event("process", argv=list(argv), stdin=data.decode("utf-8", "replace"), status=status,
-                seconds=round(time.monotonic() - begun, 6), out=len(out), err=err.decode("utf-8", "replace"))
-    return status, out, err
-
-
-def _run_process(argv: Sequence[str], data: bytes, timeout: float, program: str | None = None,
-                 ) -> tuple[int, bytes, bytes]:
-    """Run ``argv`` (the file ``program``, else ``argv[0]``) with ``data`` on its stdin; its exit status,
-    stdout and stderr.
-
-    What ``subprocess.run`` does, with ``posix_spawn`` and pipes read by one
-    ``select`` loop: the command line runs a few of these per call and would
-    otherwise spend more importing ``subprocess`` than running tmux.  A
-    process still running at ``timeout`` is killed (our own child, by PID) and
-    :class:`TimeoutError` raised; a process that cannot start raises
-    :class:`OSError`.
-    """
-    import select
-    import signal
-
-    in_r, in_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        pid = os.posix_spawn(program or argv[0], list(argv), os.environ, file_actions=[
-            (os.POSIX_SPAWN_DUP2, in_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)])
-    except OSError:
-        for fd in (in_w, out_r, err_r):
-            os.close(fd)
-        raise
-    finally:
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
-    outputs = {out_r: bytearray(), err_r: bytearray()}
-    reading = dict(outputs)
-    todo = memoryview(data)
-    if not todo:
-        os.close(in_w)
-        in_w = -1
-    else:
-        os.set_blocking(in_w, False)
-    deadline = Deadline(timeout)
-    try:
-        while reading or in_w >= 0:
-            left = deadline.left()
-            if left <= 0:
-                raise TimeoutError
-            readable, writable, _ = select.select(list(reading), [in_w] if in_w >= 0 else [], [], left)
-            for fd in readable:
-                chunk = os.read(fd, 1 << 16)
-                if chunk:
-                    reading[fd] += chunk
-                else:
-                    del reading[fd]
-            if writable:
-                try:
-                    todo = todo[os.write(in_w, todo):]
-                except BlockingIOError:
-                    continue
-                except BrokenPipeError:
-                    todo = todo[:0]
-                if not todo:
-                    os.close(in_w)
-                    in_w = -1
-        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:  # it closed its outputs: it is ending
-            if deadline.passed:
-                raise TimeoutError
-            time.sleep(0.0005)
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        for fd in (in_w, out_r, err_r):
-            if fd >= 0:
-                os.close(fd)
-    return os.waitstatus_to_exitcode(done[1]), bytes(outputs[out_r]), bytes(outputs[err_r])
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,12 +229,9 @@ class Tmux:
 
     def _chain(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float) -> str:
         what = " ; ".join(c[0] for c in commands if c)
-        connections = _connection()
-        inline = _inline(commands, input) if connections is not None else None
-        if connections is None or inline is None:
+        inline = _inline(commands, input) if _connected() else None
+        if inline is None:
             return self._process(commands, input, timeout, what)
-        from .connection import Lost  # (imported with the connection: it imports this module)
-
         session = _session_named(commands)
         if self.host is not None:
             self.host.ensure(Deadline(timeout))  # (here: a new connection's client needs the master)
@@ -410,7 +281,7 @@ class Tmux:
                 status, out, err = self.host.call(self._script(*args), input or b"", timeout)
             else:
                 argv = self._argv(*args)
-                status, out, err = run_process(argv, input or b"", timeout, argv[0])
+                status, out, err = run(argv, input or b"", timeout, argv[0])
         except TimeoutError as exc:
             if isinstance(exc, Unanswered) and self.host is not None:
                 raise self.host.silent(f"tmux {what}", timeout, link_up=exc.link_up) from exc
@@ -424,8 +295,6 @@ class Tmux:
             said = err.decode("utf-8", "replace")
             if self.host is not None and status in _HOST_FAILED and not any(
                     s in said.lower() for s in (*_NO_SERVER, *_NO_TARGET)):
-                from .hosts import HostError
-
                 raise HostError(self.host.says(said, status))
             raise _classify(said, what)
         return out.decode("utf-8", "replace")

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import subprocess
 import threading
 import time
 from collections import deque
@@ -40,8 +39,8 @@ from typing import Protocol
 
 from ..core.clock import Deadline
 from ..core.errors import TmuxError, Unavailable
-from .protocol import Block, Notice, Stream, client_env
-from .tmux import command_line
+from . import process
+from .protocol import Block, Notice, Stream, client_env, command_line
 
 ATTACH_FLAGS = "read-only,ignore-size,pause-after=1"
 FLOOD_BYTES = 1 << 16
@@ -55,6 +54,8 @@ _SILENT = frozenset({
     b"%continue", b"%sessions-changed", b"%paste-buffer-changed", b"%paste-buffer-deleted",
     b"%client-detached", b"%client-session-changed", b"%message", b"%config-error",
 })
+
+DETACH_GRACE = 1.0  # seconds a detached client may take to exit before it is killed by its PID
 
 
 class Owner(Protocol):
@@ -91,13 +92,22 @@ class Client:
     def __init__(self, source: Owner, session: str) -> None:
         self.source = source
         self.session = session
-        self.proc = subprocess.Popen(
-            [*source.argv, "-C", "attach-session", "-r", "-f", ATTACH_FLAGS, "-t", f"={session}"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=client_env(),
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.fd_in = self.proc.stdin.fileno()
-        self.fd_out = self.proc.stdout.fileno()
+        argv = [*source.argv, "-C", "attach-session", "-r", "-f", ATTACH_FLAGS, "-t", f"={session}"]
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        try:
+            self.pid = process.spawn(argv, stdin=in_r, stdout=out_w, env=client_env(), file=process.program(argv[0]))
+        except OSError:
+            for fd in (in_w, out_r):
+                os.close(fd)
+            raise
+        finally:
+            os.close(in_r)
+            os.close(out_w)
+        # As files, closed once (stdin at close(), its output when the client is let go of): the reader
+        # thread may still hold the output's descriptor in its selector when the client is closed.
+        self._stdin, self._stdout = os.fdopen(in_w, "wb", buffering=0), os.fdopen(out_r, "rb", buffering=0)
+        self.fd_in, self.fd_out = in_w, out_r
         os.set_blocking(self.fd_in, False)
         os.set_blocking(self.fd_out, False)
         self.attached = threading.Event()
@@ -116,10 +126,6 @@ class Client:
         self.outbox: list[list[str]] = []  # flow-control commands, sent by the reader outside the lock
         self._wlock = threading.Lock()
         self._stream = Stream()
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
 
     def quiet_since(self, now: float) -> float:
         """Since when nothing has happened in the session (``now`` while a pane is paused)."""
@@ -249,13 +255,12 @@ class Client:
     def close(self) -> None:
         """Detach (close stdin), and end the process by its PID if it lingers."""
         with contextlib.suppress(OSError):
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=1.0)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=5.0)
+            self._stdin.close()
+        process.end(self.pid, DETACH_GRACE)
+
+    def ended(self) -> bool:
+        """Has the client process ended (reaped now if it has)?"""
+        return process.ended(self.pid)
 
 
 def _writable(fd: int, timeout: float) -> bool:
