@@ -8,7 +8,8 @@ environment to the program it launches, so nothing is typed into a shell.
 
 A :class:`TimedReply` remembers when its last piece of text left the
 server, so a test can tell whether ``ask`` came back before the answer was
-complete.
+complete.  Every test here runs traced, and a failing one keeps its trace
+(tests/traces.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 
 from tests.e2e.clis import homes, versions
 from tests.e2e.model_server import ApiError, ModelServer, Reply
+from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every test here runs traced
 
 CLIS = ("claude", "codex", "gemini", "opencode")
 RECORDED = ("claude", "codex", "gemini", "opencode")  # the CLIs whose own record ``ask`` reads answers from

@@ -348,8 +348,9 @@ def _stall_when_shown(socket: str, session: str, text: str, seconds: float, foun
 def test_dialog_answer_read_late_is_waited_for(prepare: Callable[..., Cli], private_socket: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Gemini CLI stalls for longer than start's settle time right after its trust question
-    shows (a cold start on a loaded machine): the key that answers it waits unread in the
-    terminal, and start waits for it to be read instead of calling the dialog still open."""
+    shows (a cold start on a loaded machine): start answers it only once the CLI can read the
+    key (a key typed earlier would wait unread in the terminal), and waits for the answer to
+    be read instead of calling the dialog still open."""
     cli = prepare("gemini", trust=True)
     monkeypatch.delenv("GEMINI_CLI_NO_RELAUNCH", raising=False)
     stopped: list[str] = []
@@ -364,6 +365,29 @@ def test_dialog_answer_read_late_is_waited_for(prepare: Callable[..., Cli], priv
     assert res["ok"] and res["status"] == "ready" and res["answered"] == ["trust"], explain(res)
     reply = TimedReply(text="The late answer was read and the turn works.")
     _assert_whole(_ask(cli, "Does it work?", reply), reply, time.monotonic())
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_a_dialog_drawn_after_the_input_box_is_waited_for(prepare: Callable[..., Cli], private_socket: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gemini CLI draws its idle input box first and puts the trust question over it only once it
+    has worked out that the folder is not trusted.  Stalled in between for longer than start's
+    settle time (as a cold start on a loaded machine is), its input box holds still the while:
+    start waits for the CLI to be idle, and reports the question instead of a ready CLI."""
+    cli = prepare("gemini", trust=True)
+    monkeypatch.delenv("GEMINI_CLI_NO_RELAUNCH", raising=False)  # the CLI then runs as the launched one's child
+    stopped: list[str] = []
+    staller = threading.Thread(target=_stall_when_shown,
+                               args=(private_socket, cli.name, "Type your message or @path/to/file", 4.0, stopped))
+    staller.start()
+    try:
+        res = _start(cli)
+    finally:
+        staller.join()
+    assert stopped, "the CLI's worker processes were not found"
+    assert res["ok"] and res["status"] == "blocked" and res["dialog"] == "trust", explain(res)
+    assert "Do you trust the files in this folder?" in res["question"] and res["answered"] == [], res
     call("kill", session=cli.name)
 
 

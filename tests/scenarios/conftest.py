@@ -34,35 +34,10 @@ import ptyprocess
 import pytest
 import wcwidth
 
-from python.helpers.tmux_tool.core import trace
 from python.tools.tmux_tool import call
 
 from ..conftest import SHARED_CONF, kill_server, poll, unique
-
-TRACES = Path(__file__).resolve().parents[1] / "artifacts" / "traces"
-_FAILED = pytest.StashKey[bool]()
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    report = yield
-    if report.failed:
-        item.stash[_FAILED] = True
-    return report
-
-
-@pytest.fixture(autouse=True)
-def traced(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every scenario runs traced (``TMUX_TOOL_TRACE``); a failing one keeps its trace in
-    tests/artifacts/traces/, so a failure under load is read from what the tool sent and judged."""
-    path = tmp_path / "trace.jsonl"
-    monkeypatch.setenv(trace.SWITCH, str(path))
-    yield
-    if request.node.stash.get(_FAILED, False) and path.exists():
-        TRACES.mkdir(parents=True, exist_ok=True)
-        kept = TRACES / (re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid) + ".jsonl")
-        shutil.copyfile(path, kept)
-        print(f"the failing test's trace: {kept}")
+from ..traces import pytest_runtest_makereport, traced  # noqa: F401 - every scenario runs traced
 
 # A clean PATH for the session (no version-manager shims that need the real HOME).
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -195,6 +195,14 @@ def opencode(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY,
         }},
     }
     _write_json(home / ".config" / "opencode" / "opencode.json", config)
+    # At every start OpenCode installs its plugin package (@opencode-ai/plugin and 27 more, from the npm
+    # registry) into each config folder whose lock file does not list it yet: in a fresh HOME that is
+    # every test's start, and on a loaded machine the download and unpacking kept it drawing nothing for
+    # 40 s and more, and taking no prompt after.  No plugin is configured here, so the lock file says the
+    # package is in, as a HOME that has run OpenCode once says it.
+    (home / ".config" / "opencode" / "node_modules").mkdir(exist_ok=True)
+    _write_json(home / ".config" / "opencode" / "package-lock.json",
+                {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}})
     env = _base_env(home) | {
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_MODELS_FETCH": "1",

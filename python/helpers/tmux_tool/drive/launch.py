@@ -23,6 +23,7 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import reported
+from ..judgement.stillness import Quiet
 from ..private import run_record, runs
 from ..private.server import PrivateServer, Shell
 from ..programs import Profile, chat
@@ -30,7 +31,7 @@ from ..programs.ai import AiProfile, squash
 from ..sessions import observe
 from ..sessions.context import Context
 from ..sessions.observe import POLL
-from ..transport import keyboard, panes
+from ..transport import kernel, keyboard, panes
 from ..transport.target import Target
 from .turn_pages import next_screen
 
@@ -143,12 +144,22 @@ def _default_accept() -> list[str]:
 
 def _await_start(ctx: Context, target: Target, profile: Profile, label: str, timeout: float,
                  accept: set[str]) -> Result:
-    """Wait until the program is ready or asks something; answer only dialogs allowed."""
+    """Wait until the program is ready or asks something; answer only dialogs allowed.
+
+    A screen counts once it has held still, and the program behind it has been
+    idle, for the profile's settle time (:class:`~..judgement.stillness.Quiet`):
+    a CLI that draws its input box and goes on working may yet put a question
+    over it, and one still busy with the last key has not drawn what it brings.
+    At the deadline a still screen is taken as it is.
+    """
     deadline = Deadline(timeout)
     answered: list[str] = []
+    quiet = Quiet()
     looks = observe.looks(ctx.open(target))
     while True:
         st, now, still = next(looks)
+        if target.tmux.host is None and st.facts is not None:
+            quiet.see(now, kernel.activity(st.facts.pid))
         steady = still.steady(now)
         # A program no profile knows that shows an input area starts like an AI CLI: in stages.
         settle = settle_for(chat.speaker(profile.name) if chat.speaks(profile, st.snap) else profile,
@@ -162,7 +173,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
         keys = profile.accept_keys(st.snap, dialog) if (st.snap and dialog) else ()
         allowed = dialog is not None and bool(keys) and dialog.name not in answered and (
             dialog.name in accept or ("safe" in accept and dialog.safe))
-        if dialog and allowed and steady >= min(settle, 0.3):
+        glance = min(settle, 0.3)
+        if dialog and allowed and steady >= glance and quiet.held(now, glance):
             _press_one_by_one(ctx, target, list(keys))
             if dialog.choose is None or keys[-1] == "Enter":  # else one step toward its option: look again
                 answered.append(dialog.name)
@@ -172,10 +184,14 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             # Its own frame is drawn (after it took the terminal for its keys); it never holds still.
             return reported(st, target.name, hint=f"{label} redraws by itself and stays busy: read it, drive it "
                             "with keys, leave it with exit", answered=answered)
-        if st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle:
+        shown = st.status in (Status.READY, Status.BLOCKED) and not blank and steady >= settle
+        idle = quiet.held(now, settle)
+        if shown and (idle or now >= deadline.at):
+            working = "" if idle else (f"{label} is still at work behind this screen (it asks for the CPU): "
+                                       "what it shows may change, and what is typed may wait")
             if st.status != Status.BLOCKED:
-                return reported(st, target.name, answered=answered)
-            hint = message("blocked", program=label)
+                return reported(st, target.name, answered=answered, hint=working or None)
+            hint = message("blocked", program=label) + (f"; {working}" if working else "")
             if not dialog:
                 return reported(st, target.name, hint=hint, answered=answered)
             how = (f"keys {' '.join(keys)} accept it" if dialog.choose is None else

@@ -11,10 +11,12 @@ drew its prompt and sleeps for keys) is ``exact`` and settles at once; an
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.status import Status
+from ..transport.kernel import Activity
 from .state import READY_STABLE, State
 
 ENDED = (Status.READY, Status.BLOCKED, Status.ERROR)
@@ -72,6 +74,48 @@ class Stillness:
     def due(self, st: State, window: float = READY_STABLE) -> float | None:
         """When time alone would settle ``st`` (None: only a new look can)."""
         return max(self.since, self.judged_since) + window if st.status in ENDED else None
+
+
+QUIET_SHARE = 0.25  # of one CPU: what a program waiting for keys may ask for (a timer's tick), and count as idle
+QUIET_KEEP = 30.0  # seconds of samples kept: more than any window asked about
+
+
+@dataclass(slots=True)
+class Quiet:
+    """Whether a program has been idle, by what it asked of the CPU (:func:`..transport.kernel.activity`).
+
+    A screen that holds still proves nothing while the program behind it is
+    still at work: a CLI draws its input box, then works out (for a second,
+    or for ten on a loaded machine) that it must ask something first, and
+    only then draws the question.  Its work asks for the CPU whether it gets
+    it or not, so over a window in which it asked for less than
+    :data:`QUIET_SHARE` of one CPU, and none of it was stopped, it only
+    waited: for keys, a timer, the network.  With no samples (another host,
+    a kernel that keeps no count) it is taken as quiet: the screen decides,
+    as before.
+    """
+
+    samples: deque[tuple[float, Activity]] = field(default_factory=deque)
+
+    def see(self, now: float, sample: Activity | None) -> None:
+        if sample is None:
+            return
+        self.samples.append((now, sample))
+        while len(self.samples) > 2 and self.samples[1][0] <= now - QUIET_KEEP:
+            self.samples.popleft()
+
+    def held(self, now: float, window: float) -> bool:
+        """Has the program been idle for the last ``window`` seconds (as far as it was sampled)?"""
+        if not self.samples:
+            return True
+        base = next((i for i in range(len(self.samples) - 1, -1, -1) if self.samples[i][0] <= now - window), None)
+        if base is None:
+            return False  # not watched for that long yet
+        since = list(self.samples)[base:]
+        if any(a.stopped for _, a in since):
+            return False
+        (t0, first), (t1, last) = since[0], since[-1]
+        return last.since(first) <= QUIET_SHARE * max(t1 - t0, window)
 
 
 def looks(state: Callable[[], State], every: float | Callable[[], float],

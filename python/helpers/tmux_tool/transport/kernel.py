@@ -386,6 +386,60 @@ def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
                     asker_seen=seen, waits=waits)
 
 
+TREE_LIMIT = 256  # processes below a pane's shell looked at for their use of the CPU
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """What the processes below a pane's shell (a program and all it started) asked of the CPU so far.
+
+    ``demand`` holds, per thread, the nanoseconds it ran plus those it waited
+    in a run queue (``/proc/PID/task/TID/schedstat``): a program at work asks
+    for the CPU whether it gets it or not, so on a loaded machine its waiting
+    counts as much as its running, and one that waits for keys asks for
+    (almost) nothing.  ``stopped`` says a thread of it is stopped (``T``, or
+    ``t`` under a tracer): it will go on once let go, and reads nothing
+    meanwhile.
+    """
+
+    demand: Mapping[int, int]
+    stopped: bool
+
+    def since(self, before: Activity) -> float:
+        """Seconds of CPU asked for between ``before`` and this sample (a thread started since counts whole;
+        one that ended counts no more)."""
+        return sum(max(0, ns - before.demand.get(tid, 0)) for tid, ns in self.demand.items()) / 1e9
+
+
+def activity(shell_pid: int) -> Activity | None:
+    """The :class:`Activity` of the processes below ``shell_pid`` on this machine; None when the kernel
+    does not say (no ``/proc``, or no ``schedstat``: a kernel without ``CONFIG_SCHED_INFO``)."""
+    if not os.path.exists("/proc/self/schedstat"):
+        return None
+    demand: dict[int, int] = {}
+    stopped = False
+    todo, seen = [shell_pid], 0
+    while todo and seen < TREE_LIMIT:
+        pid = todo.pop()
+        seen += 1
+        try:
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        except OSError:
+            continue  # it ended meanwhile
+        for task in tasks:
+            try:
+                todo.extend(int(k) for k in (task / "children").read_text().split())
+                if pid == shell_pid:
+                    continue  # the shell itself only waits for its job
+                run, waited = (task / "schedstat").read_text().split()[:2]
+                state = (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, ValueError, IndexError):
+                continue  # the thread ended meanwhile
+            demand[int(task.name)] = int(run) + int(waited)
+            stopped = stopped or state in ("T", "t")
+    return Activity(demand, stopped)
+
+
 def started_ticks(seconds_ago: float, src: Source = HERE) -> int:
     """The boot-relative clock tick of a moment ``seconds_ago`` before now (to compare start times)."""
     try:
