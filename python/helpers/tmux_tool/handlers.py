@@ -18,9 +18,11 @@ from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .core.status import Status
+from .private import tap
 from .sessions import observe
 from .sessions.context import Context
 from .transport import keyboard, panes
+from .transport.target import Target
 
 
 def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> Result:
@@ -82,7 +84,15 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ses, settle=True)
     if st.snap is None:
         return failure(st.evidence, session=ses.name)
-    return ses.report(st, exit_code=st.exit_code)
+    return _heard(ses.target, ses.report(st, exit_code=st.exit_code))
+
+
+def _heard(target: Target, res: Result) -> Result:
+    """A result of status or wait about one of the agent's sessions, with what the human answered there
+    from the page since the agent's last one (:mod:`.private.tap`)."""
+    if not target.shared:
+        tap.heard(target, res)
+    return res
 
 
 def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
@@ -103,7 +113,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     if len(found) == 1 and until == "ready" and compiled is None:
         exact = found[0].wait_exact(timeout)
         if exact is not None:
-            return exact
+            return _heard(found[0].target, exact)
     watches = [observe.Watch(ses, until, compiled, observe.DEFAULT_STABLE) for ses in found]
     ok = observe.wait_all(watches, mode, timeout)
     if len(watches) == 1:
@@ -115,7 +125,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
             res.hint = message("wait_timeout_hint")
         elif ok:
             res.extra["reason"] = w.reason
-        return res
+        return _heard(w.session.target, res)
     rows = [{"session": w.session.name, "status": w.last.status, "done": w.done, "evidence": w.last.evidence,
              "program": w.last.program, **w.session.where(w.last)} for w in watches]
     done = [w.session.name for w in watches if w.done]
