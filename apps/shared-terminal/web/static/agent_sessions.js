@@ -471,8 +471,9 @@
     answerBox.dataset.key = key;
     answerOptions.replaceChildren();
     if (!offered) {
-      return;
+      return; // what the last press did stays said until another question is offered
     }
+    answered.textContent = "";
     answerQuestion.textContent = "It asks “" + row.question + "”:";
     for (const option of row.options) {
       const button = document.createElement("button");
