@@ -15,6 +15,10 @@ whatever follows it (``? Project name (my-app)``, ``? Enable telemetry? › no
 parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
 to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
 
+A question right under a list numbered from 1, one entry a row (bash's
+``select`` and its ``#?``), offers the entries; each is chosen by its number
+(:func:`typed_answer` says what any option of a question takes).
+
 A label ending in ``:`` that holds a question word (``Deploy to which
 host:``) is a question without its question mark.  A bare ``read -p 'Name: '``
 matches none of these on purpose: "Name: " is equally the start of a progress
