@@ -32,10 +32,10 @@ from pathlib import Path
 import pytest
 
 from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.private import tap
 from python.helpers.tmux_tool.programs import profile_for
 from python.helpers.tmux_tool.programs.ai import AiProfile
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+from python.helpers.tmux_tool.sessions import tap
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.transport.target import Target
 from python.tools.tmux_tool import call
@@ -394,7 +394,7 @@ def test_tool_permission_blocks_the_turn(program: str, prepare: Callable[..., Cl
 
 @pytest.mark.e2e
 def test_claude_codes_permission_question_answered_by_one_tap(prepare: Callable[..., Cli]) -> None:
-    """The page's tap (``private/tap.py``, what ``POST /api/answer`` runs) on the option that allows the
+    """The page's tap (``sessions/tap.py``, what ``POST /api/answer`` runs) on the option that allows the
     command: the keys that choose it are typed, the turn goes on, and the agent's wait says who answered."""
     cli = prepare("claude")
     started = _start(cli)

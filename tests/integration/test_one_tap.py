@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.private import tap
+from python.helpers.tmux_tool.sessions import tap
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.transport import panes
 from python.helpers.tmux_tool.transport.target import Target
@@ -40,7 +40,7 @@ def test_a_question_redrawn_in_place_since_the_look_takes_no_keys(private_socket
     assert looked.question == "Continue? [y/N]" and looked.facts is not None
 
     target.tmux.cmd("send-keys", "-t", target.pane, "x")
-    assert poll(lambda: "Proceed?? [y/N]" in _screen(target), 10), _screen(target)
+    assert poll(lambda: "\nProceed?? [y/N]" in _screen(target), 10), _screen(target)  # a row of its own
     now = ctx.open(target).state()
     assert now.facts is not None and (now.facts.cursor, now.facts.history_size) == (
         looked.facts.cursor, looked.facts.history_size), "the redraw must keep the cursor: only the words differ"

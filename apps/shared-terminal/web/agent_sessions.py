@@ -22,7 +22,7 @@
   option of the question a session is blocked on (the row's ``question``
   and ``options``) types the keys that choose it, only if the same question
   is still on screen at the keystroke (checked inside tmux: see the tool's
-  ``private/tap.py``); else nothing is typed and the answer says why.  Never
+  ``sessions/tap.py``); else nothing is typed and the answer says why.  Never
   for a secret's question.  The answer goes to the audit trail, and the
   agent's next result of the session says the human gave it.
 * ``/agent-ws?session=NAME``: a terminal view of one session, a tmux client
@@ -56,7 +56,7 @@ from python.helpers.tmux_tool.actions import dispatch
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.core.errors import BadName
 from python.helpers.tmux_tool.judgement import human
-from python.helpers.tmux_tool.private import tap
+from python.helpers.tmux_tool.sessions import tap
 from python.helpers.tmux_tool.sessions.context import Context
 from python.helpers.tmux_tool.transport import hosts
 from python.helpers.tmux_tool.transport.target import Target

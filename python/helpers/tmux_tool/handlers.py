@@ -18,8 +18,7 @@ from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .core.status import Status
-from .private import tap
-from .sessions import observe
+from .sessions import observe, tap
 from .sessions.context import Context
 from .transport import keyboard, panes
 from .transport.target import Target
@@ -89,7 +88,7 @@ def do_status(ctx: Context, session: str | None) -> Result:
 
 def _heard(target: Target, res: Result) -> Result:
     """A result of status or wait about one of the agent's sessions, with what the human answered there
-    from the page since the agent's last one (:mod:`.private.tap`)."""
+    from the page since the agent's last one (:mod:`.sessions.tap`)."""
     if not target.shared:
         tap.heard(target, res)
     return res
