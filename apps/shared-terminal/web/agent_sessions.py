@@ -206,7 +206,7 @@ class AgentSessions:
     @staticmethod
     def _judge(session: str, host: str | None, held: str = "") -> dict[str, Any]:
         """The session as the tool's own ``status`` judges it: the facts the agent gets."""
-        with tap.page_looks():
+        with human.page_looks():
             res = dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
         return {"session": session, "program": res.get("program") or "", "status": res.get("status"),
                 "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),

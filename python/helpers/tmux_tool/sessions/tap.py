@@ -16,38 +16,33 @@ A secret's question has no buttons: only the human's own keys type a secret.
 
 What was chosen is written to the audit trail and kept on the session
 (:data:`ANSWERED`); the agent's next ``status`` or ``wait`` of the session
-reports it once as ``answered_by_human`` (:func:`heard`).  The page's own
-looks (which judge sessions with ``status`` too) leave it there
-(:func:`page_looks`).
+reports it once as ``answered_by_human`` (:func:`..judgement.human.heard`).
+The page's own looks (which judge sessions with ``status`` too) leave it
+there (:func:`..judgement.human.page_looks`).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.result import Result
 from ..core.status import Status
+from ..judgement import human
 from ..judgement.state import State
 from ..programs import menus, questions
 from ..screen.snapshot import Snapshot
 from ..shared import audit
-from ..transport import options, protocol
+from ..transport import protocol
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
 
-ANSWERED = options.ANSWERED
+ANSWERED = human.ANSWERED
 MENU_ROWS = 24  # rows of a menu (with its question) checked at the keystroke, at most
 ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
 REFUSED = "tt-refused"
 CHANGED = "the question changed before the keystroke: nothing was typed"
-
-_page_looks: ContextVar[bool] = ContextVar("tmux_tool_page_looks", default=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,25 +127,3 @@ def answer(target: Target, st: State, question: str, option: str, log: Path) -> 
     audit.record_answer(log, {"time": time.time(), "action": "answered by the human", "session": target.name,
                               "question": question, "option": option, "text": text, "keys": list(keys)})
     return Tapped(True, text=text, keys=keys)
-
-
-@contextmanager
-def page_looks() -> Iterator[None]:
-    """Within the block, results are the page's looks: an answer of the human's stays for the agent."""
-    token = _page_looks.set(True)
-    try:
-        yield
-    finally:
-        _page_looks.reset(token)
-
-
-def heard(target: Target, res: Result) -> None:
-    """Add to the agent's result what the human answered from the page since its last one, once: the
-    option is read and cleared in one tmux command."""
-    if _page_looks.get():
-        return
-    session = f"={target.name}:"
-    said = target.tmux.chain(["show-options", "-qv", "-t", session, ANSWERED],
-                             ["set-option", "-qu", "-t", session, ANSWERED]).rstrip("\n")
-    if said:
-        res.extra["answered_by_human"] = said
