@@ -118,12 +118,14 @@ def page(browser: Browser, agent_app: SharedTerminalApp) -> Iterator[BrowserTerm
         terminal.page.context.close()
 
 
-def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "", **device: Any) -> BrowserTerminal:
+def open_page(browser: Browser, app: SharedTerminalApp, fragment: str = "", init: str = "",
+              **device: Any) -> BrowserTerminal:
     """The page (at ``fragment``, e.g. ``#session=NAME``), its shared terminal connected, its sends recorded;
-    ``device``: the browser context's options (a desk's viewport unless given)."""
+    ``init``: a script run in it before the page's own; ``device``: the browser context's options (a desk's
+    viewport unless given)."""
     context = browser.new_context(**{"viewport": VIEWPORT, **device})
     tab = context.new_page()
-    tab.add_init_script(RECORD_SENDS)
+    tab.add_init_script(RECORD_SENDS + init)
     tab.goto(app.url + fragment)
     tab.wait_for_function("() => window.sharedTerminal && window.sharedTerminal.state === 'connected'")
     tab.wait_for_function("() => window.agentSessions && window.agentSessions.revision !== null")
@@ -452,6 +454,15 @@ def agent_keys(page: Page) -> list[str]:
     return [m for path, m in sent if path == "/agent-ws" and m.startswith('["stdin"')]
 
 
+def not_on_disk(app: SharedTerminalApp, secret: str) -> None:
+    """``secret`` is in no file the tool (its state folder), the page server (its runtime folder) or the
+    page server's log keeps."""
+    for place in (Path(app.overrides["TMUX_TOOL_STATE_DIR"]), app.runtime_dir, app.state_dir / "web.log"):
+        found = subprocess.run(["grep", "-rlF", "--", secret, str(place)], check=False, capture_output=True,
+                               text=True, timeout=30)
+        assert found.returncode == 1 and found.stdout == "", f"the secret is in {found.stdout or place}"
+
+
 def test_a_password_asked_while_the_human_types_waits_for_their_click(
         agent_app: SharedTerminalApp, page: BrowserTerminal, secret_user: SecretUser, artifacts_dir: Path) -> None:
     """The page never moves the keyboard by itself: a password asked for while the human types in the
@@ -517,12 +528,7 @@ def test_a_password_asked_while_the_human_types_waits_for_their_click(
     assert shared_input_line(agent_app).rstrip().endswith(HUMANS_LINE), "the human's line is as they left it"
 
     # The password is nowhere the tool, tmux or the page server keeps anything.
-    places = [Path(agent_app.overrides["TMUX_TOOL_STATE_DIR"]), agent_app.runtime_dir,
-              agent_app.state_dir / "web.log"]
-    for place in places:
-        found = subprocess.run(["grep", "-rlF", "--", secret_user.password, str(place)], check=False,
-                               capture_output=True, text=True, timeout=30)
-        assert found.returncode == 1 and found.stdout == "", f"the password is in {found.stdout or place}"
+    not_on_disk(agent_app, secret_user.password)
     assert (agent_app.state_dir / "web.log").read_text(), "the page server's log was read"
     kept = "".join(agent_tmux(agent_app, *command, check=False)
                    for command in (["list-buffers", "-F", "#{buffer_sample}"], ["show-options", "-g"],
@@ -597,3 +603,52 @@ def test_a_view_of_a_session_that_ends_keeps_its_last_screen(agent_app: SharedTe
     tabs.keyboard.type("x")
     assert view_mode(tabs).startswith("the session has ended")
     assert tabs.evaluate("() => window.agentSessions.view.socket === null"), "a key does not connect to nothing"
+
+
+# The page in a background tab, as far as the page can tell (document.hidden), and every system
+# notification it shows, recorded as it is shown.
+BACKGROUND_TAB = """
+window.inBackground = false;
+Object.defineProperty(Document.prototype, "hidden", { configurable: true, get() { return window.inBackground; } });
+window.notificationsShown = [];
+const SystemNotification = window.Notification;
+window.Notification = class extends SystemNotification {
+  constructor(title, options) {
+    super(title, options);
+    window.notificationsShown.push({ title: title, body: (options || {}).body });
+  }
+};
+"""
+
+
+def test_a_page_in_a_background_tab_tells_the_system_once_per_prompt(
+        browser: Browser, agent_app: SharedTerminalApp) -> None:
+    """The browser's own notification, once the human allowed them: for a prompt that comes while the
+    page is in the background, once (not at every change of the list), naming the terminal and what it
+    asks for; a page in front shows its banner only."""
+    page = open_page(browser, agent_app, init=BACKGROUND_TAB, permissions=["notifications"])
+    tabs = page.page
+    shown = "() => window.notificationsShown"
+    ask = "read -rs -p 'Password: ' pw; echo"
+
+    def answer() -> None:
+        agent_tmux(agent_app, "send-keys", "-t", "=vault:", "-l", "--", "not the secret")  # the human's keys
+        agent_tmux(agent_app, "send-keys", "-t", "=vault:", "Enter")
+        wait_for(lambda: (tab(tabs, "vault") or {}).get("badge") == "", "vault no longer needing the human")
+
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: (tab(tabs, "vault") or {}).get("badge") == "needs you", "vault marked as needing the human")
+    assert tabs.evaluate(shown) == [], "a page in front told the system too"
+    answer()
+
+    tabs.evaluate("() => { window.inBackground = true; }")
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: tabs.evaluate(shown), "the system to be told", timeout=20)
+    ready_session("other")  # the list changes while the prompt stays
+    wait_for(lambda: tab(tabs, "other"), "the list to show the other session")
+    assert tabs.evaluate(shown) == [{"title": "needs you: vault", "body": "vault – it asks for a password"}]
+
+    answer()
+    assert call("run", session="vault", command=ask, timeout=20).get("needs_human")
+    wait_for(lambda: len(tabs.evaluate(shown)) == 2, "a new prompt told again", timeout=20)
+    assert "not the secret" not in json.dumps(tabs.evaluate(shown))

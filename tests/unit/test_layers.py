@@ -4,17 +4,25 @@ Every ``import`` in every module of the library is read from its source
 (type-only imports included: an arrow is an arrow), and each must land in
 the module's own layer or one below it.  ``private`` and ``shared`` are two
 rooms of one layer and never import each other.
+
+The human's page (``apps/shared-terminal/web``) enters the library by one
+door, ``frontends/page.py``: it imports names from that module and from no
+other of the repository's, and the door offers no name the page does not use.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
 
-LIBRARY = Path(__file__).resolve().parents[2] / "python" / "helpers" / "tmux_tool"
+REPO = Path(__file__).resolve().parents[2]
+LIBRARY = REPO / "python" / "helpers" / "tmux_tool"
 PACKAGE = "python.helpers.tmux_tool"
+PAGE = sorted((REPO / "apps" / "shared-terminal" / "web").glob("*.py"))
+DOOR = f"{PACKAGE}.frontends.page"
 LAYERS = {
     "core": 0, "screen": 1, "transport": 2, "programs": 3, "judgement": 3, "journals": 3,
     "private": 4, "shared": 4, "sessions": 5, "drive": 6, "handlers": 7, "actions": 8, "api": 9, "frontends": 10,
@@ -58,3 +66,31 @@ def test_imports_point_down(path: Path) -> None:
     upward = [t for t in targets(path) if t in LAYERS and t != here
               and (LAYERS[t] > LAYERS[here] or (LAYERS[t] == LAYERS[here]))]
     assert not upward, f"{path.relative_to(LIBRARY)} ({here}) imports from {upward}"
+
+
+def through_the_door(path: Path) -> tuple[list[str], set[str]]:
+    """What ``path`` imports from the repository's ``python`` package: the imports that are not of names
+    from the door (by the module they name), and the names it takes from the door."""
+    other: list[str] = []
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == DOOR:
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "python":
+            other.append(node.module)
+        elif isinstance(node, ast.Import):
+            other += [a.name for a in node.names if a.name.split(".")[0] == "python"]
+    return other, names
+
+
+@pytest.mark.parametrize("path", PAGE, ids=lambda p: p.name)
+def test_the_page_enters_by_its_door(path: Path) -> None:
+    other, _ = through_the_door(path)
+    assert not other, f"{path.name} imports {other}: the page takes what it needs from {DOOR} alone"
+
+
+def test_the_door_offers_what_the_page_uses() -> None:
+    door = importlib.import_module(DOOR)
+    used = set().union(*(through_the_door(path)[1] for path in PAGE))
+    assert used == set(door.__all__), (f"taken but not offered: {sorted(used - set(door.__all__))}; "
+                                       f"offered but not used: {sorted(set(door.__all__) - used)}")

@@ -52,15 +52,19 @@ from tmux_terminals import DEFAULT_SIZE, TmuxTermSocket, _dimension
 from tornado.web import HTTPError
 from web_handlers import Guarded, SharedSession
 
-from python.helpers.tmux_tool.actions import dispatch
-from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.core.errors import BadName
-from python.helpers.tmux_tool.judgement import human
-from python.helpers.tmux_tool.sessions import tap
-from python.helpers.tmux_tool.sessions.context import Context
-from python.helpers.tmux_tool.transport import hosts
-from python.helpers.tmux_tool.transport.target import Target
-from python.helpers.tmux_tool.transport.tmux import SEP, Tmux, TmuxError
+from python.helpers.tmux_tool.frontends.page import (
+    HELD,
+    SEP,
+    Tapped,
+    Tmux,
+    TmuxError,
+    agent_tmux,
+    answer_question,
+    connected_hosts,
+    holder,
+    names_a_host,
+    status_of,
+)
 
 LOG = logging.getLogger("shared-terminal")
 HISTORY_ROWS = 2000  # rows of a session's history a new view starts with
@@ -76,7 +80,7 @@ HELD_BY_PAGE = ("page", "page:secret")
 SHARED = "@shared"  # the shared terminal's key among what was seen (no session of the agent has an @ first)
 # One line per session: name, last output (s), who holds it, window size, and what changes with any output
 # within the same second (the active pane's cursor and history).
-LOOK = SEP.join(["#{session_name}", "#{session_activity}", f"#{{{human.HELD}}}", "#{window_width}",
+LOOK = SEP.join(["#{session_name}", "#{session_activity}", f"#{{{HELD}}}", "#{window_width}",
                     "#{window_height}", "#{cursor_x},#{cursor_y},#{history_size},#{pane_dead}"])
 
 
@@ -100,11 +104,11 @@ class AgentSessions:
 
     def tmux(self, host: str | None = None) -> Tmux:
         """The agent's server here, or on ``host``."""
-        return Tmux(self.socket) if host is None else Context(config.load(), host).private.tmux
+        return Tmux(self.socket) if host is None else agent_tmux(host)
 
     def servers(self) -> list[tuple[str | None, Tmux]]:
         """The agent's server here, and on each host whose connection is up now."""
-        return [(None, self.tmux())] + [(host, self.tmux(host)) for host in Context(config.load()).connected_hosts()]
+        return [(None, self.tmux())] + [(host, self.tmux(host)) for host in connected_hosts()]
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="agent-sessions", daemon=True).start()
@@ -206,8 +210,7 @@ class AgentSessions:
     @staticmethod
     def _judge(session: str, host: str | None, held: str = "") -> dict[str, Any]:
         """The session as the tool's own ``status`` judges it: the facts the agent gets."""
-        with human.page_looks():
-            res = dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
+        res = status_of(session, host)
         return {"session": session, "program": res.get("program") or "", "status": res.get("status"),
                 "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),
                 "options": res.get("options") or [], "needs_human": bool(res.get("needs_human")), "held": held}
@@ -215,7 +218,7 @@ class AgentSessions:
     def _let_go(self, name: str) -> None:
         session, host = split(name)
         try:
-            self.tmux(host).cmd("set-option", "-u", "-t", f"={session}:", human.HELD)
+            self.tmux(host).cmd("set-option", "-u", "-t", f"={session}:", HELD)
         except TmuxError:
             pass
 
@@ -224,7 +227,7 @@ class AgentSessions:
         it back; the list shows it at once."""
         if held:
             session, host = split(name)
-            self.tmux(host).cmd("set-option", "-t", f"={session}:", human.HELD,
+            self.tmux(host).cmd("set-option", "-t", f"={session}:", HELD,
                                 "page:secret" if why == "secret" else "page")
         else:
             self._let_go(name)
@@ -232,14 +235,11 @@ class AgentSessions:
         self._hosts_seen.pop(split(name)[1] or "", None)  # a host's list is read again now
         self.refresh()
 
-    def answer(self, name: str, question: str, option: str) -> tap.Tapped:
-        """The human's tap on ``option`` of ``question`` in session ``name`` (see :mod:`tap`); the list
-        shows the session anew at once."""
+    def answer(self, name: str, question: str, option: str) -> Tapped:
+        """The human's tap on ``option`` of ``question`` in session ``name``; the list shows the session
+        anew at once."""
         session, host = split(name)
-        cfg = config.load()
-        ctx = Context(cfg, host)
-        target = Target(session, False, ctx.private.tmux)
-        tapped = tap.answer(target, ctx.open(target).state(), question, option, cfg.shared_dir / "audit.log")
+        tapped = answer_question(session, host, question, option)
         self._seen.pop(name, None)
         self._hosts_seen.pop(host or "", None)
         self.refresh()
@@ -258,7 +258,7 @@ class AgentSessions:
     def held_by_page(self, name: str) -> bool:
         session, host = split(name)
         try:
-            return human.held(self.tmux(host), session) in HELD_BY_PAGE
+            return holder(self.tmux(host), session) in HELD_BY_PAGE
         except TmuxError:
             return False
 
@@ -293,12 +293,9 @@ def split(name: str) -> tuple[str, str | None]:
 
 def session_name(raw: str | None) -> str:
     session, host = split(raw or "")
-    try:
-        if not NAME.fullmatch(session) or (host is not None and not hosts.check(host)):
-            raise BadName(session)
-    except BadName:
+    if not NAME.fullmatch(session) or (host is not None and not names_a_host(host)):
         raise HTTPError(400, "name a session of the agent (letters, digits, _ . -, and @HOST for one on a "
-                        "host)") from None
+                        "host)")
     return raw or ""
 
 

@@ -38,8 +38,16 @@ from urllib.parse import urlsplit
 from tornado.web import HTTPError
 from web_handlers import NO_TOKEN, Guarded, SharedSession
 
-from python.helpers.tmux_tool.shared import audit, control
-from python.helpers.tmux_tool.transport.tmux import TmuxError
+from python.helpers.tmux_tool.frontends.page import (
+    Control,
+    TmuxError,
+    answer_approval,
+    audit_results,
+    pending_digest,
+    read_control,
+    set_approve,
+    set_paused,
+)
 
 STATE_TTL = 0.15
 """Seconds one look at the tmux options serves every tab that asks."""
@@ -123,7 +131,7 @@ class AuditFeed:
             if path != self.trail.path:
                 self._reset()
                 self.trail = Tail(path)
-                self.results = Tail(str(audit.results_path(Path(path)))) if path else Tail()
+                self.results = Tail(str(audit_results(Path(path)))) if path else Tail()
             if not path:
                 return
             replaced, lines = self.trail.read()
@@ -199,14 +207,14 @@ class ControlState:
         self.feed = AuditFeed()
         self._lock = asyncio.Lock()
         self._at = 0.0
-        self._last: control.Control | None = None
+        self._last: Control | None = None
 
-    async def look(self, fresh: bool = False) -> control.Control | None:
+    async def look(self, fresh: bool = False) -> Control | None:
         """The options now (None when the session is not there)."""
         async with self._lock:
             if fresh or self._last is None or time.monotonic() - self._at > STATE_TTL:
                 try:
-                    self._last = await asyncio.to_thread(control.read, self.tmux, self.target)
+                    self._last = await asyncio.to_thread(read_control, self.tmux, self.target)
                 except TmuxError:
                     self._last = None
                 self._at = time.monotonic()
@@ -223,13 +231,13 @@ class ControlState:
                 self._at = 0.0
 
 
-def view(state: control.Control | None) -> dict[str, Any]:
+def view(state: Control | None) -> dict[str, Any]:
     """What the page needs from the options, with the digest an approval must echo."""
     if state is None:
         return {"session_alive": False, "paused": False, "approve": False, "activity": None, "pending": None}
     pending = None
     if state.pending is not None:
-        pending = {**state.pending, "digest": control.pending_digest(state.pending)}
+        pending = {**state.pending, "digest": pending_digest(state.pending)}
     return {"session_alive": True, "paused": state.paused, "approve": state.approve,
             "activity": state.activity, "pending": pending}
 
@@ -318,9 +326,9 @@ class SwitchHandler(ControlApi):
             raise HTTPError(400, 'send {"paused": true|false} or {"approve": true|false}')
         try:
             if "paused" in changes:
-                await self.control.run(control.set_paused, changes["paused"])
+                await self.control.run(set_paused, changes["paused"])
             if "approve" in changes:
-                await self.control.run(control.set_approve, changes["approve"])
+                await self.control.run(set_approve, changes["approve"])
         except TmuxError as exc:
             raise HTTPError(503, str(exc)) from exc
         self.write({"ok": True, **view(await self.control.look(fresh=True))})
@@ -335,7 +343,7 @@ class ApprovalHandler(ControlApi):
         if not all(isinstance(v, str) and v for v in fields):
             raise HTTPError(400, "send id, verdict and digest as strings")
         try:
-            refused = await self.control.run(control.answer, *fields)
+            refused = await self.control.run(answer_approval, *fields)
         except TmuxError as exc:
             raise HTTPError(503, str(exc)) from exc
         if refused is not None:

@@ -54,11 +54,14 @@ from web_handlers import (
     TerminalSocket,
 )
 
-from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.core.config import private_path
-from python.helpers.tmux_tool.core.errors import ToolError
-from python.helpers.tmux_tool.judgement import human
-from python.helpers.tmux_tool.transport.tmux import Tmux, TmuxError
+from python.helpers.tmux_tool.frontends.page import (
+    PAGE,
+    Tmux,
+    TmuxError,
+    ToolError,
+    agent_socket,
+    private_folder,
+)
 
 NODE_MODULES = WEB_DIR / "node_modules" / "@xterm"
 LOG = logging.getLogger("shared-terminal")
@@ -131,9 +134,9 @@ def set_page(tmux: Tmux, address: str | None, *, only_if: str = "") -> None:
     at the end, forget it unless another page has taken over since."""
     try:
         if address is not None:
-            tmux.cmd("set-option", "-g", human.PAGE, address)
-        elif tmux.cmd("show-options", "-gqv", human.PAGE).strip() == only_if:
-            tmux.cmd("set-option", "-gu", human.PAGE)
+            tmux.cmd("set-option", "-g", PAGE, address)
+        elif tmux.cmd("show-options", "-gqv", PAGE).strip() == only_if:
+            tmux.cmd("set-option", "-gu", PAGE)
     except TmuxError:
         LOG.warning("the tmux server %s does not answer: the tool cannot name this page", tmux.key)
 
@@ -155,9 +158,8 @@ async def serve(args: argparse.Namespace, token: str | None, shared: SharedSessi
         shell_command=tmux_client_argv(shared.tmux, shared.session),
         max_terminals=args.max_terminals,
     )
-    cfg = config.load()
-    sessions = AgentSessions(cfg.private_socket, shared=shared,
-                             view_env=view_terminal(private_path(cfg.state_root / "page-terminfo")))
+    sessions = AgentSessions(agent_socket(), shared=shared,
+                             view_env=view_terminal(private_folder("page-terminfo")))
     app = build_app(args, token, manager, sessions, shared)
     server = app.listen(args.port, address=args.bind)
     sessions.start()

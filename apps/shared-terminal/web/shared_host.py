@@ -22,12 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from python.helpers.tmux_tool.core import config
-from python.helpers.tmux_tool.core.clock import Deadline
-from python.helpers.tmux_tool.core.errors import NoServer, NoTarget, ToolError
-from python.helpers.tmux_tool.sessions.context import Context
-from python.helpers.tmux_tool.transport import hosts
-from python.helpers.tmux_tool.transport.tmux import Tmux
+from python.helpers.tmux_tool.frontends.page import (
+    HostWaits,
+    NoServer,
+    NoTarget,
+    Tmux,
+    ToolError,
+    agent_socket,
+    connect,
+)
 
 CONF_SCRIPT = ('umask 077; mkdir -p "$HOME/.tmux_tool"; chmod 700 "$HOME/.tmux_tool"; '
                'cat > "$HOME/.tmux_tool/shared-terminal.conf" && printf %s "$HOME/.tmux_tool/shared-terminal.conf"')
@@ -35,13 +38,11 @@ CONF_SCRIPT = ('umask 077; mkdir -p "$HOME/.tmux_tool"; chmod 700 "$HOME/.tmux_t
 
 def shared_tmux(socket: str, conf: Path, host: str | None) -> Tmux:
     """The shared session's server, with the app's configuration: here, or on ``host`` (connected, the
-    configuration copied there).  Raises :class:`TmuxError` (a :class:`hosts.HostWaits` when the
+    configuration copied there).  Raises :class:`TmuxError` (a :class:`HostWaits` when the
     connection waits for the human) or :class:`ToolError` with a sentence."""
     if not host:
         return Tmux(socket, config_file=str(conf))
-    far = Context(config.load(), host).host
-    assert far is not None
-    far.ensure(Deadline(hosts.CONNECT_TIMEOUT))
+    far = connect(host)
     path = far.run(CONF_SCRIPT, conf.read_bytes()).strip()
     return Tmux(socket, config_file=path, host=far)
 
@@ -79,8 +80,8 @@ def main(argv: list[str]) -> int:
             tmux.cmd("new-session", "-d", "-s", args.session)
         print("existing" if alive else "created")
         return 0
-    except hosts.HostWaits as waits:
-        private = config.load().private_socket
+    except HostWaits as waits:
+        private = agent_socket()
         print(f"{waits}; answer it in `tmux -L {private} attach -t ={waits.session}`, then run this again",
               file=sys.stderr)
     except ToolError as error:

@@ -22,7 +22,7 @@ from ptyprocess import PtyProcessUnicode
 from terminado import TermSocket, UniqueTermManager
 from terminado.management import PtyWithClients
 
-from python.helpers.tmux_tool.transport.tmux import Tmux
+from python.helpers.tmux_tool.frontends.page import Tmux
 
 DEFAULT_SIZE = (50, 200)
 """(rows, cols) when the page did not say; matches tmux.conf's default-size."""

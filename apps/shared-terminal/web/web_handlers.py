@@ -14,8 +14,7 @@ from tmux_terminals import TmuxTermSocket
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 from web_access import AccessPolicy
 
-from python.helpers.tmux_tool.core.errors import TmuxError
-from python.helpers.tmux_tool.transport.tmux import Tmux
+from python.helpers.tmux_tool.frontends.page import Tmux, TmuxError
 
 NO_TOKEN = (
     "This page needs its access token. apps/shared-terminal/start.sh printed the address that carries it "

@@ -257,3 +257,76 @@ def aider(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY,
             "--no-show-model-warnings", "--no-show-release-notes", "--no-auto-commits", "--no-gitignore",
             "--pretty"]
     return Launch("aider", argv, env, home, cwd)
+
+
+def pi(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Launch:
+    """pi (`@mariozechner/pi-coding-agent`) against `base_url` (chat completions).
+
+    A provider of its own in `~/.pi/agent/models.json` (`api: openai-completions`),
+    chosen as the default in `settings.json`; `PI_OFFLINE` leaves out every start-up
+    request (update checks, install telemetry). pi asks no permission for tools.
+    """
+    agent = home / ".pi" / "agent"
+    _write_json(agent / "models.json", {"providers": {"scripted": {
+        "baseUrl": base_url + "/v1", "api": "openai-completions", "apiKey": api_key,
+        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+        "models": [{"id": "scripted-model", "name": "Scripted Model", "contextWindow": 128000, "maxTokens": 8192}],
+    }}})
+    _write_json(agent / "settings.json", {"defaultProvider": "scripted", "defaultModel": "scripted-model",
+                                          "enableInstallTelemetry": False, "collapseChangelog": True})
+    env = _base_env(home) | {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
+    return Launch("pi", ["pi"], env, home, cwd)
+
+
+def qwen(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Launch:
+    """Qwen Code (`@qwen-code/qwen-code`, a Gemini CLI descendant) against `base_url` (chat completions).
+
+    Its OpenAI-compatible auth chosen in `~/.qwen/settings.json`, the model
+    and base URL from `OPENAI_*`; usage statistics, telemetry and update checks off.
+    Tools ask before they run (`approvalMode: default`; a fresh HOME would judge
+    them by a model-backed classifier), and its grep is the built-in one (the
+    bundled ripgrep needs an install script npm does not run here).  Its own
+    model calls beside the turn (a suggested next prompt, memory extraction
+    after a turn) are switched off: they offer tools, so the scripted server
+    would take them for turns.
+    """
+    settings = {
+        "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+        "tools": {"approvalMode": "default", "useRipgrep": False},
+        "model": {"name": "scripted-model"},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+        "ide": {"enabled": False, "hasSeenNudge": True},
+        "ui": {"theme": "Default", "enableFollowupSuggestions": False, "enableSpeculation": False},
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False, "enableAutoSkill": False},
+    }
+    _write_json(home / ".qwen" / "settings.json", settings)
+    env = _base_env(home) | {"OPENAI_API_KEY": api_key, "OPENAI_BASE_URL": base_url + "/v1",
+                             "OPENAI_MODEL": "scripted-model", "QWEN_CODE_NO_RELAUNCH": "true"}
+    return Launch("qwen", ["qwen"], env, home, cwd)
+
+
+def cn(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Launch:
+    """Continue's CLI `cn` (`@continuedev/cli`) against `base_url` (chat completions).
+
+    One model of provider `openai` with its `apiBase` in a config file given
+    with `--config` (no sign-in to Continue's hub), telemetry off.
+    """
+    config = home / ".continue" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("\n".join([
+        "name: scripted",
+        "version: 1.0.0",
+        "schema: v1",
+        "models:",
+        "  - name: scripted-model",
+        "    provider: openai",
+        "    model: scripted-model",
+        f"    apiBase: {json.dumps(base_url + '/v1')}",
+        f"    apiKey: {json.dumps(api_key)}",
+        "    roles: [chat, edit, apply]",
+        "",
+    ]), encoding="utf-8")
+    env = _base_env(home) | {"CONTINUE_CLI_ENABLE_TELEMETRY": "0", "CONTINUE_GLOBAL_DIR": str(config.parent)}
+    return Launch("cn", ["cn", "--config", str(config)], env, home, cwd)

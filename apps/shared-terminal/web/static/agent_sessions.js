@@ -70,6 +70,7 @@
   const needsBox = byId("needs-you");
   const needsList = byId("needs-you-list");
   const baseTitle = document.title;
+  const notified = new Set(); // the prompts a system notification was shown for (notifyNeeds)
 
   // rows: the last list, by name; sharedRow: the shared terminal as the list
   // judges it; view: the open view (null when none); announced: every
@@ -330,6 +331,45 @@
       needsList.replaceChildren.apply(needsList, items);
     }
     needsBox.hidden = needs.length === 0;
+    notifyNeeds(needs);
+  }
+
+  // A prompt that comes while the page is in a background tab is told to the system too (the browser's
+  // Notification API, once the human allowed it): one notification per prompt, with the terminal's name
+  // and what it asks for, never more of the screen. A click on it brings the page and opens that terminal as the banner's button
+  // does. The human is asked for the permission at their first click in the page, never unasked.
+  function notifyNeeds(needs) {
+    const keys = new Set(needs.map(function (n) { return n.session + "\n" + n.title; }));
+    for (const key of Array.from(notified)) {
+      if (!keys.has(key)) {
+        notified.delete(key); // answered: a new prompt there is told again
+      }
+    }
+    if (!("Notification" in window) || Notification.permission !== "granted" || !document.hidden) {
+      return;
+    }
+    for (const n of needs) {
+      const key = n.session + "\n" + n.title;
+      if (notified.has(key)) {
+        continue;
+      }
+      notified.add(key);
+      const told = new Notification("needs you: " + (n.session || "the shared terminal"),
+                                    { body: n.label.replace(/^Open /, ""), tag: "tmux-tool-" + n.session });
+      told.onclick = function () {
+        window.focus();
+        if (n.openable && n.session !== "") {
+          open(n.session, "secret");
+        }
+        told.close();
+      };
+    }
+  }
+  if ("Notification" in window && Notification.permission === "default") {
+    document.addEventListener("click", function ask() {
+      document.removeEventListener("click", ask);
+      Notification.requestPermission();
+    });
   }
 
   // The banner's secret for ``name``: typed into its view once that view has the keyboard and its

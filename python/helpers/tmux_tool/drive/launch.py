@@ -25,7 +25,7 @@ from ..core.status import Status
 from ..judgement.state import reported
 from ..private import run_record, runs
 from ..private.server import PrivateServer, Shell
-from ..programs import Profile
+from ..programs import Profile, chat
 from ..programs.ai import AiProfile, squash
 from ..sessions import observe
 from ..sessions.context import Context
@@ -39,6 +39,7 @@ SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NO
 PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
 SIGNED_SETTLE = 0.15  # quiet needed when the CLI itself signs the end of a turn (on screen, or in its record)
+ASKED_AGAIN = 2.0  # seconds a program left with its exit key has to end or ask for the key again
 PAGERS = ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER")  # set to cat in private shells
 
 
@@ -130,7 +131,9 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
         return launched
     srv.set_program(name, label)
     target = Target(name, False, srv.tmux)
-    return _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
+    res = _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
+    res.extra["profile"] = "generic" if isinstance(profile, programs.GenericProfile) else profile.name
+    return res
 
 
 def _default_accept() -> list[str]:
@@ -143,11 +146,13 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
     """Wait until the program is ready or asks something; answer only dialogs allowed."""
     deadline = Deadline(timeout)
     answered: list[str] = []
-    settle = settle_for(profile, starting=True)
     looks = observe.looks(ctx.open(target))
     while True:
         st, now, still = next(looks)
         steady = still.steady(now)
+        # A program no profile knows that shows an input area starts like an AI CLI: in stages.
+        settle = settle_for(chat.speaker(profile.name) if chat.speaks(profile, st.snap) else profile,
+                            starting=True)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
             return reported(st, target.name, ok=False, error=f"{label} ended while starting: {st.evidence}",
@@ -227,6 +232,18 @@ def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> N
             return
 
 
+def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> None:
+    """Press the exit key once more if the program, still running, asks for it again (Qwen Code:
+    "Press Ctrl+D again to exit.", for about a second)."""
+    for _ in Deadline(ASKED_AGAIN).ticks(POLL):
+        mark = srv.last_mark(shell)
+        if mark is None or mark.kind != "S":
+            return  # it has ended
+        if (key := programs.GenericProfile.asks_again(panes.look(target.tmux, target.pane)[0])) is not None:
+            keyboard.press(target.tmux, target.pane, [key])
+            return
+
+
 def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     found = program_session(ctx, session, "exit")
     if isinstance(found, Result):
@@ -248,6 +265,8 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         time.sleep(POLL)
     rec = run_record.load_record(srv, target.name)
     if rec is not None:
+        if isinstance(profile, programs.GenericProfile):
+            _press_again(srv, shell, target)
         res = runs.collect(srv, shell, rec, timeout)
         if res.status == Status.READY:
             srv.set_program(target.name, None)

@@ -33,6 +33,7 @@ from ..core.status import Status
 from ..judgement.state import State, reported
 from ..judgement.stillness import ENDED
 from ..private.server import Shell
+from ..programs import chat
 from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..sessions import observe
@@ -56,8 +57,12 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
     if not prompt.strip():
         return failure("the prompt is empty", session=target.name, status=Status.UNKNOWN)
     st = observe.state_of(ctx.open(target))
+    if chat.speaks(profile, st.snap):  # a CLI no profile knows, at its input area: driven as a chat
+        profile = chat.speaker(profile.name, ask_log.read(target).asked)  # the last turn's, to see its end
     if refused := ask_log.refuse(target, shell, profile, st):
         return refused
+    if isinstance(profile, chat.ChatProfile):
+        profile = chat.speaker(profile.name, prompt)
     if isinstance(profile, AiProfile):
         return _ask_ai(ctx, target, shell, profile, prompt, timeout, unwrap)
     return repl_turn.ask(ctx, target, shell, profile, prompt, timeout)

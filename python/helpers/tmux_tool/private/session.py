@@ -23,6 +23,7 @@ from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement import human, stillness
 from ..judgement.state import State, reported
+from ..programs import chat
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, keyboard, panes
 from ..transport.panes import PaneFacts
@@ -283,9 +284,17 @@ class PrivateSession:
 
 
 def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Target) -> State:
-    """A program at work, judged by its screen - unless the kernel says it reads a secret."""
-    secret = _secret(_kernel(target, facts), snap, facts, program, target)
-    return secret or _from_verdict(programs.detect(snap, program=program), snap, facts)
+    """A program at work, judged by its screen - unless the kernel says it reads a secret, or, for a
+    CLI no profile knows idle at its input area, that a process of it runs (a frame of work the screen
+    does not show: such a CLI signs nothing of its own)."""
+    term = _kernel(target, facts)
+    if secret := _secret(term, snap, facts, program, target):
+        return secret
+    st = _from_verdict(programs.detect(snap, program=program), snap, facts)
+    if st.status == Status.READY and term.known and not term.waits and term.front is not None \
+            and chat.speaks(programs.profile_or_generic(program), snap):
+        st.status, st.evidence = Status.BUSY, f"{term.front.comm} runs (the kernel says so); the screen: {st.evidence}"
+    return st
 
 
 def _kernel(target: Target, facts: PaneFacts) -> kernel.Terminal:

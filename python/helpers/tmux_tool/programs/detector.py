@@ -43,7 +43,7 @@ from typing import get_args
 from ..core.status import Status
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
-from . import signs
+from . import chat, signs
 from .base import Kind, Profile, Verdict, cursor_line, last_text_row, quote, row
 from .generic import generic
 from .questions import ask
@@ -99,7 +99,10 @@ def _after_exit(started: str, snap: Snapshot, shell: Verdict) -> Verdict:
     is ``error``; one that left cleanly leaves the shell's own state (it was most
     likely told to exit)."""
     profile = profile_for(started)
-    if sign := _exit_sign(snap, TUI_CRASH_ROWS if profile and profile.kind == "ai" else CRASH_ROWS):
+    # A CLI that leaves its last frame (its input area, status rows) above the prompt: only the rows
+    # right above the prompt are its goodbye.
+    tui = (profile and profile.kind == "ai") or chat.input_area(snap) is not None
+    if sign := _exit_sign(snap, TUI_CRASH_ROWS if tui else CRASH_ROWS):
         return Verdict(Status.ERROR, started, f"{started} exited to the shell after {quote(sign, 80)}")
     return Verdict(shell.status, shell.program, f"{started} has exited without an error; {shell.evidence}",
                    shell.question, shell.options)

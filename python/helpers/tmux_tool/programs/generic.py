@@ -2,6 +2,10 @@
 
 It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
 
+* an input area between two rules at the bottom (a coding CLI no profile
+  knows: pi, Qwen Code) is read as a chat by :mod:`chat` - busy while it
+  shows work, a menu there ``blocked``, else ``ready`` - before anything
+  else, since text typed into it may look like a question;
 * its own REPL prompt at the cursor - one that names it (``(gdb)``) or
   counts its inputs (``DB<1>``, ``In [2]:`` after ``In [1]:``) - is ``ready``;
 * a question at the cursor (password, yes/no, ``label: (default)``,
@@ -24,7 +28,8 @@ Callers that need a profile for any program get this one instead of
 ``None`` (:func:`registry.profile_or_generic`), so driving code needs no
 "if there is a profile" branches: it submits with Enter, sends text by
 bracketed paste (the terminal passes it through when the program never
-asked for it) and leaves with ``C-d``.
+asked for it) and leaves with ``C-d`` - pressed again when the program asks
+for it again (:meth:`GenericProfile.asks_again`).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from dataclasses import dataclass
 
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
-from . import menus, signs
+from . import chat, menus, signs
 from .base import Profile, Verdict, cursor_line, last_text_row, quote
 from .questions import ask, ask_in_frame
 
@@ -50,6 +55,7 @@ KEY_BAR_ROWS = 3
 POSITION = re.compile(r"\b\d+\s*(?:of|/)\s*\d+\b[^\n]*?\s\d{1,3}%\s*$")
 POSITION_ROWS = 2
 LOOK_ROWS = 6
+AGAIN = re.compile(r"(?i)\bpress\s+ctrl\+(?P<key>[cd])\s+again\s+to\s+(?:exit|quit)\b")
 DIALOG_ROWS = 30
 
 
@@ -58,6 +64,8 @@ class GenericProfile(Profile):
     """Any program, judged by the signs all programs share."""
 
     def classify(self, snap: Snapshot) -> Verdict | None:
+        if chat.input_area(snap) is not None and (v := chat.speaker(self.name).classify(snap)):
+            return v
         if prompt := _repl_prompt(snap, (self.name, snap.program)):
             return self.verdict(Status.READY, f"{self.name}'s own prompt {quote(prompt)} is at the cursor with "
                                 "nothing typed")
@@ -82,6 +90,13 @@ class GenericProfile(Profile):
             if m := _progress(row):
                 return self.verdict(Status.BUSY, f"a progress figure {quote(m)} is on the screen")
         return _full_screen(self, snap) if snap.alternate else None
+
+    @staticmethod
+    def asks_again(snap: Snapshot) -> str | None:
+        """The key a program asks to be pressed again to leave it (``Press Ctrl+D again to exit.``), or None."""
+        texts = [snap.lines[y] for y in snap.text_rows(LOOK_ROWS)]
+        m = next((m for row in texts if (m := AGAIN.search(row))), None)
+        return f"C-{m.group('key').lower()}" if m else None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if snap.alternate:

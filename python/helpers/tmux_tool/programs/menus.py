@@ -22,8 +22,10 @@ from dataclasses import dataclass
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
+from . import signs
 
 BOX_EDGES = "│┃║"
+SCROLL_BAR = re.compile(r"\s{2,}[█▐▕▌▓▒░]$")
 RULE_CHARS = set("─━═╌┄╍┅-—_▀▄ ")
 MARKS = "❯›>●→▶▸➜◉"
 MARKED = re.compile(rf"^(?P<pad>\s*)(?P<mark>[{MARKS}])\s+(?P<label>\S.*)$")
@@ -48,8 +50,9 @@ TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialo
 
 
 def unbox(row: str) -> str:
-    """A row with the frame drawn around it (``│ … │``, ``┃ …``) turned to spaces, columns kept."""
-    text = row.rstrip()
+    """A row with the frame drawn around it (``│ … │``, ``┃ …``) turned to spaces, columns kept, and
+    without a scroll bar's cell after padding at its right end (Qwen Code's ``█``)."""
+    text = SCROLL_BAR.sub("", row.rstrip())
     stripped = text.lstrip()
     if stripped[:1] in BOX_EDGES:
         text = text[: len(text) - len(stripped)] + " " + stripped[1:]
@@ -176,8 +179,8 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
         numbered = all(NUMBERED.match(label) for label in labels)
         last = members[-1]
         tail = [unbox(r).strip() for r in rows[last + 1 : stop]]
-        hinted = any(HINT.search(t) for t in tail[:6])
-        bottom = all(not t or HINT.search(t) or is_rule(t) for t in tail)
+        hinted = any(_hint(t) for t in tail[:6])
+        bottom = all(not t or _hint(t) or is_rule(t) for t in tail)
         on_cursor = snap.cursor[1] == y
         if numbered or hinted or ((on_cursor or bottom) and not gaps_above + gaps_below):
             question = _question_above(rows, members[0], max(start, 0))
@@ -190,6 +193,12 @@ def keys_to(menu: Menu, wanted: int) -> tuple[str, ...]:
     Enter.  A caller that looks again after each key (:meth:`.base.Profile.accept_keys`) presses the first."""
     here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
     return ("Down" if wanted > here else "Up",) * abs(wanted - here) + ("Enter",)
+
+
+def _hint(row: str) -> bool:
+    """A row that tells which keys answer a menu - not a spinner's row, whose key hint
+    (``(2s · esc to cancel)``) says how to stop work going on."""
+    return bool(HINT.search(row)) and not signs.activity(row)
 
 
 def find_toggle(snap: Snapshot, rows: int = 4) -> Menu | None:

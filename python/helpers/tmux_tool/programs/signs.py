@@ -22,7 +22,7 @@ import re
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
-from .base import cursor_line
+from . import base  # by module: base imports menus, which reads signs
 
 SPINNER_GLYPHS = "⠁-⣿◐◓◑◒◴◷◶◵✶✢✽✻✳⏺◯◉⬝■🌑🌒🌓🌔🌕🌖🌗🌘"
 SPINNER = re.compile(rf"^\s*[{SPINNER_GLYPHS}·*•◦]\s*\S[^\n]*?(?:…|\.\.\.)")
@@ -135,9 +135,9 @@ def is_red(snap: Snapshot, y: int) -> bool:
     return letters >= 3 and red * 2 > letters
 
 
-def is_dim(snap: Snapshot, y: int, start: int = 0) -> bool | None:
-    """Whether all text of row ``y`` from cell ``start`` on is dim or italic (thinking
-    lines, placeholders, hints); None when styles were not captured.  A reverse-video
+def is_dim(snap: Snapshot, y: int, start: int = 0, end: int | None = None) -> bool | None:
+    """Whether all text of row ``y`` from cell ``start`` on (up to cell ``end``) is dim or italic
+    (thinking lines, placeholders, hints); None when styles were not captured.  A reverse-video
     cell is the drawn cursor over a placeholder's first letter, and counts for nothing."""
     if not snap.styles:
         return None
@@ -148,7 +148,8 @@ def is_dim(snap: Snapshot, y: int, start: int = 0) -> bool | None:
     for ch in row:
         width = max(char_width(ch), 0)
         here = [s for s in spans if s.start <= cells < s.end]
-        if cells >= start and not ch.isspace() and not any(s.reverse for s in here):
+        if start <= cells < (end if end is not None else cells + 1) and not ch.isspace() \
+                and not any(s.reverse for s in here):
             total += width
             if any(s.dim or s.italic for s in here):
                 shaded += width
@@ -183,7 +184,7 @@ def died_under_prompt(snap: Snapshot) -> str | None:
     sees a prompt.  A prompt left of the cursor and a crash word on the rows
     just above it mean the program died.
     """
-    cl = cursor_line(snap)
+    cl = base.cursor_line(snap)
     if not cl.before.rstrip().endswith(SHELL_PROMPT_END):
         return None
     for y in range(cl.row, max(-1, cl.row - CRASH_ROWS), -1):

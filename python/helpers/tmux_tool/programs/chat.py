@@ -1,0 +1,191 @@
+"""A chat CLI no profile knows: its input area, its turns and its answers, by the shapes such CLIs share.
+
+Every coding CLI seen so far (tests/fixtures/screens: Claude Code, Gemini CLI,
+Qwen Code, pi, Kimi) draws its input area as a band of one to a few rows
+between two full-width horizontal rules near the bottom of the screen, with
+at most a few status rows under it, and the transcript above it.  That band
+is what :func:`input_area` finds; with it, :class:`ChatProfile` reads such a
+screen the way :class:`~.ai.AiProfile` reads a profiled CLI's:
+
+* work: a sign of :mod:`signs` (a spinner before trailing words, a running
+  timer, an interrupt hint) on the last row of text right above the band or under it -
+  where pi draws ``⠹ Working...`` and Qwen Code ``.  <phrase>... (2s · esc to
+  cancel)``;
+* a question: a menu inside the band or under it (a command list, a choice);
+* a failed turn: the last block above the band is an error line or red;
+* else ready.
+
+What is typed waits in the band: the text left of the cursor after the
+band's prompt glyph (``>``, ``❯``, ``›``, ``●``); a CLI draws its placeholder right
+of the cursor with nothing left of it (Qwen Code's ``>   Type your message``).
+One that hides the terminal's cursor draws nothing in an empty band (pi) or
+its placeholder dim or italic (Continue's ``▋Ask anything…``).
+
+A turn's echo is not known by a shape of its own (pi echoes a prompt as
+plain text on a shaded row), so a :class:`ChatProfile` made for one prompt
+(:func:`speaker` with ``asked``) knows its echo as the row that starts with
+that prompt's words, after at most one glyph.  Its answer is the rows
+between that echo and the input area, rendered as shown, the marks a CLI
+puts before its blocks (``◆︎``, ``●``) and a scroll bar in the last column
+left out.
+
+Such a CLI signs no end of a turn, and some draw nothing while a stream
+stalls: a turn is over only once the screen has held still for
+:data:`SETTLE`, longer than the stalls a model's stream makes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.status import Status
+from ..screen.cells import text_width
+from ..screen.snapshot import Snapshot
+from . import menus, signs
+from .ai import AiProfile, Frame
+from .answer import squash, tidy
+from .base import Profile, Verdict, cursor_line, quote
+
+BAND_ROWS = 3  # rows of text an idle or typed-into input area takes between its rules
+FOOTER_ROWS = 12  # rows under the band: status rows, or a command list opened from the band
+STATUS_ABOVE = 2  # rows above the band where a CLI draws its spinner row (pi leaves a blank row between)
+RULE_MIN = 20  # characters of a rule around an input area (they span the screen)
+RULE_INDENT = 2  # columns a rule around an input area may start right of the screen's left edge
+GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")  # an input area's prompt glyph (Qwen Code >, Continue ●), or an echo's
+MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")  # a non-ASCII mark before a block's first row
+ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cursor stands
+ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter prompt)
+SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
+START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
+
+
+def _rule(row: str) -> bool:
+    """A long rule from the left edge (a dialog's box, drawn in the middle of the screen, is no input area)."""
+    text = row.strip()
+    return (len(row) - len(row.lstrip()) <= RULE_INDENT and len(text) >= RULE_MIN
+            and set(text.strip("╭╮╰╯┌┐└┘├┤")) <= {"─", "━", "═"})
+
+
+def input_area(snap: Snapshot) -> tuple[int, int] | None:
+    """The rows of the two rules around the input area (upper, lower), or None.
+
+    The lower rule is the lowest long rule with at most :data:`FOOTER_ROWS`
+    rows of text under it; the upper one the next rule above it, as long,
+    with at most :data:`BAND_ROWS` rows between them.  The screen's width
+    is no measure: the transcript read back with its history is as wide as
+    its longest line.
+    """
+    lines = snap.lines
+    texts = [y for y, row in enumerate(lines) if row.strip()]
+    rules = [y for y in texts[-(FOOTER_ROWS + BAND_ROWS + 2):] if _rule(lines[y])]
+    for lower in reversed(rules):
+        if sum(1 for y in texts if y > lower) > FOOTER_ROWS:
+            return None
+        upper = next((y for y in reversed(rules) if y < lower), None)
+        if upper is not None and 0 < lower - upper - 1 <= BAND_ROWS \
+                and text_width(lines[upper].strip()) == text_width(lines[lower].strip()):
+            return upper, lower
+    return None
+
+
+@dataclass(frozen=True)
+class ChatProfile(AiProfile):
+    """A CLI known only by its input area; ``asked`` is the prompt of the turn being driven ("" for none)."""
+
+    asked: str = ""
+    settle: float = SETTLE
+    start_settle: float = START_SETTLE
+
+    def classify(self, snap: Snapshot) -> Verdict | None:
+        """Signs of work first (a spinner's key hint is no menu's), then a menu at the input area,
+        then the reading every AI CLI gets (a command list, a failed turn, ready)."""
+        frame = self.frame(snap)
+        if frame is None:
+            return None
+        if sign := next(filter(None, map(signs.activity, frame.status)), None):
+            return self.verdict(Status.BUSY, f"{quote(sign)} shows work at the input area")
+        if menu := menus.find_menu(snap, frame.top, exclude=frame.input):
+            return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)} at the input area; "
+                                f"{quote(menu.selected, 40)} is selected (Enter takes it)", menu.question,
+                                menu.options)
+        return super().classify(snap)
+
+    def in_front(self, snap: Snapshot) -> bool:
+        return True  # the detector chose this speaker for the program in front
+
+    def frame(self, snap: Snapshot) -> Frame | None:
+        found = input_area(snap)
+        if found is None:
+            return None
+        upper, lower = found
+        lines = snap.lines
+        above = next((lines[y] for y in range(upper - 1, max(-1, upper - 1 - STATUS_ABOVE), -1) if lines[y].strip()),
+                     "")
+        status = tuple(r for r in (above, *lines[lower + 1:]) if r.strip())
+        return Frame(upper, upper + 1, _typed(snap, upper, lower), status)
+
+    def echo(self, row: str) -> str | None:
+        """The row's text when it starts with the asked prompt's words (after one glyph), else None."""
+        want = squash(self.asked.strip().split("\n", 1)[0]) if self.asked.strip() else ""
+        if not want:
+            return None
+        text = menus.strip_box(row)
+        if (m := GLYPH.match(text)) and not squash(text).startswith(want[:1]):
+            text = text[m.end():]
+        got = squash(text)
+        if len(got) < min(ECHO_MIN, len(want)):
+            return None
+        return text.strip() if want.startswith(got) or got.startswith(want) else None
+
+    def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
+        """The last block above the input area is an error line or red (a failed turn's message)."""
+        y = next((y for y in range(frame.top - 1, -1, -1) if snap.lines[y].strip()), None)
+        if y is None:
+            return None
+        text = menus.strip_box(snap.lines[y])
+        return quote(text, 80) if signs.is_red(snap, y) or signs.error_line(text) else None
+
+    def dialog(self, snap: Snapshot, frame: Frame | None) -> None:
+        return None  # a question with the input area drawn is read by classify, after the signs of work
+
+    def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
+        """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner rows too."""
+        kept: list[str] = []
+        for row in rows[y:end]:
+            row = menus.unbox(row)
+            if signs.activity(row, hints=False):
+                continue
+            kept.append(MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1))
+        return tidy(kept)
+
+
+def _typed(snap: Snapshot, upper: int, lower: int) -> str:
+    """The text typed into the band (see the module's note on placeholders)."""
+    band = [menus.unbox(snap.lines[y]) if y < len(snap.lines) else "" for y in range(upper + 1, lower)]
+    cl = cursor_line(snap)
+    if upper < cl.row < lower:
+        before = menus.unbox(cl.before)
+        head = GLYPH.match(before) if cl.row == upper + 1 else None
+        left = before[head.end():] if head else before
+        band = band[: cl.row - upper - 1] + [left + (cl.after.rstrip() if left.strip() else "")]
+    else:
+        cut = [0] * len(band)
+        if band and (head := GLYPH.match(band[0])):
+            cut[0] = head.end()
+        band = [row[at:] for y, row, at in zip(range(upper + 1, lower), band, cut, strict=True)
+                if not signs.is_dim(snap, y, text_width(row[:at]) + len(row[at:]) - len(row[at:].lstrip()),
+                                    text_width(row))]
+    return "\n".join(text for row in band if (text := row.replace(ZERO_WIDTH, "").strip()))
+
+
+def speaker(name: str, asked: str = "") -> ChatProfile:
+    """The chat reading of program ``name`` (for one prompt, when ``asked`` is given)."""
+    return ChatProfile(name, (name,), asked=asked)
+
+
+def speaks(profile: Profile, snap: Snapshot | None) -> bool:
+    """Whether ``profile`` is the generic one and ``snap`` shows an input area it can drive as a chat."""
+    return profile.kind == "program" and snap is not None and input_area(snap) is not None
+

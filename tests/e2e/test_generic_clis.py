@@ -1,0 +1,142 @@
+"""Coding CLIs no profile knows, driven by the generic chat reading: start, turns of their own, exit.
+
+pi, Qwen Code and Continue (`cn`) run against the scripted model server with nothing of
+theirs in the tool: ``start`` must find each idle at its input area
+(``profile: "generic"``), every ``ask`` must come back with its own answer
+read off the screen - after the model's last byte, also when the stream
+stalls for two seconds in the middle, when a prompt or an answer repeats the
+one before - and ``exit`` must leave the shell with no process of the CLI
+behind.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from python.tools.tmux_tool import call
+from tests.e2e.conftest import Cli, TimedReply, explain
+
+GENERIC = ("pi", "qwen", "cn")
+START_TIMEOUT = 60
+ASK_TIMEOUT = 90
+
+STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
+                 "After two seconds of silence the stream goes on here,", "and this is its last line.")
+STALLED = "\n".join(STALLED_LINES)
+SAME = "This answer is given twice, word for word."
+# Neighbours that would pass for each other: the same prompt twice (with different answers), then the
+# same answer twice (to different prompts).
+TURNS = (
+    ("Answer with a stall", TimedReply(text=STALLED, chunk_size=10, chunk_delay=0.03,
+                                       pauses=((STALLED.index("After two"), 2.0),))),
+    ("Name a colour", TimedReply(text="The colour is blue.")),
+    ("Name a colour", TimedReply(text="Now the colour is green.\n\nThat is all.", chunk_size=6)),
+    ("Repeat the sentence", TimedReply(text=SAME)),
+    ("Repeat the sentence once more", TimedReply(text=SAME)),
+)
+
+
+def _processes_under(pid: int) -> list[str]:
+    """The command names of every process below ``pid``, from /proc."""
+    try:
+        children = [int(c) for t in Path(f"/proc/{pid}/task").iterdir()
+                    for c in (t / "children").read_text().split()]
+    except OSError:
+        return []
+    names: list[str] = []
+    for child in children:
+        try:
+            names.append(Path(f"/proc/{child}/comm").read_text().strip())
+        except OSError:
+            continue
+        names += _processes_under(child)
+    return names
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", GENERIC)
+def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli],
+                                       terminal_size: Callable[[int, int], None], private_socket: str) -> None:
+    terminal_size(200, 50)
+    cli = prepare(program)
+    started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
+                   timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    assert started["profile"] == "generic", started
+
+    for number, (prompt, reply) in enumerate(TURNS, start=1):
+        before = len(cli.server.calls("main"))
+        cli.server.script.push(reply)
+        res = call("ask", session=cli.name, prompt=prompt, timeout=ASK_TIMEOUT)
+        returned = time.monotonic()
+        new = cli.server.calls("main")[before:]
+        assert res["ok"] and res["status"] == "ready", explain(res)
+        assert res["turn"] == number and res["answer_source"] == "screen", res
+        assert len(new) == 1 and prompt in (new[0].prompt or ""), [r.prompt for r in new]
+        assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
+        assert res["output"] == reply.text, f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{explain(res)}"
+
+    shell = call("status", session=cli.name)
+    gone = call("exit", session=cli.name, timeout=30)
+    assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
+    assert call("status", session=cli.name)["program"] == "bash"
+    pane = int(call("run", session=cli.name, command="echo $$", timeout=10)["output"])
+    assert _processes_under(pane) == [], (shell, _processes_under(pane))
+    call("kill", session=cli.name)
+
+
+BUSY_CHAT = r'''#!/usr/bin/env python3
+"""A chat CLI that works for seconds with nothing on its screen: only the kernel sees it run."""
+import sys, termios, time, tty
+
+RULE = "─" * 40
+
+
+def box(transcript):
+    sys.stdout.write("\x1b[2J\x1b[H" + "".join(row + "\r\n" for row in transcript) + RULE + "\r\n> \r\n" + RULE
+                     + "\r\n  status row\x1b[2A\x1b[3G")
+    sys.stdout.flush()
+
+
+transcript = []
+old = termios.tcgetattr(0)
+tty.setraw(0)
+try:
+    while True:
+        box(transcript)
+        line = ""
+        while not line.endswith("\r"):
+            key = sys.stdin.read(1)
+            if key == "\x04":
+                sys.exit(0)
+            line += key
+            sys.stdout.write(key)
+            sys.stdout.flush()
+        transcript += ["> " + line.strip("\x1b[200~\x1b[201~\r"), "", "The answer begins,"]
+        box(transcript)
+        end = time.monotonic() + float(sys.argv[1])
+        while time.monotonic() < end:  # thinking hard, showing nothing
+            pass
+        transcript += ["and ends after the work.", ""]
+finally:
+    termios.tcsetattr(0, termios.TCSADRAIN, old)
+'''
+
+
+@pytest.mark.e2e
+def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, private_socket: str) -> None:
+    """A CLI that draws the start of its answer, then computes for longer than a turn's settle time
+    without drawing anything: its process runs, so the turn is not over; the answer is all of it."""
+    script = tmp_path / "busychat"
+    script.write_text(BUSY_CHAT, encoding="utf-8")
+    script.chmod(0o755)
+    started = call("start", program=str(script), args=["6"], session="busychat", cwd=str(tmp_path), timeout=30)
+    assert started["ok"] and started["status"] == "ready" and started["profile"] == "generic", explain(started)
+    res = call("ask", session="busychat", prompt="Think hard", timeout=60)
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
+    call("kill", session="busychat")

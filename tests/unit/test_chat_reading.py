@@ -1,0 +1,101 @@
+"""The generic chat reading on recorded screens of CLIs no profile knows (pi, Qwen Code, Continue's cn).
+
+Each screen under tests/fixtures/screens/pi, .../qwen and .../cn was captured from
+the real CLI against the scripted model server (see the READMEs there).  The
+reading must find the input area, what is typed in it, the answer of a turn,
+and must never take a working CLI's prompt echo and spinner for a menu.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from python.helpers.tmux_tool.programs import chat, detect, menus
+from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+
+SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
+CHATS = ("pi", "qwen", "cn")
+TYPED = "this text is typed but not submitted"
+LONG_PROMPT = "Say hello and show me a short list"
+
+
+def _snap(path: Path) -> Snapshot:
+    fx = json.loads(path.read_text(encoding="utf-8"))
+    w, h = fx["size"]
+    return snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
+                                 alternate=fx["alternate"], program=fx["pane_current_command"])
+
+
+def _screens(program: str, pattern: str) -> list[Path]:
+    found = sorted((SCREENS / program).glob(pattern))
+    assert found, f"no recorded {pattern} screens of {program}"
+    return found
+
+
+@pytest.mark.parametrize("program", CHATS)
+def test_the_input_area_and_what_is_typed_in_it(program: str) -> None:
+    speaker = chat.speaker(program)
+    for path in _screens(program, "typed-*.json"):
+        assert speaker.pending_input(_snap(path)) == TYPED, path.name
+    for path in _screens(program, "ready-*.json"):
+        assert speaker.pending_input(_snap(path)) == "", path.name
+    for path in _screens(program, "starting-*.json"):  # cn draws its input box first, the others later
+        assert (chat.input_area(_snap(path)) is None) == (program != "cn"), path.name
+
+
+@pytest.mark.parametrize("program", CHATS)
+def test_a_working_cli_is_busy_never_blocked(program: str) -> None:
+    """Busy screens of the first and a second turn: the echo of the prompt with answer rows above it
+    and the spinner's key hint below it are no menu; the spinner decides."""
+    paths = [*_screens(program, "busy-*.json"), *_screens(program, "secondturn-*.json"),
+             *sorted((SCREENS / program).glob("paused-*.json"))]
+    for path in paths:
+        snap = _snap(path)
+        assert menus.find_menu(snap) is None, path.name
+        verdict = detect(snap, program=program)
+        assert verdict.status == "busy", (path.name, verdict.evidence)
+
+
+def test_a_spinners_key_hint_is_no_menu_hint() -> None:
+    """Qwen Code's spinner row ends in '(Ns · esc to cancel)': a sign of work, not keys that answer a menu."""
+    rows = [row for path in _screens("qwen", "secondturn-*.json") for row in _snap(path).lines
+            if "esc to cancel" in row]
+    assert rows
+    assert all(menus.HINT.search(row) and not menus._hint(row) for row in rows)
+
+
+@pytest.mark.parametrize("program", CHATS)
+def test_the_answer_is_the_rows_between_the_echo_and_the_input_area(program: str) -> None:
+    cut: list[str] = []
+    for path in sorted((SCREENS / program).glob("answered-*.json")):
+        snap = _snap(path)
+        answer = chat.speaker(program, LONG_PROMPT).answer_from(snap, LONG_PROMPT)
+        if answer is None:  # the echo scrolled off the screen (into the history, which a fixture does not hold)
+            assert not any(LONG_PROMPT in row for row in snap.lines), path.name
+            continue
+        assert answer.endswith("That is the end of the long answer."), (path.name, answer[-200:])
+        assert "Working" not in answer and "─" * 20 not in answer and "◆" not in answer, path.name
+        cut.append(path.name)
+    for path in _screens(program, "quoted-*.json"):
+        snap = _snap(path)
+        answer = chat.speaker(program, "Quote a proverb").answer_from(snap, "Quote a proverb")
+        if answer is None:
+            assert not any("Quote a proverb" in row for row in snap.lines), path.name
+            continue
+        assert answer.startswith("The proverb says:"), path.name
+        assert answer.rstrip().endswith("That is all."), path.name
+        cut.append(path.name)
+    assert cut, "no recorded answer whose echo is still in view"
+
+
+def test_qwen_permission_question_is_blocked_with_its_options() -> None:
+    for path in _screens("qwen", "permission-*.json"):
+        verdict = detect(_snap(path), program="qwen")
+        assert verdict.status == "blocked", verdict.evidence
+        assert verdict.question and "Allow execution" in verdict.question
+        assert len(verdict.options) >= 3
+        # the options as a person reads them: no padding, no scroll bar's cell from the screen's edge
+        assert all(option == option.strip() and not option.endswith("█") for option in verdict.options)
