@@ -31,10 +31,15 @@ from pathlib import Path
 
 import pytest
 
+from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.programs import profile_for
 from python.helpers.tmux_tool.programs.ai import AiProfile
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+from python.helpers.tmux_tool.sessions import tap
+from python.helpers.tmux_tool.sessions.context import Context
+from python.helpers.tmux_tool.transport.target import Target
 from python.tools.tmux_tool import call
+from tests.conftest import poll
 from tests.e2e import choppy_link
 from tests.e2e.clis import homes
 from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, answer_of, explain
@@ -411,6 +416,32 @@ def test_tool_permission_blocks_the_turn(program: str, prepare: Callable[..., Cl
     res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
     assert res["ok"] and res["status"] == "blocked", explain(res)
     assert res["question"] and len(res["options"]) >= 2, res
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_claude_codes_permission_question_answered_by_one_tap(prepare: Callable[..., Cli]) -> None:
+    """The page's tap (``sessions/tap.py``, what ``POST /api/answer`` runs) on the option that allows the
+    command: the keys that choose it are typed, the turn goes on, and the agent's wait says who answered."""
+    cli = prepare("claude")
+    started = _start(cli)
+    assert started["status"] == "ready", explain(started)
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(PERMISSION_TOOLS["claude"],)),
+                           Reply(text="The file was created."))
+    asked = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert asked["ok"] and asked["status"] == "blocked", explain(asked)
+    allow = next(option for option in asked["options"] if option.split(". ", 1)[-1].startswith("Yes"))
+    ctx = Context(config.load())
+    target = Target(cli.name, False, ctx.private.tmux)
+    st = ctx.open(target).state()
+    assert st.question == asked["question"], explain(asked)
+    tapped = tap.answer(target, st, asked["question"], allow, cli.launch.cwd.parent / "audit.log")
+    assert tapped.typed and tapped.keys[-1] == "Enter", tapped
+    heard = call("wait", session=cli.name, timeout=ASK_TIMEOUT)  # may return before Claude Code redraws
+    assert heard["answered_by_human"] == allow, explain(heard)
+    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["status"] == "ready" and "answered_by_human" not in done, explain(done)
     call("kill", session=cli.name)
 
 

@@ -18,6 +18,13 @@
   holds it the tool refuses the agent's keys there.  A session taken because
   it asked for a secret is handed back by this server as soon as the secret
   is no longer asked for.
+* ``POST /api/answer`` ``{"session", "question", "option"}``: one tap on an
+  option of the question a session is blocked on (the row's ``question``
+  and ``options``) types the keys that choose it, only if the same question
+  is still on screen at the keystroke (checked inside tmux: see the tool's
+  ``sessions/tap.py``); else nothing is typed and the answer says why.  Never
+  for a secret's question.  The answer goes to the audit trail, and the
+  agent's next result of the session says the human gave it.
 * ``/agent-ws?session=NAME``: a terminal view of one session, a tmux client
   of the agent's server that never resizes its window (``ignore-size``) and,
   unless the page holds the session, is read-only in tmux itself: a read-only
@@ -48,9 +55,11 @@ from web_handlers import Guarded, SharedSession
 from python.helpers.tmux_tool.frontends.page import (
     HELD,
     SEP,
+    Tapped,
     Tmux,
     TmuxError,
     agent_tmux,
+    answer_question,
     connected_hosts,
     holder,
     names_a_host,
@@ -204,7 +213,7 @@ class AgentSessions:
         res = status_of(session, host)
         return {"session": session, "program": res.get("program") or "", "status": res.get("status"),
                 "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),
-                "needs_human": bool(res.get("needs_human")), "held": held}
+                "options": res.get("options") or [], "needs_human": bool(res.get("needs_human")), "held": held}
 
     def _let_go(self, name: str) -> None:
         session, host = split(name)
@@ -225,6 +234,16 @@ class AgentSessions:
         self._seen.pop(name, None)
         self._hosts_seen.pop(split(name)[1] or "", None)  # a host's list is read again now
         self.refresh()
+
+    def answer(self, name: str, question: str, option: str) -> Tapped:
+        """The human's tap on ``option`` of ``question`` in session ``name``; the list shows the session
+        anew at once."""
+        session, host = split(name)
+        tapped = answer_question(session, host, question, option)
+        self._seen.pop(name, None)
+        self._hosts_seen.pop(host or "", None)
+        self.refresh()
+        return tapped
 
     def history(self, name: str) -> str:
         """The last rows of the session's history (above its screen), with their colours, for a view."""
@@ -309,6 +328,26 @@ class HoldHandler(ControlApi):
         except TmuxError as exc:
             raise HTTPError(404, f"there is no session {name} of the agent") from exc
         self.write({"ok": True, "held": held})
+
+
+class AnswerHandler(ControlApi):
+    """``POST /api/answer`` ``{"session", "question", "option"}``: 409 with the reason when nothing was typed."""
+
+    async def post(self) -> None:
+        data = self.body()
+        name = session_name(data.get("session") if isinstance(data.get("session"), str) else None)
+        question, option = data.get("question"), data.get("option")
+        if not isinstance(question, str) or not isinstance(option, str) or not option:
+            raise HTTPError(400, 'send {"session": NAME, "question": QUESTION, "option": OPTION}')
+        sessions: AgentSessions = self.settings["agent_sessions"]
+        try:
+            tapped = await asyncio.to_thread(sessions.answer, name, question, option)
+        except TmuxError as exc:
+            raise HTTPError(404, f"there is no session {name} of the agent") from exc
+        if not tapped.typed:
+            self.answer(409, {"ok": False, "error": tapped.why})
+            return
+        self.write({"ok": True, "text": tapped.text, "keys": list(tapped.keys)})
 
 
 class AgentTermSocket(Guarded, TmuxTermSocket):

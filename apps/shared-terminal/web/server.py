@@ -27,7 +27,14 @@ WEB_DIR = Path(__file__).resolve().parent
 # The pause, approval and activity protocol is defined once, in the library.
 sys.path.insert(0, str(WEB_DIR.parents[2]))
 
-from agent_sessions import AgentSessions, AgentTermSocket, HoldHandler, SessionsHandler, view_terminal
+from agent_sessions import (
+    AgentSessions,
+    AgentTermSocket,
+    AnswerHandler,
+    HoldHandler,
+    SessionsHandler,
+    view_terminal,
+)
 from control_api import (
     ApprovalHandler,
     ControlState,
@@ -100,6 +107,7 @@ def build_app(args: argparse.Namespace, token: str | None, manager: TmuxTermMana
             (r"/ws", TerminalSocket, {"term_manager": manager}),
             (r"/api/sessions", SessionsHandler),
             (r"/api/hold", HoldHandler),
+            (r"/api/answer", AnswerHandler),
             (r"/agent-ws", AgentTermSocket, {"term_manager": manager}),
             (r"/static/(.*)", GuardedStatic, {"path": str(WEB_DIR / "static")}),
             *[(rf"/vendor/{name}/(.*)", GuardedStatic, {"path": str(path)}) for name, path in vendor.items()],

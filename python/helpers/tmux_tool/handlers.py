@@ -20,6 +20,7 @@ from .core.result import Result, failure
 from .core.status import Status
 from .sessions import observe
 from .sessions.context import Context
+from .sessions.session import Session
 from .transport import keyboard, panes
 
 
@@ -82,7 +83,13 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ses, settle=True)
     if st.snap is None:
         return failure(st.evidence, session=ses.name)
-    return ses.report(st, exit_code=st.exit_code)
+    return _heard(ses, ses.report(st, exit_code=st.exit_code))
+
+
+def _heard(ses: Session, res: Result) -> Result:
+    """A result of status or wait with what the human answered there from the page since the last one."""
+    ses.heard(res)
+    return res
 
 
 def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
@@ -103,7 +110,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
     if len(found) == 1 and until == "ready" and compiled is None:
         exact = found[0].wait_exact(timeout)
         if exact is not None:
-            return exact
+            return _heard(found[0], exact)
     watches = [observe.Watch(ses, until, compiled, observe.DEFAULT_STABLE) for ses in found]
     ok = observe.wait_all(watches, mode, timeout)
     if len(watches) == 1:
@@ -115,7 +122,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
             res.hint = message("wait_timeout_hint")
         elif ok:
             res.extra["reason"] = w.reason
-        return res
+        return _heard(w.session, res)
     rows = [{"session": w.session.name, "status": w.last.status, "done": w.done, "evidence": w.last.evidence,
              "program": w.last.program, **w.session.where(w.last)} for w in watches]
     done = [w.session.name for w in watches if w.done]

@@ -57,6 +57,10 @@
   const viewMode = byId("agent-view-mode");
   const viewEvidence = byId("agent-view-evidence");
   const viewAsk = byId("agent-view-ask");
+  const answerBox = byId("agent-view-answer");
+  const answerQuestion = byId("agent-view-question");
+  const answerOptions = byId("agent-view-options");
+  const answered = byId("agent-view-answered");
   const viewWide = byId("agent-view-wide");
   const viewTerm = byId("agent-view-term");
   const takeButton = byId("agent-take");
@@ -484,12 +488,55 @@
         ": type it here, then Enter. It goes to the terminal, never to the agent; the keyboard goes back " +
         "to the agent by itself afterwards.";
     }
+    renderAnswers(view, row);
     takeButton.hidden = view.writable;
     giveButton.hidden = !view.writable;
     takeButton.disabled = !row || view.ended;
     takeButton.setAttribute("aria-label", "Take over " + view.session);
     giveButton.setAttribute("aria-label", "Hand " + view.session + " back to the agent");
     closeButton.setAttribute("aria-label", "Close the view of " + view.session);
+  }
+
+  // One tap answers a question the session is blocked on (not a secret: only the human's keys type
+  // one): a button per option the tool parsed.  The server types it only if the question the page
+  // showed is still on screen at the keystroke, and says so when it was not.
+  function renderAnswers(view, row) {
+    const offered = Boolean(row && !view.ended && row.status === "blocked" && !row.needs_human &&
+      row.question && row.options && row.options.length);
+    answerBox.hidden = !offered;
+    const key = offered ? view.session + "\n" + row.question + "\n" + row.options.join("\n") : "";
+    if (answerBox.dataset.key === key) {
+      return;
+    }
+    answerBox.dataset.key = key;
+    answerOptions.replaceChildren();
+    if (!offered) {
+      return; // what the last press did stays said until another question is offered
+    }
+    answered.textContent = "";
+    answerQuestion.textContent = "It asks “" + row.question + "”:";
+    for (const option of row.options) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = option;
+      button.setAttribute("aria-label", "Answer " + option);
+      button.addEventListener("click", function () {
+        answer(view.session, row.question, option);
+      });
+      answerOptions.append(button);
+    }
+  }
+
+  async function answer(name, question, option) {
+    answered.textContent = "typing " + option + "…";
+    try {
+      const done = await shared.request("POST", "/api/answer", { session: name, question: question, option: option });
+      answered.textContent = "answered " + option + " (typed: " +
+        [done.text].concat(done.keys).filter(Boolean).join(" ") + ")";
+    } catch (error) {
+      answered.textContent = error.message;
+      shared.tell(name + ": " + error.message); // told even when the question, and its buttons, are gone
+    }
   }
 
   function socketUrl(view, write) {

@@ -18,14 +18,40 @@ from ..actions import dispatch
 from ..core import config, errors
 from ..core.clock import Deadline
 from ..judgement import human
+from ..sessions import tap
 from ..sessions.context import Context
 from ..shared import audit, control
 from ..transport import hosts, tmux
+from ..transport.target import Target
 
-__all__ = ["HELD", "PAGE", "SEP", "Control", "HostWaits", "NoServer", "NoTarget", "Tmux", "TmuxError",
-           "ToolError", "agent_socket", "agent_tmux", "answer_approval", "audit_results", "connect",
-           "connected_hosts", "holder", "names_a_host", "pending_digest", "private_folder", "read_control",
-           "set_approve", "set_paused", "status_of"]
+__all__ = [
+    "HELD",
+    "PAGE",
+    "SEP",
+    "Control",
+    "HostWaits",
+    "NoServer",
+    "NoTarget",
+    "Tapped",
+    "Tmux",
+    "TmuxError",
+    "ToolError",
+    "agent_socket",
+    "agent_tmux",
+    "answer_approval",
+    "answer_question",
+    "audit_results",
+    "connect",
+    "connected_hosts",
+    "holder",
+    "names_a_host",
+    "pending_digest",
+    "private_folder",
+    "read_control",
+    "set_approve",
+    "set_paused",
+    "status_of",
+]
 
 # --- what the page holds and catches ---------------------------------------------------------
 Tmux: TypeAlias = tmux.Tmux
@@ -50,6 +76,10 @@ NoTarget: TypeAlias = errors.NoTarget
 ToolError: TypeAlias = errors.ToolError
 """Any failure the tool has a sentence for: the page's server and start.sh's hand say it when the
 shared session's host cannot be used."""
+
+Tapped: TypeAlias = tap.Tapped
+"""How the human's tap on an option ended: typed (with the keys), or the sentence saying why nothing was
+typed; the page says it beside the buttons."""
 
 HostWaits: TypeAlias = hosts.HostWaits
 """The connection to a host waits for the human (a password, a passphrase, a new host key): start.sh's
@@ -120,7 +150,17 @@ def private_folder(name: str) -> Path:
 def status_of(session: str, host: str | None = None) -> dict[str, Any]:
     """The tool's own ``status`` of ``session`` (here, or on ``host``), as the contract's dict: the page
     shows each terminal with the facts the agent gets, and sees when a secret is no longer asked for."""
-    return dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
+    with human.page_looks():  # an answer the human tapped stays for the agent's own next result
+        return dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
+
+
+def answer_question(session: str, host: str | None, question: str, option: str) -> Tapped:
+    """The human taps ``option`` of the ``question`` the agent's ``session`` (here, or on ``host``) is
+    blocked on: typed only if still asked at the keystroke, never for a secret, and audited."""
+    cfg = config.load()
+    ctx = Context(cfg, host)
+    target = Target(session, False, ctx.private.tmux)
+    return tap.answer(target, ctx.open(target).state(), question, option, cfg.shared_dir / "audit.log")
 
 
 def holder(server: Tmux, session: str) -> str:

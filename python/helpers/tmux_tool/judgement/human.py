@@ -20,7 +20,9 @@ still reads it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from ..core.config import Config
 from ..core.errors import TmuxError
@@ -29,13 +31,13 @@ from ..core.status import Status
 from ..screen import secrets
 from ..screen.snapshot import Snapshot
 from ..transport import kernel
-from ..transport.options import HELD, PAGE
+from ..transport.options import ANSWERED, HELD, PAGE
 from ..transport.panes import PaneFacts
 from ..transport.tmux import Tmux
 from .state import State
 
-__all__ = ["HELD", "LEAVE_KEYS", "PAGE", "answering", "asks_secret", "held", "hint", "page", "refusal",
-           "where_to_type"]
+__all__ = ["ANSWERED", "HELD", "LEAVE_KEYS", "PAGE", "answering", "asks_secret", "heard", "held", "hint", "page",
+           "page_looks", "refusal", "where_to_type"]
 
 
 UNKNOWN_READER = -1  # ``State.secret_reader`` of a secret told by the screen alone
@@ -134,3 +136,27 @@ def held(tmux: Tmux, session: str) -> str:
         return tmux.cmd("show-options", "-qv", "-t", f"={session}:", HELD).strip()
     except TmuxError:
         return ""
+
+
+_page_looks: ContextVar[bool] = ContextVar("tmux_tool_page_looks", default=False)
+
+
+@contextmanager
+def page_looks() -> Iterator[None]:
+    """Within the block, results are the page's own looks (it judges sessions with ``status`` too): an
+    answer the human gave from the page (:data:`ANSWERED`) stays there for the agent's result."""
+    token = _page_looks.set(True)
+    try:
+        yield
+    finally:
+        _page_looks.reset(token)
+
+
+def heard(tmux: Tmux, session: str) -> str:
+    """The option the human answered ``session``'s question with from the page since the agent's last
+    result ("" when none), read and cleared in one tmux command so that it is told once."""
+    if _page_looks.get():
+        return ""
+    target = f"={session}:"
+    return tmux.chain(["show-options", "-qv", "-t", target, ANSWERED],
+                      ["set-option", "-qu", "-t", target, ANSWERED]).rstrip("\n")

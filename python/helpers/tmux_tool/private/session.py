@@ -237,6 +237,12 @@ class PrivateSession:
     def waited(self, res: Result, st: State) -> None:
         """What a wait that judged the screen adds to its result: nothing here (markers gave the output)."""
 
+    def heard(self, res: Result) -> None:
+        """The option the human tapped in the page for this session's question, told once
+        (``answered_by_human``; see :mod:`..sessions.tap`)."""
+        if said := human.heard(self.target.tmux, self.name):
+            res.extra["answered_by_human"] = said
+
     def _settle(self, timeout: float, before: str | None) -> Result:
         """After typing: wait until the session has reacted (its screen changed) and settled."""
         deadline = Deadline(timeout)

@@ -222,8 +222,7 @@ class Profile:
         wanted = next((i for i, o in enumerate(menu.options) if dialog.choose.search(o)), None)
         if wanted is None:
             return dialog.accept
-        here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
-        return ("Enter",) if wanted == here else ("Down" if wanted > here else "Up",)
+        return menus.keys_to(menu, wanted)[:1]
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         """The output of the last submitted input, or None if it cannot be cut out."""

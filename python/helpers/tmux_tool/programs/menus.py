@@ -188,6 +188,13 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
     return None
 
 
+def keys_to(menu: Menu, wanted: int) -> tuple[str, ...]:
+    """The keys that choose option ``wanted`` of ``menu``: Up or Down from the marked option to it, then
+    Enter.  A caller that looks again after each key (:meth:`.base.Profile.accept_keys`) presses the first."""
+    here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
+    return ("Down" if wanted > here else "Up",) * abs(wanted - here) + ("Enter",)
+
+
 def _hint(row: str) -> bool:
     """A row that tells which keys answer a menu - not a spinner's row, whose key hint
     (``(2s · esc to cancel)``) says how to stop work going on."""

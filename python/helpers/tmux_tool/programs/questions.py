@@ -15,6 +15,10 @@ whatever follows it (``? Project name (my-app)``, ``? Enable telemetry? › no
 parentheses or brackets (``package name: (demo-app)``, ``Enter file in which
 to save the key (/root/.ssh/id_ed25519):``, ``Name [bob]:``).
 
+A question right under a list numbered from 1, one entry a row (bash's
+``select`` and its ``#?``), offers the entries; each is chosen by its number
+(:func:`typed_answer` says what any option of a question takes).
+
 A label ending in ``:`` that holds a question word (``Deploy to which
 host:``) is a question without its question mark.  A bare ``read -p 'Name: '``
 matches none of these on purpose: "Name: " is equally the start of a progress
@@ -80,10 +84,11 @@ class Shape:
     options: Callable[[str], tuple[str, ...]] = lambda before: ()
 
 
+# Any word for a secret (sudo's German "Passwort für", getpass's "Token: "), as the secret judgement reads it.
+SECRET = Shape("a password prompt",
+               re.compile(rf"(?:{secrets.WORDS})(?:[^:\n]|'[^'\n]*')*:\s*$", re.IGNORECASE | re.VERBOSE), True)
 SHAPES = (
-    # Any word for a secret (sudo's German "Passwort für", getpass's "Token: "), as the secret judgement reads it.
-    Shape("a password prompt",
-          re.compile(rf"(?:{secrets.WORDS})(?:[^:\n]|'[^'\n]*')*:\s*$", re.IGNORECASE | re.VERBOSE), True),
+    SECRET,
     Shape("a yes/no question", YES_NO, True, lambda before: _options(m.group(1)) if (m := YES_NO.search(before))
           else ()),
     Shape("a request for a key", PRESS_KEY, True, lambda before: ("Enter",)),
@@ -103,6 +108,62 @@ SHAPES = (
 )
 
 
+NUMBERED_ROW = re.compile(r"^\s*(\d{1,3})[.)]\s+\S")
+NUMBER = re.compile(r"^\s*(\d{1,3})[.)]\s")
+
+
+def numbered_above(snap: Snapshot, row: int) -> tuple[str, ...]:
+    """The list numbered from 1, one entry a row, right above the question's ``row`` (bash's ``select``
+    under its ``#?``, a script's menu), each entry as drawn; () when there is none.  An entry is
+    chosen by typing its number."""
+    found: list[tuple[int, str]] = []
+    y = row - 1
+    while 0 <= y < len(snap.lines) and (m := NUMBERED_ROW.match(snap.lines[y])):
+        found.append((int(m.group(1)), snap.lines[y].strip()))
+        y -= 1
+    found.reverse()
+    if len(found) < 2 or [n for n, _ in found] != list(range(1, len(found) + 1)):
+        return ()
+    return tuple(text for _, text in found)
+
+
+def _shape(snap: Snapshot, strong_only: bool) -> tuple[Shape, str] | None:
+    """The shape of the question at the cursor and the text left of the cursor, or None."""
+    cl = cursor_line(snap)
+    if cl.after.strip():
+        return None
+    before = cl.before.rstrip()
+    if not before:
+        return None
+    for shape in SHAPES:
+        if strong_only and not shape.strong:
+            return None
+        if shape.pattern.search(before):
+            return shape, before
+    return None
+
+
+def typed_answer(snap: Snapshot, option: str) -> tuple[str, tuple[str, ...]] | None:
+    """What to type to give ``option`` to the question at the cursor: (text, keys after it), or None for
+    a secret's question (only the human's own keys answer one) or an option it does not offer.
+
+    A "press a key" question takes Enter; an entry of a numbered list its number; an answer spelled
+    with its key letter (``[r]ename``) that letter; any other the option as shown; each followed by
+    Enter, as the programs that ask them read a line.
+    """
+    found = _shape(snap, strong_only=False)
+    if found is None or found[0] is SECRET:
+        return None
+    shape, before = found
+    if option not in (shape.options(before) or numbered_above(snap, cursor_line(snap).row)):
+        return None
+    if shape.pattern is PRESS_KEY:
+        return "", ("Enter",)
+    if m := NUMBER.match(option):
+        return m.group(1), ("Enter",)
+    return (option[0] if shape.pattern is LETTERED else option), ("Enter",)
+
+
 def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Verdict | None:
     """A question at the cursor (nothing typed after it), or None.
 
@@ -114,20 +175,13 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
     >>> print(ask(Snapshot(("package name: (demo-app)",), 80, 24, (25, 0)), "npm").status)
     blocked
     """
-    cl = cursor_line(snap)
-    if cl.after.strip():
+    found = _shape(snap, strong_only)
+    if found is None:
         return None
-    before = cl.before.rstrip()
-    if not before:
-        return None
+    shape, before = found
     text = before.strip()
-    for shape in SHAPES:
-        if strong_only and not shape.strong:
-            return None
-        if shape.pattern.search(before):
-            return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text,
-                           shape.options(before))
-    return None
+    options = shape.options(before) or (() if shape is SECRET else numbered_above(snap, cursor_line(snap).row))
+    return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text, options)
 
 
 RAIL = "│┃╎┆|└╰┗"

@@ -63,3 +63,7 @@ class Session(Protocol):
     def waited(self, res: Result, st: State) -> None:
         """Complete the result of a wait that judged the screen (output owed by an earlier call)."""
         ...
+
+    def heard(self, res: Result) -> None:
+        """Add to a result of status or wait what the human answered from the page since the last one."""
+        ...

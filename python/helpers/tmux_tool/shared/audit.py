@@ -53,6 +53,11 @@ def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any], 
     return entry_id
 
 
+def record_answer(log: Path, entry: dict[str, Any]) -> None:
+    """Write down an answer the human gave from the page to a question of an agent's terminal."""
+    _append(log, {"id": secrets.token_hex(8), **entry})
+
+
 def results_path(log: Path) -> Path:
     """Where the results of the injections in ``log`` are kept (``audit.log`` → ``audit-results.log``)."""
     return log.with_name(f"{log.stem}-results{log.suffix}")

@@ -102,6 +102,9 @@ class SharedSession:
         """No markers here: a wait always judges the pane."""
         return None
 
+    def heard(self, res: Result) -> None:
+        """Nothing: the page offers no one-tap answers in the human's own terminal, where they type."""
+
     def waited(self, res: Result, st: State) -> None:
         """A command of ours that outlived its send: its output is given with the wait that sees its prompt
         back, once; a closed or dead pane ends what ran there."""

@@ -31,6 +31,7 @@ ACTIVITY_LINE = PREFIX + "activity_line"
 # The human's hand (judgement/human.py, the page's server, agent.sh).
 PAGE = PREFIX + "page"  # global, on the shared server: the page's address while it serves
 HELD = PREFIX + "human"  # on a private session: who of the humans holds it (page, page:secret, agent.sh)
+ANSWERED = PREFIX + "answered"  # on a private session: the option the human chose from the page (sessions/tap.py)
 
 # The agent's private sessions (private/server.py, private/runs.py, drive/turns.py).
 PROGRAM = PREFIX + "program"  # the program started in the session, or bash

@@ -1,0 +1,46 @@
+"""The keys one tap types for each kind of question: the library's own knowledge of how each is answered."""
+
+from __future__ import annotations
+
+import pytest
+
+from python.helpers.tmux_tool.programs import menus, questions
+from python.helpers.tmux_tool.screen.snapshot import Snapshot
+
+
+def _asking(*rows: str) -> Snapshot:
+    """A screen whose cursor stands after the last row's text."""
+    return Snapshot(rows, 80, 24, (len(rows[-1]), len(rows) - 1))
+
+
+@pytest.mark.parametrize(("rows", "option", "typed"), [
+    (("Continue? [y/N] ",), "y", ("y", ("Enter",))),
+    (("Continue? [y/N] ",), "N", ("N", ("Enter",))),
+    (("Are you sure (yes/no/[fingerprint])? ",), "yes", ("yes", ("Enter",))),
+    (("replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename: ",), "rename", ("r", ("Enter",))),
+    (("Press ENTER to continue",), "Enter", ("", ("Enter",))),
+    (("1) apple", "2) banana", "3) cherry", "#? "), "2) banana", ("2", ("Enter",))),
+])
+def test_each_question_is_answered_as_it_reads_its_answer(rows: tuple[str, ...], option: str,
+                                                         typed: tuple[str, tuple[str, ...]]) -> None:
+    snap = _asking(*rows)
+    verdict = questions.ask(snap, None)
+    assert verdict is not None and option in verdict.options, verdict
+    assert questions.typed_answer(snap, option) == typed
+
+
+def test_no_keys_for_a_secret_or_an_option_not_offered() -> None:
+    assert questions.typed_answer(_asking("[sudo] password for bob: "), "y") is None
+    assert questions.typed_answer(_asking("Continue? [y/N] "), "maybe") is None
+
+
+def test_a_numbered_list_counts_up_from_one() -> None:
+    assert questions.numbered_above(_asking("2) banana", "3) cherry", "#? "), 2) == ()
+    assert questions.numbered_above(_asking("1) apple", "#? "), 1) == ()
+
+
+def test_a_menu_is_chosen_by_moving_its_marker_then_enter() -> None:
+    menu = menus.Menu("Pick one?", ("a", "b", "c"), "b", 1, 3, False)
+    assert menus.keys_to(menu, 0) == ("Up", "Enter")
+    assert menus.keys_to(menu, 1) == ("Enter",)
+    assert menus.keys_to(menu, 2) == ("Down", "Enter")
