@@ -44,7 +44,7 @@ from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .answer import echo_rows, last_echo, plain_snapshot, quoted, squash, tidy
-from .base import Kind, Profile, Verdict, quote
+from .base import Kind, Profile, Verdict, cursor_line, quote
 from .questions import PRESS_KEY
 from .shell import split_prompt
 
@@ -172,7 +172,8 @@ class AiProfile(Profile):
     def ended(self, snap: Snapshot) -> Verdict | None:
         """The CLI is gone: the shell's prompt is back inside its last frame, with a crash
         word just above it (see :func:`signs.died_under_prompt`)."""
-        if word := signs.died_under_prompt(snap):
+        cl = cursor_line(snap)
+        if word := signs.died_under_prompt(snap, cl.before, cl.row):
             return self.verdict(Status.ERROR, f"{self.name} has ended: {word!r} above the shell's prompt, which is back "
                                 "at the cursor")
         return None

@@ -122,7 +122,8 @@ def _shell_in_front(shell: Profile, snap: Snapshot, started: Profile | None, sta
         # a pipeline, where tmux names the shell rather than the program.
         if own is None and (v := (started or generic(started_name)).classify(snap)):
             return v
-        if own is None and (word := signs.died_under_prompt(snap)):
+        cl = cursor_line(snap)
+        if own is None and (word := signs.died_under_prompt(snap, cl.before, cl.row)):
             return Verdict(Status.ERROR, started_name, f"{started_name} has ended: {word!r} above the shell's prompt, "
                            "which is back at the cursor inside its last frame")
     if own is not None:

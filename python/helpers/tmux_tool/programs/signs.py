@@ -22,7 +22,6 @@ import re
 
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
-from . import base  # by module: base imports menus, which reads signs
 
 SPINNER_GLYPHS = "⠁-⣿◐◓◑◒◴◷◶◵✶✢✽✻✳⏺◯◉⬝■🌑🌒🌓🌔🌕🌖🌗🌘"
 SPINNER = re.compile(rf"^\s*[{SPINNER_GLYPHS}·*•◦]\s*\S[^\n]*?(?:…|\.\.\.)")
@@ -174,7 +173,7 @@ def moving(before: Snapshot, after: Snapshot) -> str | None:
     return changed[-1][1].strip()[:60]
 
 
-def died_under_prompt(snap: Snapshot) -> str | None:
+def died_under_prompt(snap: Snapshot, before: str, row: int) -> str | None:
     """The crash word (``Killed``, ``Segmentation fault``) right above a shell prompt that is
     back at the cursor, or None.
 
@@ -182,12 +181,12 @@ def died_under_prompt(snap: Snapshot) -> str | None:
     prints its prompt (and bash its ``Killed``) over it, often on a row that
     still holds the frame's text right of the cursor, where no shell rule
     sees a prompt.  A prompt left of the cursor and a crash word on the rows
-    just above it mean the program died.
+    just above it mean the program died.  ``before`` is the text left of
+    the cursor, on the screen's row ``row`` (the cursor's).
     """
-    cl = base.cursor_line(snap)
-    if not cl.before.rstrip().endswith(SHELL_PROMPT_END):
+    if not before.rstrip().endswith(SHELL_PROMPT_END):
         return None
-    for y in range(cl.row, max(-1, cl.row - CRASH_ROWS), -1):
+    for y in range(row, max(-1, row - CRASH_ROWS), -1):
         if m := CRASH.search(snap.lines[y] if 0 <= y < len(snap.lines) else ""):
             return m.group()
     return None
