@@ -251,7 +251,7 @@ def test_a_phone_types_a_password_through_the_banners_masked_field(
         tabs.tap("#needs-you form.secret button[type=submit]")
         assert tabs.input_value("#needs-you input[type=password]") == "", "the field is emptied on submit"
         done = waiting.join()
-        assert done["ok"] and done["status"] == "ready" and done["exit_code"] == 0, done
+        assert done["ok"] and done["status"] == "ready" and done["exit_code"] == 0, json.dumps(done)
         assert done["output"].strip().splitlines()[-1] == "0", done
         assert secret_user.password not in json.dumps(done)
 

@@ -136,20 +136,22 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
         rows = _rows(tmux, pane, str(first), cursor_y)
         blank_cursor, rows = not (rows[-1].strip() if rows else ""), rows[:-1]
         for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
-            end = _echo_end(rows, i, typed, head)
-            if end is None and (end := _echo_lines(rows, i, lines, head)) is None:
+            found = _echo_end(rows, i, typed, head)
+            end, marks = found if found is not None else (_echo_lines(rows, i, lines, head), 0)
+            if end is None:
                 if drawn_in_part is None and len(lines) > 1 and _echo_end(rows, i, lines[0], head) is not None:
                     drawn_in_part = rows[i + 1:]
                 continue
             body = _to_cleared_prompt(rows[end:], head, cursor_y) if keyed else rows[end:]
             if blank_cursor:
                 body = _to_last_prompt(body, sent.head)
+            prompts = len(lines) - 1 - marks  # those not printed into the echo
             if learned is not None:
-                return Cut(_unprompted(_body(body, _repeats(learned, body), before), len(lines) - 1, sent.head))
+                return Cut(_unprompted(_body(body, _repeats(learned, body), before), prompts, sent.head))
             upper, proven = _upper(sent, rows[:i + 1], body, head, top=first <= top)
             if proven:
                 _learn(tmux, pane, book, sent.shell, list(sent.above[len(sent.above) - upper:]) if upper else [])
-            return Cut(_unprompted(_body(body, upper, before), len(lines) - 1, sent.head))
+            return Cut(_unprompted(_body(body, upper, before), prompts, sent.head))
         if windows and first == windows[0]:
             ours = _rows(tmux, pane, str(start), start, joined=False)
             if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
@@ -224,13 +226,17 @@ def _solid(text: str) -> str:
     return _BLANKS.sub("", text)
 
 
-def _echo_end(rows: list[str], i: int, typed: str, head: str) -> int | None:
-    """If ``rows[i]`` starts the echo of ``typed``, the index of the row after the echo.
+def _echo_end(rows: list[str], i: int, typed: str, head: str) -> tuple[int, int] | None:
+    """If ``rows[i]`` starts the echo of ``typed``: the index of the row after the echo, and how many
+    continuation marks (``>``) the shell printed into it.
 
     The echo starts after the prompt we typed at (its part on this row, or
     all of a long prompt that wrapped), or after a short prompt: a transient
     prompt (powerlevel10k's, starship's) is redrawn short on the line once it
-    is accepted.  A right-hand prompt may follow it on its last row.
+    is accepted.  A right-hand prompt may follow it on its last row.  A shell
+    without a line editor (dash) reads a pasted text's lines while the
+    terminal still echoes them, and its continuation prompts land between the
+    echo's characters, on a busy machine mid-line.
     """
     if not typed or not 0 <= i < len(rows):
         return None
@@ -242,13 +248,31 @@ def _echo_end(rows: list[str], i: int, typed: str, head: str) -> int | None:
                 head.endswith(lead) or (head and lead.endswith(head))
                 or (at <= TRANSIENT_PROMPT and prompt.common_end(lead))):
             seen, n = rest, i + 1
-            while len(seen) < len(typed) and n < len(rows) and n - i < ECHO_ROWS:
+            while (marks := _through(seen, typed)) is None and n < len(rows) and n - i < ECHO_ROWS:
                 seen += _solid(rows[n])
                 n += 1
-            if seen.startswith(typed):
-                return n
+            if marks is not None and marks >= 0:
+                return n, marks
         at = first.find(typed[0], at + 1)
     return None
+
+
+def _through(seen: str, typed: str) -> int | None:
+    """If ``seen`` (without blanks) holds all of ``typed`` from its start with only continuation marks
+    (``>``) between its characters: how many marks, with those right after it.  None while ``seen`` holds
+    a start of it only (more rows may finish it), -1 when it is not the echo.  What follows on the echo's
+    last row (a right-hand prompt) is not the echo's."""
+    k = marks = 0
+    for at, ch in enumerate(seen):
+        if k == len(typed):
+            return marks + len(seen[at:]) - len(seen[at:].lstrip(">"))
+        if ch == typed[k]:
+            k += 1
+        elif ch == ">":
+            marks += 1
+        else:
+            return -1
+    return marks if k == len(typed) else None
 
 
 def _echo_lines(rows: list[str], i: int, lines: list[str], head: str) -> int | None:
