@@ -108,6 +108,7 @@ GUARD: dict[str, tuple[str, ...]] = {
     # Our command runs: keys reach it (C-c stops it), text waits for it to end (force types ahead).
     "bash-agent-sleep": (H, G, G, G, G, G, G, H),
     "fish-agent-sleep": (H, G, G, G, G, G, G, H),
+    "fish-agent-prompt-computing": (H, G, G, G, G, G, G, H),  # our command is ending: as while it runs
     # The human typed ahead into the terminal while our command runs: Enter would submit their line, C-u
     # erase it, C-c flush it, forced text join it.
     "bash-agent-sleep-human-types-ahead": HUMAN_TYPING,
@@ -179,3 +180,16 @@ ENDS = {
 @pytest.mark.parametrize(("text", "ends"), ENDS.items())
 def test_ends_shell(text: str, ends: bool) -> None:
     assert (guard.ends_shell(text) is not None) == ends, guard.ends_shell(text)
+
+
+def test_a_shell_still_drawing_its_prompt_is_not_at_it() -> None:
+    """fish runs its prompt function (here ``sleep 20``; a git prompt on a busy machine) with the terminal
+    already set for its line editor and the cursor on an empty row.  The recorded look also holds a focus
+    report the shell has not read; without it, the shell's own wait (on its threads, not for keys) must still
+    say it is not at its prompt, or the empty row reads as a prompt that output followed."""
+    fx = FIXTURES["fish-agent-prompt-computing"]
+    lk = looks.load(fx["look"])
+    lk = replace(lk, term=replace(lk.term, pending=0))
+    st = judge.judge(lk, now=fx["now"])
+    assert st.status.value == "busy", st.evidence
+    assert "does not wait for keys" in st.evidence, st.evidence

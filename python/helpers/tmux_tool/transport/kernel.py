@@ -108,9 +108,18 @@ class Terminal:
 
     @property
     def editing(self) -> bool:
-        """A shell's line editor waits for keys (its prompt, PS1 or PS2)."""
+        """A shell's line editor waits for keys (its prompt, PS1 or PS2).
+
+        The terminal's modes are set before the prompt is drawn: fish runs
+        its prompt function (a git prompt, on a busy machine for long) with
+        the terminal already raw and the cursor on an empty line, asleep on
+        its own threads (``futex_do_wait``).  So the shell's wait must be one
+        for keys too; a wait this user may not read (``""``) is not held
+        against it.
+        """
         f = self.front
-        return bool(f and f.shell and f.state == "S" and self.raw and not self.echo)
+        return bool(f and f.shell and f.state == "S" and self.raw and not self.echo
+                    and (not self.wchan or self._keys_wait))
 
     @property
     def working(self) -> bool:
@@ -124,7 +133,12 @@ class Terminal:
     def reading(self) -> bool:
         """The process in front sleeps in a read or poll, the way a program waits for keys."""
         f = self.front
-        return bool(f and f.state == "S" and (self.wchan in _INPUT_WAITS or self.wchan.startswith("poll_")))
+        return bool(f and f.state == "S" and self._keys_wait)
+
+    @property
+    def _keys_wait(self) -> bool:
+        """The process in front sleeps the way a program waits for keys (a read, poll or select)."""
+        return self.wchan in _INPUT_WAITS or self.wchan.startswith("poll_")
 
     @property
     def secret(self) -> bool:
