@@ -189,9 +189,9 @@ def test_a_pause_between_the_last_look_and_the_keystroke_still_stops_it(
     before = shared_terminal.screen()
     inject = keystroke.inject
 
-    def pause_first(tmux_: Tmux, *args: Any, **kw: Any) -> bool:
-        control.set_paused(tmux_, TARGET, True)
-        return inject(tmux_, *args, **kw)
+    def pause_first(target: Any, *args: Any, **kw: Any) -> bool:
+        control.set_paused(target.tmux, TARGET, True)
+        return inject(target, *args, **kw)
 
     monkeypatch.setattr(keystroke, "inject", pause_first)
     args = dict(args)

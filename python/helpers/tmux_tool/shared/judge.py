@@ -158,14 +158,19 @@ def _typed_ahead(lk: Look, notes: Notes) -> str | None:
     open the terminal, and a page opened beside our program's question must
     not lock the agent out of answering it.
     """
-    term, facts, sent = lk.term, lk.facts, lk.sent
-    if notes.owner != "agent" or term.raw or not term.echo or not facts.focused or sent.at <= 0:
+    term = lk.term
+    if notes.owner != "agent" or term.raw or not term.echo:
         return None
-    if key_time(facts) < int(sent.at):
-        return None
-    snap = lk.snap
-    typed = snap.cursor_line[:snap.cursor[0]].strip()
-    return typed or None
+    return _keyed_since_ours(lk).strip() or None
+
+
+def _keyed_since_ours(lk: Look) -> str:
+    """The text left of the cursor once a key of the human's reached this pane since our command was
+    typed (the same second counts), else "": where the human may have typed into what our command runs."""
+    facts, sent, snap = lk.facts, lk.sent, lk.snap
+    if not facts.focused or sent.at <= 0 or key_time(facts) < int(sent.at):
+        return ""
+    return snap.cursor_line[:snap.cursor[0]]
 
 
 def _answering(lk: Look, ours: bool) -> str:
@@ -179,10 +184,8 @@ def _answering(lk: Look, ours: bool) -> str:
     our text does not hold (a script's) leaves the whole row theirs: the
     line is not ours to submit or erase either way.
     """
-    sent, snap = lk.sent, lk.snap
-    if not (ours and sent.pending and lk.facts.focused) or key_time(lk.facts) < int(sent.at):
-        return ""
-    left = snap.cursor_line[:snap.cursor[0]]
+    sent = lk.sent
+    left = _keyed_since_ours(lk) if ours and sent.pending else ""
     asked = next((k for k in range(len(left), 0, -1) if left[:k].strip() and left[:k] in sent.text), 0)
     return left[asked:].strip()
 

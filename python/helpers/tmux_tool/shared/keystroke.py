@@ -71,7 +71,7 @@ def type_now(cfg: Config, target: Target, st: State, lk: Look, text: str, enter:
     lead = INSERT_MODE if text and st.notes.prompt and editor else ()
     sent = about_to_type(st, lk, text, enter, keys, lead)
     told = audit.injection_telling(target.pane, log, what, submitted=sent.submitted)
-    if not inject(target.tmux, target, lk, text, enter, keys, sent, lead, bracketed=pastes(st.program), also=told):
+    if not inject(target, lk, text, enter, keys, sent, lead, bracketed=pastes(st.program), also=told):
         return None
     entry = audit.record_injection(target.tmux, target.pane, log, {
         "time": time.time(), "action": audit_as, "session": target.name, "text": text, "keys": list(keys),
@@ -91,7 +91,7 @@ def pastes(program: str | None) -> bool:
     return profile.paste if profile is not None else True
 
 
-def inject(tmux: Tmux, target: Target, lk: Look, text: str, enter: bool, keys: tuple[str, ...],
+def inject(target: Target, lk: Look, text: str, enter: bool, keys: tuple[str, ...],
            sent: Sent, lead: tuple[str, ...] = (), *, bracketed: bool = True,
            also: Sequence[Sequence[str]] = ()) -> bool:
     """Paste/press only if nothing changed since we looked - atomically, inside tmux - and record it.
@@ -121,7 +121,7 @@ def inject(tmux: Tmux, target: Target, lk: Look, text: str, enter: bool, keys: t
         steps.append(["load-buffer", "-b", buf, "-"])
     refused = f"delete-buffer -b {buf} ; display-message -p tt-refused" if text else "display-message -p tt-refused"
     steps.append(["if-shell", "-F", "-t", pane, unchanged(facts), " ; ".join(actions), refused])
-    out = tmux.chain(*steps, input=text.encode("utf-8", "surrogateescape") if text else None)
+    out = target.tmux.chain(*steps, input=text.encode("utf-8", "surrogateescape") if text else None)
     return "tt-refused" not in out
 
 
