@@ -140,3 +140,60 @@ def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, pri
     assert res["ok"] and res["status"] == "ready", explain(res)
     assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
     call("kill", session="busychat")
+
+
+LATE_CHAT = r'''#!/usr/bin/env python3
+"""A chat CLI that takes a prompt's Enter only after seconds of work, the prompt left in its box meanwhile,
+as a loaded machine makes any CLI do; it tells on its screen of every Enter that came while it worked."""
+import os, select, sys, termios, time, tty
+
+RULE = "─" * 40
+
+
+def box(transcript, line=""):
+    sys.stdout.write("\x1b[2J\x1b[H" + "".join(row + "\r\n" for row in transcript) + RULE + "\r\n> " + line
+                     + "\r\n" + RULE + "\r\n  status row\x1b[2A\x1b[" + str(3 + len(line)) + "G")
+    sys.stdout.flush()
+
+
+transcript = []
+old = termios.tcgetattr(0)
+tty.setraw(0)
+try:
+    while True:
+        box(transcript)
+        line = ""
+        while not line.endswith("\r"):
+            key = os.read(0, 1).decode()
+            if key == "\x04":
+                sys.exit(0)
+            line += key
+            if key != "\r":
+                sys.stdout.write(key)
+                sys.stdout.flush()
+        end = time.monotonic() + float(sys.argv[1])
+        while time.monotonic() < end:  # working before the Enter is taken: the prompt stays in the box
+            pass
+        more = os.read(0, 4096).decode() if select.select([0], [], [], 0)[0] else ""
+        said = line.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
+        transcript += ["> " + said, "", "The answer, taken late."]
+        transcript += [f"{more.count(chr(13))} more Enter came while I worked."] if "\r" in more else []
+        transcript.append("")
+finally:
+    termios.tcsetattr(0, termios.TCSADRAIN, old)
+'''
+
+
+@pytest.mark.e2e
+def test_a_cli_that_takes_the_enter_late_gets_one_enter(tmp_path: Path, private_socket: str) -> None:
+    """The prompt stays in the input box for longer than a turn takes to start while the CLI works: the CLI
+    is taking the Enter, so none is pressed again (a second would submit whatever the box holds next)."""
+    script = tmp_path / "latechat"
+    script.write_text(LATE_CHAT, encoding="utf-8")
+    script.chmod(0o755)
+    started = call("start", program=str(script), args=["5"], session="latechat", cwd=str(tmp_path), timeout=30)
+    assert started["ok"] and started["status"] == "ready" and started["profile"] == "generic", explain(started)
+    res = call("ask", session="latechat", prompt="Take your time", timeout=60)
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == "The answer, taken late.", explain(res)
+    call("kill", session="latechat")

@@ -31,7 +31,7 @@ from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
 from ..judgement.state import State, reported
-from ..judgement.stillness import ENDED
+from ..judgement.stillness import ENDED, Quiet
 from ..private.server import Shell
 from ..programs import chat
 from ..programs.ai import AiProfile
@@ -39,12 +39,13 @@ from ..screen.snapshot import Snapshot
 from ..sessions import observe
 from ..sessions.context import Context
 from ..sessions.observe import POLL
-from ..transport import keyboard, panes
+from ..transport import kernel, keyboard, panes
 from ..transport.target import Target
 from . import ask_log, recorded, repl_turn, turn_pages
 from .launch import PASTE_SHOWN, SIGNED_SETTLE, TURN_START, press_submit, program_session, settle_for
 from .turn_pages import Anchor
 
+SWALLOWED = 1.0  # seconds a CLI idles with the input still in its box: it did not take the Enter
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
 
 
@@ -162,8 +163,11 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
     """Wait until the prompt has left the input box and its echo shows below ``mark``.
 
     Enter is pressed once more if the prompt still sits in the box after
-    :data:`TURN_START` (the first one was swallowed); it is never pressed on
-    an emptied box.  Once the box let the prompt go, the echo is waited for
+    :data:`TURN_START` and the CLI has been idle for :data:`SWALLOWED` (the
+    first one was swallowed); never on an emptied box, and never while the
+    CLI works (:class:`~..judgement.stillness.Quiet`): on a loaded machine it
+    may take the first Enter seconds late, and a second one would reach its
+    next turn.  Once the box let the prompt go, the echo is waited for
     up to the ask's own deadline while the CLI shows nothing: OpenCode takes
     seconds to open the session of its first prompt.  A CLI that asks
     something (a dialog) has started too, and so has a busy CLI whose echo
@@ -174,11 +178,15 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
     retry_at, give_up = begun + TURN_START, begun + 2 * TURN_START
     resubmitted = busy = False
     other: tuple[str, float] | None = None  # another prompt's echo, and since when it has shown
+    quiet = Quiet()
     while True:
         st = observe.state_of(ctx.open(target))
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == Status.BUSY and not holds)
         now = time.monotonic()
+        if target.tmux.host is None and st.facts is not None:
+            quiet.see(now, kernel.activity(st.facts.pid))
+        working = not quiet.held(now, SWALLOWED)
         if not holds:
             rows, framed = _transcript_rows(target, profile)
             y = turn_pages.find_turn(rows, mark, profile)
@@ -199,20 +207,21 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
                                 "may be queued behind it")
             if st.status == Status.BLOCKED:
                 return Started(False, busy)
-        if holds and not resubmitted and now >= retry_at:
+        if holds and not resubmitted and now >= retry_at and not working:
             press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)
-        elif now >= (give_up if busy or holds else max(give_up, deadline.at)):
+        elif now >= (give_up if (busy and not holds) or (holds and not working) else max(give_up, deadline.at)):
             if busy and not holds:
                 return Started(False, True)
-            return _not_started(target, st, holds)
+            return _not_started(target, st, holds, 2 if resubmitted else 1)
         time.sleep(POLL)
 
 
-def _not_started(target: Target, st: State, holds: bool) -> Result:
+def _not_started(target: Target, st: State, holds: bool, pressed: int) -> Result:
     if holds:
         ask_log.remember(target, turn_open="0")
-        error = "the prompt is still in the input box after Enter was pressed twice"
+        error = (f"the prompt is still in the input box after Enter was pressed {'twice' if pressed > 1 else 'once'}"
+                 + ("" if pressed > 1 else " (the CLI was at work all the while)"))
         hint = "read the screen; the CLI may not take input now"
     else:
         error = f"the prompt left the input box, but no turn for it shows yet (the screen: {st.evidence})"
