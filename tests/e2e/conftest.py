@@ -27,6 +27,11 @@ from tests.e2e.model_server import ApiError, ModelServer, Reply
 from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every test here runs traced
 
 CLIS = ("claude", "codex", "gemini", "opencode")
+# Bounds, not waits: a call returns as soon as the CLI is there.  OpenCode in a fresh HOME works ~60 s
+# before it takes input on a machine at load 9 (its garbage collector busy the whole time), so a start
+# is given three times that; an answer streams in seconds, a turn is bounded by the ask's own deadline.
+START_TIMEOUT = 180
+ASK_TIMEOUT = 90
 RECORDED = ("claude", "codex", "gemini", "opencode")  # the CLIs whose own record ``ask`` reads answers from
 
 # A failed turn for each CLI that it does not retry (its retries are switched

@@ -42,12 +42,21 @@ from python.tools.tmux_tool import call
 from tests.conftest import poll
 from tests.e2e import choppy_link
 from tests.e2e.clis import homes
-from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, answer_of, explain
+from tests.e2e.conftest import (
+    ASK_TIMEOUT,
+    CLIS,
+    ERRORS,
+    QUOTED,
+    QUOTED_SHOWN,
+    START_TIMEOUT,
+    Cli,
+    TimedReply,
+    answer_of,
+    explain,
+)
 from tests.e2e.model_server import Reply, ToolCall
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
-START_TIMEOUT = 60
-ASK_TIMEOUT = 90
 
 PAUSED_LINES = (
     "First line of an answer that stalls on the way.",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import Cli, TimedReply, explain
+from tests.e2e.conftest import START_TIMEOUT, Cli, TimedReply, explain
 from tests.e2e.model_server import ModelServer
 
 pytestmark = pytest.mark.e2e
@@ -53,7 +53,7 @@ def test_three_agents_take_turns(prepare: Callable[..., Cli], servers: dict[str,
     for name in SPEAKERS:
         # Each CLI gets its own HOME: prepare sets it, start hands it to the CLI it launches.
         cli = prepare(name, server=servers[name])
-        started = call("start", program=name, session=name, cwd=cli.cwd, timeout=60)
+        started = call("start", program=name, session=name, cwd=cli.cwd, timeout=START_TIMEOUT)
         assert started["ok"] and started["status"] == "ready", explain(started)
 
     previous = "Topic: how should a tool know that an AI CLI has finished its turn?"

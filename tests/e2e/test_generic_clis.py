@@ -18,11 +18,9 @@ from pathlib import Path
 import pytest
 
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import Cli, TimedReply, explain
+from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, TimedReply, explain
 
 GENERIC = ("pi", "qwen", "cn")
-START_TIMEOUT = 60
-ASK_TIMEOUT = 90
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")

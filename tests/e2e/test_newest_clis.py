@@ -22,12 +22,21 @@ import pytest
 
 from python.tools.tmux_tool import call
 from tests.e2e.clis import versions
-from tests.e2e.conftest import CLIS, ERRORS, QUOTED, QUOTED_SHOWN, Cli, TimedReply, answer_of, explain
+from tests.e2e.conftest import (
+    ASK_TIMEOUT,
+    CLIS,
+    ERRORS,
+    QUOTED,
+    QUOTED_SHOWN,
+    START_TIMEOUT,
+    Cli,
+    TimedReply,
+    answer_of,
+    explain,
+)
 from tests.e2e.model_server import Reply, ToolCall
 
 LONG = "\n".join(f"Line {n:02d} of the long answer keeps going with plain words." for n in range(1, 81))
-START_TIMEOUT = 60
-ASK_TIMEOUT = 90
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
             "opencode": "opencode-ai"}
 

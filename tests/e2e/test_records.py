@@ -25,15 +25,22 @@ import pytest
 from python.helpers.tmux_tool.core import config
 from python.helpers.tmux_tool.transport import options
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import RECORDED, Cli, HeldReply, TimedReply, answer_of, explain
+from tests.e2e.conftest import (
+    ASK_TIMEOUT,
+    RECORDED,
+    START_TIMEOUT,
+    Cli,
+    HeldReply,
+    TimedReply,
+    answer_of,
+    explain,
+)
 from tests.e2e.model_server import ApiError, Reply
 from tests.frozen import Frozen
 
 # Gemini CLI writes its chat file anew wherever it is taken away, and records no end of a turn:
 # the screen fallback and the withheld end are proven on the others.
 HIDEABLE = ANNOUNCING = ("claude", "codex", "opencode")
-START_TIMEOUT = 60
-ASK_TIMEOUT = 90
 
 EXACT = "\n".join((
     "Here is the patch, the table and the rest.",

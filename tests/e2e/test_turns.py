@@ -25,11 +25,8 @@ from dataclasses import dataclass
 import pytest
 
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import CLIS, Cli, HeldReply, answer_of, explain
+from tests.e2e.conftest import ASK_TIMEOUT, CLIS, START_TIMEOUT, Cli, HeldReply, answer_of, explain
 from tests.e2e.model_server import Reply
-
-START_TIMEOUT = 60
-ASK_TIMEOUT = 90
 
 LONG = "\n".join(f"Line {n:03d} of the long answer keeps going with plain words." for n in range(1, 121))
 CODE_LINES = ("Here is a short session:", "", "```", "$ echo hello", "hello", ">>> 6 * 7", "42", "```", "",
