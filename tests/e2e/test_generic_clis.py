@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from python.tools.tmux_tool import call
+from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, TimedReply, explain
 
 GENERIC = ("pi", "qwen", "cn")
@@ -84,6 +85,30 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
     assert call("status", session=cli.name)["program"] == "bash"
     pane = int(call("run", session=cli.name, command="echo $$", timeout=10)["output"])
     assert _processes_under(pane) == [], (shell, _processes_under(pane))
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", GENERIC)
+def test_send_with_enter_submits_in_an_unprofiled_cli(program: str, prepare: Callable[..., Cli],
+                                                      terminal_size: Callable[[int, int], None],
+                                                      private_socket: str) -> None:
+    """``send`` of a text with Enter is a prompt given: the model is asked it once, whole, and ``wait``
+    comes back with the CLI idle again (Enter pressed apart from the paste, once the paste shows)."""
+    terminal_size(200, 50)
+    cli = prepare(program)
+    started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
+                   timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    cli.server.script.push(TimedReply(text="Sent and answered."))
+    sent = call("send", session=cli.name, text="Say something short", timeout=5)
+    assert sent["ok"], explain(sent)
+    assert poll(lambda: len(cli.server.calls("main")) >= 1, ASK_TIMEOUT), explain(call("status", session=cli.name))
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    asked = cli.server.calls("main")
+    assert len(asked) == 1 and "Say something short" in (asked[0].prompt or ""), [r.prompt for r in asked]
+    assert "Sent and answered." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
     call("kill", session=cli.name)
 
 

@@ -37,7 +37,6 @@ from .turn_pages import next_screen
 
 SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
                       "LINES"})
-PASTE_SHOWN = 3.0  # seconds for typed or pasted text to show in an input box
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
 SIGNED_SETTLE = 0.15  # quiet needed when the CLI itself signs the end of a turn (on screen, or in its record)
 ASKED_AGAIN = 2.0  # seconds a program left with its exit key has to end or ask for the key again
@@ -241,7 +240,7 @@ def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> N
     """Wait (bounded) until typed ``text`` shows where input goes, so the key that
     follows (Enter) acts on all of it - a palette filters as it is typed."""
     want = squash(text)
-    for _ in Deadline(PASTE_SHOWN).ticks(POLL):
+    for _ in Deadline(keyboard.PASTE_SHOWN).ticks(POLL):
         snap, _facts = panes.look(target.tmux, target.pane)
         typed = profile.pending_input(snap) if isinstance(profile, AiProfile) else snap.cursor_line
         if typed and want in squash(typed):

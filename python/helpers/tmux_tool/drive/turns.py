@@ -42,7 +42,7 @@ from ..sessions.observe import POLL
 from ..transport import kernel, keyboard, panes
 from ..transport.target import Target
 from . import ask_log, recorded, repl_turn, turn_pages
-from .launch import PASTE_SHOWN, SIGNED_SETTLE, TURN_START, press_submit, program_session, settle_for
+from .launch import SIGNED_SETTLE, TURN_START, press_submit, program_session, settle_for
 from .turn_pages import Anchor
 
 SWALLOWED = 1.0  # seconds a CLI idles with the input still in its box: it did not take the Enter
@@ -92,7 +92,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     journal = journals.for_program(profile.name) if target.tmux.host is None else None
     reading = journal.begin(ctx.private.session_dir(target.name), prompt, facts.pid) if journal else None
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
-    _await_pasted(target, profile, before)
+    keyboard.await_paste(target.tmux, target.pane, before, lambda snap: bool(profile.pending_input(snap)))
     turn = ask_log.read(target).turns + 1
     ask_log.remember(target, turns=str(turn), asked=" ".join(prompt.split())[:200], turn_open="1",
                      turn_recorded="0")
@@ -141,21 +141,6 @@ def _transcript_rows(target: Target, profile: AiProfile) -> tuple[list[str], boo
     and a half-drawn box (OpenCode's agent row ``┃  Build · <model>``) passes for an echo."""
     snap = turn_pages.capture(target, turn_pages.RECENT_LINES)
     return turn_pages.rows(snap, profile), profile.frame(snap) is not None
-
-
-def _await_pasted(target: Target, profile: AiProfile, before: str) -> None:
-    """Wait until the pasted prompt sits in the input box and stopped changing.
-
-    Ink TUIs take a paste in pieces; an Enter that arrives before the last
-    piece submits half a prompt, or becomes a newline inside it.
-    """
-    last = None
-    for _ in Deadline(PASTE_SHOWN).ticks(POLL):
-        snap = _screen(target)
-        if snap.digest != before and profile.pending_input(snap):
-            if snap.digest == last:
-                return
-            last = snap.digest
 
 
 def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,

@@ -24,6 +24,7 @@ from ..core.status import Status
 from ..judgement import human, stillness
 from ..judgement.state import State, reported
 from ..programs import chat
+from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, keyboard, panes
 from ..transport.panes import PaneFacts
@@ -153,12 +154,19 @@ class PrivateSession:
                            session=self.name, status=Status.BUSY,
                            hint="wait until it asks for input, or interrupt it; pass long text in a file")
         if profile is None and before.program:
-            profile = programs.profile_for(before.program)
+            profile = programs.profile_or_generic(before.program)
+            profile = chat.speaker(profile.name) if chat.speaks(profile, before.snap) else profile
         submit = list(profile.submit) if profile else ["Enter"]
         running = self._run_running()
-        keyboard.paste(self.target.tmux, self.target.pane, text, bracketed=profile.paste if profile else True,
-                       then=submit if enter else ())
-        return self._answered(running, self._settle(timeout, before.snap.digest if before.snap else None))
+        tmux, pane, digest = self.target.tmux, self.target.pane, before.snap.digest if before.snap else None
+        # A CLI's input box takes a paste in pieces: its Enter waits until the paste shows, whole.
+        box = profile if text and enter and isinstance(profile, AiProfile) else None
+        keyboard.paste(tmux, pane, text, bracketed=profile.paste if profile else True,
+                       then=submit if enter and box is None else ())
+        if box is not None:
+            keyboard.await_paste(tmux, pane, digest or "", lambda snap: bool(box.pending_input(snap)))
+            keyboard.press(tmux, pane, submit)
+        return self._answered(running, self._settle(timeout, digest))
 
     def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
         before = self.state()

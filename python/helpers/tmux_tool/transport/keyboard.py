@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..core.args import brief
+from ..core.clock import Deadline
 from ..core.errors import BadKeys
+from ..screen.snapshot import Snapshot
+from . import panes
 from .protocol import quote
 from .tmux import Tmux
 
@@ -108,6 +111,27 @@ def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence
         steps.append(["send-keys", "-t", target, *then])
     if steps:
         tmux.chain(*steps, input=text.encode("utf-8", "surrogateescape") if text else None)
+
+
+PASTE_SHOWN = 3.0  # seconds for pasted text to show in an input box
+PASTE_POLL = 0.05  # seconds between looks meanwhile
+
+
+def await_paste(tmux: Tmux, target: str, before: str, shown: Callable[[Snapshot], bool]) -> None:
+    """Wait (bounded) until a paste ``shown`` where input goes, on a screen other than ``before`` (a
+    digest), and the screen stopped changing: the key that submits it may be pressed now.
+
+    Full-screen CLIs take a paste in pieces; an Enter that arrives before the
+    last piece submits half of it, or becomes a newline inside it (Continue's
+    ``cn`` reads a paste and the Enter behind it in one read as two lines).
+    """
+    last = None
+    for _ in Deadline(PASTE_SHOWN).ticks(PASTE_POLL):
+        snap = panes.look(tmux, target)[0]
+        if snap.digest != before and shown(snap):
+            if snap.digest == last:
+                return
+            last = snap.digest
 
 
 def press(tmux: Tmux, target: str, keys: Sequence[str]) -> None:
