@@ -24,6 +24,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+# The real AI CLIs against the scripted model server (``model_server``, ``prepare``): tests/e2e and the
+# page's tests in tests/browser both drive them.
+pytest_plugins = ["tests.ai_clis"]
+
 SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
 
 

@@ -5,7 +5,9 @@ start.sh and ends it afterwards; `terminal_page` opens its page in headless
 Chromium (Debian's /usr/bin/chromium; no browser is ever downloaded) and waits
 until the page's terminal is connected. Both are meant for reuse: a test can
 type as the person in the page (`BrowserTerminal.type`) while the tool works
-on the same session through `shared_terminal.env`.
+on the same session through `shared_terminal.env`.  Every test runs traced (the
+tool's calls in this process and in the page server), and a failing one keeps its
+trace (tests/traces.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import pytest
 from browser_terminal import CHROMIUM, CHROMIUM_ARGS, BrowserTerminal, open_terminal_page
 from playwright.sync_api import Browser, sync_playwright
 from shared_terminal_harness import REPO, SharedTerminalApp
+
+from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every test here runs traced
 
 ARTIFACTS = REPO / "tests" / "artifacts"
 

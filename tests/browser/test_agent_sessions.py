@@ -62,12 +62,13 @@ def agent_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Share
 
 
 @contextmanager
-def agent_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def agent_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private: str = "",
                   **overrides: str) -> Iterator[SharedTerminalApp]:
-    """:func:`agent_app` with more of the tool's settings (``overrides``) for the page server and ``call``."""
+    """:func:`agent_app` with more of the tool's settings (``overrides``) for the page server and ``call``;
+    ``private``: the agent's socket (a fixture's ``private_socket``), else one of its own."""
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
-    private = unique_name("tt-agent")
+    private = private or unique_name("tt-agent")
     app = SharedTerminalApp(runtime_dir=runtime, overrides={"TMUX_TOOL_PRIVATE_SOCKET": private,
                                                             "TMUX_TOOL_STATE_DIR": str(tmp_path / "state"),
                                                             **overrides})

@@ -2,9 +2,8 @@
 
 Every test gets its own private tmux server (``private_socket``), its own
 model server on a free loopback port, and a fresh HOME written by
-``tests/e2e/clis/homes.py``.  The HOME and the rest of the CLI's environment
-are set with ``monkeypatch`` in this process; ``start`` hands the caller's
-environment to the program it launches, so nothing is typed into a shell.
+``tests/e2e/clis/homes.py`` (``model_server`` and ``prepare``, from
+tests/ai_clis.py, which the page's tests share).
 
 A :class:`TimedReply` remembers when its last piece of text left the
 server, so a test can tell whether ``ask`` came back before the answer was
@@ -18,12 +17,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.clis import homes, versions
-from tests.e2e.model_server import ApiError, ModelServer, Reply
+from tests.ai_clis import Cli, explain  # noqa: F401 - the e2e modules take them from here
+from tests.e2e.clis import versions
+from tests.e2e.model_server import ApiError, Reply
 from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every test here runs traced
 
 CLIS = ("claude", "codex", "gemini", "opencode")
@@ -90,61 +89,6 @@ class HeldReply(Reply):
     def pieces(self) -> Iterator[tuple[float, str]]:
         self.go.wait(60)
         yield from super().pieces()
-
-
-@dataclass
-class Cli:
-    """One CLI prepared for a test: its launch (HOME, cwd, env) and its model server."""
-
-    name: str
-    launch: homes.Launch
-    server: ModelServer
-
-    @property
-    def cwd(self) -> str:
-        return str(self.launch.cwd)
-
-
-def explain(res: dict) -> str:
-    """A result as a reader of a failed assertion needs it: status, evidence, error, last screen rows."""
-    tail = "\n".join((res.get("screen") or "").splitlines()[-25:])
-    return (f"{res.get('action')} -> ok={res.get('ok')} status={res.get('status')} "
-            f"evidence={res.get('evidence')!r} error={res.get('error')!r}\n{tail}")
-
-
-def require_binary(name: str) -> None:
-    path = homes.BIN_DIR / name
-    assert path.exists(), f"{path} is missing: install the CLIs with tests/run.sh (npm ci in tests/e2e/clis)"
-
-
-@pytest.fixture
-def model_server() -> Iterator[ModelServer]:
-    with ModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def prepare(private_socket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-            model_server: ModelServer) -> Callable[..., Cli]:
-    """``prepare(name, **flags)``: a fresh HOME for CLI ``name`` (flags as in homes.py),
-    its environment set for this test, pointed at this test's model server
-    (or at ``server=`` when several CLIs each need their own)."""
-
-    def make(name: str, *, server: ModelServer | None = None, **flags: bool) -> Cli:
-        require_binary(name)
-        target = server or model_server
-        home = tmp_path / f"home-{name}"
-        cwd = home / "project"
-        cwd.mkdir(parents=True)
-        launch = getattr(homes, name)(target.url, home, cwd, **flags)
-        # CI runners set CI=true, and Gemini CLI then leaves its interactive UI out;
-        # these tests drive the interactive UI, as a user's terminal does.
-        monkeypatch.delenv("CI", raising=False)
-        for key, value in launch.env.items():
-            monkeypatch.setenv(key, value)
-        return Cli(name, launch, target)
-
-    return make
 
 
 @pytest.fixture

@@ -444,7 +444,8 @@ def test_claude_codes_permission_question_answered_by_one_tap(prepare: Callable[
     target = Target(cli.name, False, ctx.private.tmux)
     st = ctx.open(target).state()
     assert st.question == asked["question"], explain(asked)
-    tapped = tap.answer(target, st, asked["question"], allow, cli.launch.cwd.parent / "audit.log")
+    tapped = tap.answer(target, st, asked["question"], allow, cli.launch.cwd.parent / "audit.log",
+                        look=ctx.open(target).state)
     assert tapped.typed and tapped.keys[-1] == "Enter", tapped
     heard = call("wait", session=cli.name, timeout=ASK_TIMEOUT)  # may return before Claude Code redraws
     assert heard["answered_by_human"] == allow, explain(heard)

@@ -45,13 +45,13 @@ def test_a_question_redrawn_in_place_since_the_look_takes_no_keys(private_socket
     assert now.facts is not None and (now.facts.cursor, now.facts.history_size) == (
         looked.facts.cursor, looked.facts.history_size), "the redraw must keep the cursor: only the words differ"
     before = _screen(target)
-    refused = tap.answer(target, looked, "Continue? [y/N]", "y", log)
+    refused = tap.answer(target, looked, "Continue? [y/N]", "y", log, look=ctx.open(target).state)
     assert not refused.typed and refused.why == tap.CHANGED, refused
     assert _screen(target) == before, "nothing was typed"
     assert not log.exists()
     assert "answered_by_human" not in call("status", session="tap")
 
-    typed = tap.answer(target, now, "Proceed?? [y/N]", "y", log)
+    typed = tap.answer(target, now, "Proceed?? [y/N]", "y", log, look=ctx.open(target).state)
     assert typed.typed and (typed.text, typed.keys) == ("y", ("Enter",)), typed
     done = call("wait", session="tap", timeout=30)
     assert done["status"] == "ready" and "answer=y" in (done["output"] or done["screen"]), done
@@ -66,7 +66,7 @@ def test_a_secrets_question_has_no_tap(private_socket: str, tmp_path: Path) -> N
     ctx = Context(config.load())
     target = Target("secret", False, ctx.private.tmux)
     st = ctx.open(target).state()
-    refused = tap.answer(target, st, st.question or "", "y", tmp_path / "audit.log")
+    refused = tap.answer(target, st, st.question or "", "y", tmp_path / "audit.log", look=ctx.open(target).state)
     assert not refused.typed and "secret" in refused.why, refused
     call("keys", session="secret", keys=["C-c"])
 

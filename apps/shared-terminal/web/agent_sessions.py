@@ -18,11 +18,13 @@
   holds it the tool refuses the agent's keys there.  A session taken because
   it asked for a secret is handed back by this server as soon as the secret
   is no longer asked for.
-* ``POST /api/answer`` ``{"session", "question", "option"}``: one tap on an
-  option of the question a session is blocked on (the row's ``question``
-  and ``options``) types the keys that choose it, only if the same question
-  is still on screen at the keystroke (checked inside tmux: see the tool's
-  ``sessions/tap.py``); else nothing is typed and the answer says why.  Never
+* ``POST /api/answer`` ``{"session", "question", "option", "asked"}``: one
+  tap on an option of the question a session is blocked on (the row's
+  ``question``, ``options`` and ``asked``, which tells it from a question in
+  the same words about something else) types the keys that choose it, only
+  if the same question is still on screen at the keystroke (checked inside
+  tmux: see the tool's ``sessions/tap.py``); else nothing is typed and the
+  answer says why.  Never
   for a secret's question.  The answer goes to the audit trail, and the
   agent's next result of the session says the human gave it.
 * ``/agent-ws?session=NAME``: a terminal view of one session, a tmux client
@@ -213,7 +215,7 @@ class AgentSessions:
         res = status_of(session, host)
         return {"session": session, "program": res.get("program") or "", "status": res.get("status"),
                 "evidence": res.get("evidence") or res.get("error") or "", "question": res.get("question"),
-                "options": res.get("options") or [], "needs_human": bool(res.get("needs_human")), "held": held}
+                "options": res.get("options") or [], "asked": res.get("asked") or "", "needs_human": bool(res.get("needs_human")), "held": held}
 
     def _let_go(self, name: str) -> None:
         session, host = split(name)
@@ -235,11 +237,11 @@ class AgentSessions:
         self._hosts_seen.pop(split(name)[1] or "", None)  # a host's list is read again now
         self.refresh()
 
-    def answer(self, name: str, question: str, option: str) -> Tapped:
-        """The human's tap on ``option`` of ``question`` in session ``name``; the list shows the session
-        anew at once."""
+    def answer(self, name: str, question: str, option: str, asked: str | None = None) -> Tapped:
+        """The human's tap on ``option`` of ``question`` (``asked``: the row's digest of it) in session
+        ``name``; the list shows the session anew at once."""
         session, host = split(name)
-        tapped = answer_question(session, host, question, option)
+        tapped = answer_question(session, host, question, option, asked)
         self._seen.pop(name, None)
         self._hosts_seen.pop(host or "", None)
         self.refresh()
@@ -331,17 +333,19 @@ class HoldHandler(ControlApi):
 
 
 class AnswerHandler(ControlApi):
-    """``POST /api/answer`` ``{"session", "question", "option"}``: 409 with the reason when nothing was typed."""
+    """``POST /api/answer`` ``{"session", "question", "option", "asked"}``: 409 with the reason when nothing
+    was typed."""
 
     async def post(self) -> None:
         data = self.body()
         name = session_name(data.get("session") if isinstance(data.get("session"), str) else None)
-        question, option = data.get("question"), data.get("option")
-        if not isinstance(question, str) or not isinstance(option, str) or not option:
-            raise HTTPError(400, 'send {"session": NAME, "question": QUESTION, "option": OPTION}')
+        question, option, asked = data.get("question"), data.get("option"), data.get("asked")
+        if (not isinstance(question, str) or not isinstance(option, str) or not option
+                or not isinstance(asked, (str, type(None)))):
+            raise HTTPError(400, 'send {"session": NAME, "question": QUESTION, "option": OPTION, "asked": ASKED}')
         sessions: AgentSessions = self.settings["agent_sessions"]
         try:
-            tapped = await asyncio.to_thread(sessions.answer, name, question, option)
+            tapped = await asyncio.to_thread(sessions.answer, name, question, option, asked)
         except TmuxError as exc:
             raise HTTPError(404, f"there is no session {name} of the agent") from exc
         if not tapped.typed:

@@ -18,6 +18,7 @@ from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
 from .core.status import Status
+from .judgement import human
 from .sessions import observe
 from .sessions.context import Context
 from .sessions.session import Session
@@ -83,7 +84,12 @@ def do_status(ctx: Context, session: str | None) -> Result:
     st = observe.state_of(ses, settle=True)
     if st.snap is None:
         return failure(st.evidence, session=ses.name)
-    return _heard(ses, ses.report(st, exit_code=st.exit_code))
+    res = ses.report(st, exit_code=st.exit_code)
+    if st.options and human.page_looking():
+        from .sessions import tap
+
+        res.extra["asked"] = tap.asked(st)  # which question the page's buttons answer: a press sends it back
+    return _heard(ses, res)
 
 
 def _heard(ses: Session, res: Result) -> Result:

@@ -504,7 +504,7 @@
     const offered = Boolean(row && !view.ended && row.status === "blocked" && !row.needs_human &&
       row.question && row.options && row.options.length);
     answerBox.hidden = !offered;
-    const key = offered ? view.session + "\n" + row.question + "\n" + row.options.join("\n") : "";
+    const key = offered ? view.session + "\n" + row.asked + "\n" + row.question + "\n" + row.options.join("\n") : "";
     if (answerBox.dataset.key === key) {
       return;
     }
@@ -521,16 +521,19 @@
       button.textContent = option;
       button.setAttribute("aria-label", "Answer " + option);
       button.addEventListener("click", function () {
-        answer(view.session, row.question, option);
+        answer(view.session, row.question, row.asked, option);
       });
       answerOptions.append(button);
     }
   }
 
-  async function answer(name, question, option) {
+  // ``asked`` tells this question from another in the same words (Claude Code asks "Do you want to
+  // proceed?" about every command): a press made for one never answers the next.
+  async function answer(name, question, asked, option) {
     answered.textContent = "typing " + option + "…";
     try {
-      const done = await shared.request("POST", "/api/answer", { session: name, question: question, option: option });
+      const done = await shared.request("POST", "/api/answer",
+        { session: name, question: question, asked: asked, option: option });
       answered.textContent = "answered " + option + " (typed: " +
         [done.text].concat(done.keys).filter(Boolean).join(" ") + ")";
     } catch (error) {

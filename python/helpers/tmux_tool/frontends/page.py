@@ -154,13 +154,16 @@ def status_of(session: str, host: str | None = None) -> dict[str, Any]:
         return dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
 
 
-def answer_question(session: str, host: str | None, question: str, option: str) -> Tapped:
+def answer_question(session: str, host: str | None, question: str, option: str, asked: str | None = None) -> Tapped:
     """The human taps ``option`` of the ``question`` the agent's ``session`` (here, or on ``host``) is
-    blocked on: typed only if still asked at the keystroke, never for a secret, and audited."""
+    blocked on (``asked``: the digest the page's look gave the question, its result's ``asked``): typed only
+    if that question is still asked at the keystroke, never for a secret, and audited."""
     cfg = config.load()
     ctx = Context(cfg, host)
     target = Target(session, False, ctx.private.tmux)
-    return tap.answer(target, ctx.open(target).state(), question, option, cfg.shared_dir / "audit.log")
+    opened = ctx.open(target)
+    return tap.answer(target, opened.state(), question, option, cfg.shared_dir / "audit.log",
+                      look=opened.state, seen=asked)
 
 
 def holder(server: Tmux, session: str) -> str:

@@ -37,7 +37,7 @@ from ..transport.tmux import Tmux
 from .state import State
 
 __all__ = ["ANSWERED", "HELD", "LEAVE_KEYS", "PAGE", "answering", "asks_secret", "heard", "held", "hint", "page",
-           "page_looks", "refusal", "where_to_type"]
+           "page_looking", "page_looks", "refusal", "where_to_type"]
 
 
 UNKNOWN_READER = -1  # ``State.secret_reader`` of a secret told by the screen alone
@@ -152,10 +152,15 @@ def page_looks() -> Iterator[None]:
         _page_looks.reset(token)
 
 
+def page_looking() -> bool:
+    """The result being made is one of the page's own looks (:func:`page_looks`)."""
+    return _page_looks.get()
+
+
 def heard(tmux: Tmux, session: str) -> str:
     """The option the human answered ``session``'s question with from the page since the agent's last
     result ("" when none), read and cleared in one tmux command so that it is told once."""
-    if _page_looks.get():
+    if page_looking():
         return ""
     target = f"={session}:"
     return tmux.chain(["show-options", "-qv", "-t", target, ANSWERED],
