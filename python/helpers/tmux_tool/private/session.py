@@ -268,6 +268,10 @@ class PrivateSession:
             st = self.state()
         except TmuxError:
             return None
+        if trace.on():
+            trace.event("state", session=self.name, status=str(st.status), evidence=st.evidence, program=st.program,
+                        exact=st.exact, needs_human=st.needs_human, digest=st.snap.digest if st.snap else None,
+                        during="run", quiet=round(quiet, 3))
         if human.answering(st, asked):
             return None
         if st.needs_human:
