@@ -5,9 +5,11 @@ start.sh and ends it afterwards; `terminal_page` opens its page in headless
 Chromium (Debian's /usr/bin/chromium; no browser is ever downloaded) and waits
 until the page's terminal is connected. Both are meant for reuse: a test can
 type as the person in the page (`BrowserTerminal.type`) while the tool works
-on the same session through `shared_terminal.env`.  Every test runs traced (the
-tool's calls in this process and in the page server), and a failing one keeps its
-trace (tests/traces.py).
+on the same session through `shared_terminal.env`.
+
+Every test here runs traced (tests/traces.py): the trace's path is in the
+environment before an install starts, so the page server writes to it too
+(each line names its process), and a failing test keeps it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from browser_terminal import CHROMIUM, CHROMIUM_ARGS, BrowserTerminal, open_term
 from playwright.sync_api import Browser, sync_playwright
 from shared_terminal_harness import REPO, SharedTerminalApp
 
-from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every test here runs traced
+from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every browser test runs traced
 
 ARTIFACTS = REPO / "tests" / "artifacts"
 

@@ -12,6 +12,7 @@ anything the tool wrote.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import threading
@@ -19,9 +20,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from python.helpers.tmux_tool.judgement import human
+from python.helpers.tmux_tool.judgement.state import State
+from python.helpers.tmux_tool.private.session import PrivateSession
 from python.tools.tmux_tool import call
 
+from ..background import Background
 from ..conftest import SharedTerminal, poll
 
 if TYPE_CHECKING:
@@ -87,6 +93,50 @@ def test_the_agent_cannot_type_into_a_secret_prompt(private_socket: str, secret_
     _type_as_the_human(private_socket, "admin2", secret_user.password)
     res = call("wait", session="admin2", timeout=30)
     assert res["ok"] and res["exit_code"] == 0, res
+
+
+def test_a_wait_goes_on_while_the_humans_answer_is_not_read_yet(private_socket: str,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The human's answer to a secret's prompt sits in the terminal, a whole line the kernel counts, until
+    the program that asked reads it; on a loaded machine that program (sudo) is not run at once.  A look
+    of the wait then finds the keys unread: the answer on its way, not the end of the wait, which gives
+    the command's own end.
+
+    The moment is held open here by the event order, not by luck: the command turns the echo off and
+    shows its question, then sleeps in a read of another terminal (a member of the foreground group
+    reading a terminal, as the kernel sees sudo) until the test lets it go; only then does it read the
+    line the human typed into its own."""
+    hold_master, hold_slave = os.openpty()
+    looks: list[State] = []
+    began = threading.Event()
+    judged = PrivateSession.state
+
+    def looked(self: PrivateSession) -> State:
+        st = judged(self)
+        if threading.current_thread() is not threading.main_thread():
+            looks.append(st)
+            began.set()
+        return st
+
+    try:
+        command = (f"stty -echo; printf 'Password: '; read -r _ < {os.ttyname(hold_slave)}; read -r answer; "
+                   "stty echo; echo; echo got-${#answer}-chars")
+        res = call("run", session="slow", command=command, timeout=30)
+        _asks(res, "password")
+        monkeypatch.setattr(PrivateSession, "state", looked)
+        waiting = Background("wait", session="slow", timeout=30)
+        assert began.wait(10), "the wait did not look at the session"
+        _type_as_the_human(private_socket, "slow", "pw-123")
+        assert poll(lambda: any("has not read" in st.evidence for st in looks) or not waiting.thread.is_alive(),
+                    20), [st.evidence for st in looks]
+        os.write(hold_master, b"go\n")
+        done = waiting.join()
+        assert done["ok"] and done["status"] == "ready" and done["exit_code"] == 0, json.dumps(done)
+        assert done["output"].strip().splitlines()[-1] == "got-6-chars", done
+        assert any(st.needs_human and "has not read" in st.evidence for st in looks), "the moment was not seen"
+    finally:
+        os.close(hold_master)
+        os.close(hold_slave)
 
 
 def test_ssh_password_login(private_socket: str, secret_user: SecretUser, local_sshd: LocalSshd) -> None:

@@ -271,14 +271,22 @@ class PrivateSession:
         secret (the kernel says so at once) other than the one ``asked`` at the start, which the human
         is typing; or, after a quiet second, if it asks a question or opened a program that waits for
         input (the editor of ``git merge``, a REPL): it will not end by itself.  A session gone meanwhile
-        is for the run's own check of its pane to report."""
+        is for the run's own check of its pane to report.
+
+        Only a program that waits for its secret now ends the wait (``blocked``): keys typed into the
+        terminal that its reader has not read yet (``busy``; the human's answer on its way, which a loaded
+        machine holds back) are no question, and the wait goes on until the program has read them."""
         try:
             st = self.state()
         except TmuxError:
             return None
+        if trace.on():
+            trace.event("state", session=self.name, status=str(st.status), evidence=st.evidence, program=st.program,
+                        exact=st.exact, needs_human=st.needs_human, digest=st.snap.digest if st.snap else None,
+                        during="run", quiet=round(quiet, 3))
         if human.answering(st, asked):
             return None
-        if st.needs_human:
+        if st.needs_human and st.status == Status.BLOCKED:
             return self.report(st)
         if quiet < runs.SLICE:
             return None
