@@ -15,7 +15,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from ..core.clock import Deadline
 from ..core.status import Status
+from ..transport import kernel
 from ..transport.kernel import Activity
 from .state import READY_STABLE, State
 
@@ -116,6 +118,25 @@ class Quiet:
             return False
         (t0, first), (t1, last) = since[0], since[-1]
         return last.since(first) <= QUIET_SHARE * max(t1 - t0, window)
+
+
+WORK_WINDOW = 0.2  # seconds over which one look measures whether a program is at work
+
+
+def at_work(shell_pid: int, window: float = WORK_WINDOW) -> float | None:
+    """The share of one CPU the processes below ``shell_pid`` asked for over the next ``window`` seconds,
+    when it is more than a program waiting for keys asks (:data:`QUIET_SHARE`); else 0.  None when the
+    kernel does not say.  One sample of a process's state says little: on a loaded machine an idle CLI
+    that wakes for a timer is often caught waiting in the run queue (``R``)."""
+    first = kernel.activity(shell_pid)
+    if first is None:
+        return None
+    Deadline(window).sleep(window)
+    last = kernel.activity(shell_pid)
+    if last is None:
+        return None
+    share = last.since(first) / window
+    return share if share > QUIET_SHARE or last.stopped else 0.0
 
 
 def looks(state: Callable[[], State], every: float | Callable[[], float],
