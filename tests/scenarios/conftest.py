@@ -109,6 +109,7 @@ class Human:
     pace: float = 0.02
     _reader: threading.Thread | None = None
     _seen: bytearray = field(default_factory=bytearray, repr=False)
+    _drawn: int = 0  # bytes the client has drawn so far
 
     def start_reading(self) -> None:
         def drain() -> None:
@@ -118,10 +119,20 @@ class Human:
                 except (EOFError, OSError):
                     return
                 self._seen += chunk
+                self._drawn += len(chunk)
                 del self._seen[:-65536]
 
         self._reader = threading.Thread(target=drain, daemon=True)
         self._reader.start()
+
+    def mark(self) -> int:
+        """A mark in what the client has drawn, for :meth:`drawn_since`."""
+        return self._drawn
+
+    def drawn_since(self, mark: int) -> str:
+        """What the client drew after ``mark`` (as far as the last 64 KiB reach)."""
+        new = self._drawn - mark
+        return bytes(self._seen[-new:]).decode(errors="replace") if new > 0 else ""
 
     def _sit_down(self) -> None:
         assert poll(lambda: int(time.time()) > self.attached, 2), "the clock did not move past the attach"
@@ -339,9 +350,18 @@ class Scene:
         """
         assert poll(lambda: time.time() - int(self.fmt("#{session_activity}") or 0) >= seconds, 5)
 
+    def prompted(self, key: str, asks: str) -> None:
+        """The human presses prefix-``key``, which opens one of tmux's prompts, and reads it (``asks``, a
+        piece of its text) before answering, as a person does: tmux runs a binding's command from its
+        queue, so on a busy machine keys pressed right behind it can reach the pane before the prompt."""
+        mark = self.human.mark()
+        self.prefix(key)
+        assert poll(lambda: asks in self.human.drawn_since(mark), 5), \
+            f"prefix {key} drew no prompt {asks!r}: {self.human.drawn_since(mark)[-300:]!r}"
+
     def rename_window(self, name: str) -> None:
         """The human names the current window (prefix ``,``, the prompt's text cleared, the name, Enter)."""
-        self.prefix(",")
+        self.prompted(",", "(rename-window)")
         self.human.press("C-u")
         self.human.line(name)
         assert poll(lambda: self.fmt("#{window_name}") == name, 3), f"the window was not renamed: {self.panes()!r}"

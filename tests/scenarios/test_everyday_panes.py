@@ -349,7 +349,7 @@ def close_the_other(scene: Scene, pane: str) -> None:
     """The human goes to the other pane and closes it: the agent's pane takes the whole width."""
     other = next(p["id"] for p in scene.panes() if p["id"] != pane)
     scene.select("o", pane=other)
-    scene.prefix("x")
+    scene.prompted("x", "kill-pane")
     scene.human.press("y")
     assert poll(lambda: other not in scene.pane_ids(), 5), scene.panes()
 

@@ -262,7 +262,7 @@ def test_a_second_client_of_another_size_splits(scene: Scene) -> None:
 
 
 def close_by_kill_pane(scene: Scene, pane: str) -> None:
-    scene.prefix("x")  # kill-pane asks "kill-pane N? (y/n)"
+    scene.prompted("x", "kill-pane")  # kill-pane asks "kill-pane N? (y/n)"
     scene.human.press("y")
 
 
@@ -335,7 +335,7 @@ def swap_pane(scene: Scene, pane: str) -> None:
 
 
 def move_window(scene: Scene, pane: str) -> None:
-    scene.prefix(".")  # move-window asks for the new index
+    scene.prompted(".", "(move-window)")  # move-window asks for the new index
     scene.human.line("5")
     assert poll(lambda: scene.pane_facts(pane)["window"] == 5, 3), scene.panes()
 
@@ -379,7 +379,7 @@ def test_a_named_pane_that_does_not_exist(scene: Scene) -> None:
 
 
 def kill_window(scene: Scene, pane: str) -> None:
-    scene.prefix("&")  # kill-window asks "kill-window N? (y/n)"
+    scene.prompted("&", "kill-window")  # kill-window asks "kill-window N? (y/n)"
     scene.human.press("y")
 
 
