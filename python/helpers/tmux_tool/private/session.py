@@ -191,7 +191,7 @@ class PrivateSession:
         if why is None:
             return None
         trace.event("refused", session=self.name, reason=why, final=True)
-        where = human.where_to_type(self.server.cfg, self.name, self.server.place.name)
+        where = human.where_to_type(self.server.cfg, self.name, self.server.place)
         return failure(f"nothing was typed: {why}", session=self.name, status=st.status, needs_human=True,
                        question=st.question, secret_reader=st.secret_reader, program=st.program,
                        hint=human.hint(st.program, where))

@@ -123,6 +123,16 @@ class Place(Protocol):
     def has_dir(self, cwd: str) -> bool:
         """May ``cwd`` be given to tmux as a folder there (one missing here is left out)?"""
 
+    # --- where a person reaches a terminal there (the words of a hint) -------------------------
+    def page_name(self, session: str) -> str:
+        """How the page (served here) names a session of the agent's there: ``SESSION`` or ``SESSION@HOST``."""
+
+    def shared_terminal(self, page: str) -> str:
+        """Where the human's shared terminal there is, given the address of the page here ("" if none)."""
+
+    def own_terminal(self, socket: str, session: str) -> str:
+        """How a person reaches session ``session`` of the agent's server ``socket`` there without the page."""
+
     @property
     def round_trip(self) -> bool:
         """Does each look at a pane there cost a command over the way there (so waits look less often)?"""
@@ -227,6 +237,15 @@ class Here:
 
     def has_dir(self, cwd: str) -> bool:
         return os.path.isdir(cwd)
+
+    def page_name(self, session: str) -> str:
+        return session
+
+    def shared_terminal(self, page: str) -> str:
+        return page or "the shared terminal"
+
+    def own_terminal(self, socket: str, session: str) -> str:
+        return f"a terminal of their own: apps/shared-terminal/agent.sh take {session}"
 
     @property
     def round_trip(self) -> bool:
@@ -369,6 +388,19 @@ class There:
 
     def has_dir(self, cwd: str) -> bool:
         return True
+
+    def page_name(self, session: str) -> str:
+        return f"{session}@{self.host.name}"
+
+    def shared_terminal(self, page: str) -> str:
+        # The page here does not serve it: that host's page does (start.sh --host).
+        host = self.host.name
+        return f"the shared terminal on {host} (its page: apps/shared-terminal/start.sh --host {host})"
+
+    def own_terminal(self, socket: str, session: str) -> str:
+        host = self.host.name
+        return (f"the page (apps/shared-terminal/start.sh), session {session}@{host}, or a terminal on {host}: "
+                f"tmux -L {socket} attach -t {session}")
 
     @property
     def round_trip(self) -> bool:
