@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from python.helpers.tmux_tool.private import logwatch
+from python.helpers.tmux_tool.transport import logwatch
 from python.tools.tmux_tool import call
 
 from ..conftest import SHARED_CONF, SharedTerminal, kill_server, poll, unique

@@ -188,7 +188,7 @@ class AgentSessions:
 
     def _look_at_shared(self, shared: SharedSession, now: float) -> bool:
         """Judge the shared terminal again when it changed (or is at work); True when what it says changed."""
-        host = shared.tmux.host.name if shared.tmux.host is not None else None
+        host = shared.tmux.place.name
         lines = self._list(host, shared.tmux, cache=None if host is None else f"shared@{host}").splitlines()
         seen = next((tuple(line.split(SEP)[1:]) for line in lines if line.split(SEP)[0] == shared.session), None)
         row = self.shared_row

@@ -44,7 +44,7 @@ def shared_tmux(socket: str, conf: Path, host: str | None) -> Tmux:
         return Tmux(socket, config_file=str(conf))
     far = connect(host)
     path = far.run(CONF_SCRIPT, conf.read_bytes()).strip()
-    return Tmux(socket, config_file=path, host=far)
+    return Tmux(socket, config_file=path, place=far)
 
 
 def _done(tmux: Tmux, *args: str) -> bool:

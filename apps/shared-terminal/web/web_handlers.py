@@ -37,8 +37,8 @@ class SharedSession:
     @property
     def where(self) -> str:
         """The server as a person names it: ``tmux -L SOCKET``, and ``on HOST`` for a host's."""
-        host = self.tmux.host
-        return f"tmux -L {self.tmux.socket}" + (f" on {host.name}" if host is not None else "")
+        host = self.tmux.place.name
+        return f"tmux -L {self.tmux.socket}" + (f" on {host}" if host is not None else "")
 
 
 class Guarded(RequestHandler):
@@ -97,7 +97,7 @@ class HealthHandler(Guarded):
                 "ok": True,
                 "pid": os.getpid(),
                 "socket": shared.tmux.socket,
-                "host": shared.tmux.host.name if shared.tmux.host is not None else None,
+                "host": shared.tmux.place.name,
                 "session": shared.session,
                 "session_alive": await session_alive(shared),
                 "terminals": len(self.settings["term_manager"].ptys_by_fd),

@@ -289,7 +289,7 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         if connection is not None:
             result.extra["connection"] = connection
         if result.extra.get("needs_human") and result.session:
-            where = result.extra["where"] = human.where_to_type(cfg, result.session, ctx.host_name)
+            where = result.extra["where"] = human.where_to_type(cfg, result.session, ctx.place)
             result.hint = (human.hint(result.extra.get("program"), where) if connection is None else
                            _connection_hint(result.session, secret=True, where=where,
                                             then=_then_call_again(connection)))

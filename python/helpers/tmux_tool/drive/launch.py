@@ -31,7 +31,7 @@ from ..programs.ai import AiProfile, squash
 from ..sessions import observe
 from ..sessions.context import Context
 from ..sessions.observe import POLL
-from ..transport import kernel, keyboard, panes
+from ..transport import keyboard, panes
 from ..transport.target import Target
 from .turn_pages import next_screen
 
@@ -109,7 +109,7 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if srv.exists(name):
         return failure(f"session {name!r} already exists", session=name, status=Status.UNKNOWN,
                        hint="use another name, leave it out for a generated one, or kill the old session")
-    here = srv.host is None  # on another host: none of this machine's folders, records or environment
+    here = srv.place.keeps_records  # on another host: none of this machine's folders, records or environment
     if here and cwd and not os.path.isdir(cwd):
         return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
@@ -157,8 +157,8 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
     looks = observe.looks(ctx.open(target))
     while True:
         st, now, still = next(looks)
-        if target.tmux.host is None and st.facts is not None:
-            quiet.see(now, kernel.activity(st.facts.pid))
+        if st.facts is not None:
+            quiet.see(now, target.tmux.place.activity(st.facts.pid))
         steady = still.steady(now)
         # A program no profile knows that shows an input area starts like an AI CLI: in stages.
         settle = settle_for(chat.speaker(profile.name) if chat.speaks(profile, st.snap) else profile,

@@ -20,12 +20,12 @@ from ..core.status import Status
 from ..journals import Turn
 from ..judgement.state import State, reported
 from ..judgement.stillness import ENDED
-from ..private.logwatch import LogWatch
 from ..private.server import Shell
 from ..programs.ai import AiProfile
 from ..sessions import observe
 from ..sessions.context import Context
 from ..sessions.observe import POLL
+from ..transport.logwatch import LogWatch
 from ..transport.target import Target
 from . import ask_log
 from .launch import SIGNED_SETTLE, settle_for

@@ -39,7 +39,7 @@ from ..screen.snapshot import Snapshot
 from ..sessions import observe
 from ..sessions.context import Context
 from ..sessions.observe import POLL
-from ..transport import kernel, keyboard, panes
+from ..transport import keyboard, panes
 from ..transport.target import Target
 from . import ask_log, recorded, repl_turn, turn_pages
 from .launch import SIGNED_SETTLE, TURN_START, press_submit, program_session, settle_for
@@ -89,7 +89,7 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     mark = turn_pages.anchor(turn_pages.rows(turn_pages.capture(target, turn_pages.HISTORY_LINES), profile),
                              profile, whole=paged)
     # A CLI's record is read here, where it writes; one on another host is judged by its screen.
-    journal = journals.for_program(profile.name) if target.tmux.host is None else None
+    journal = journals.for_program(profile.name) if target.tmux.place.keeps_records else None
     reading = journal.begin(ctx.private.session_dir(target.name), prompt, facts.pid) if journal else None
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     keyboard.await_paste(target.tmux, target.pane, before, lambda snap: bool(profile.pending_input(snap)))
@@ -169,8 +169,8 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
         holds = bool(st.snap is not None and profile.pending_input(st.snap))
         busy = busy or (st.status == Status.BUSY and not holds)
         now = time.monotonic()
-        if target.tmux.host is None and st.facts is not None:
-            quiet.see(now, kernel.activity(st.facts.pid))
+        if st.facts is not None:
+            quiet.see(now, target.tmux.place.activity(st.facts.pid))
         working = not quiet.held(now, SWALLOWED)
         if not holds:
             rows, framed = _transcript_rows(target, profile)

@@ -22,6 +22,7 @@ from ..sessions import tap
 from ..sessions.context import Context
 from ..shared import audit, control
 from ..transport import hosts, tmux
+from ..transport.place import Place
 from ..transport.target import Target
 
 __all__ = [
@@ -127,17 +128,18 @@ def names_a_host(name: str) -> bool:
     return True
 
 
-def connect(host: str) -> hosts.Host:
-    """The agent's connection to ``host``, made now unless it is up: the shared session the page shows
-    may live there (``start.sh --host``), and the app's configuration is copied there over it.
+def connect(host: str) -> Place:
+    """The place ``host`` names, its connection made now unless it is up: the shared session the page
+    shows may live there (``start.sh --host``; a :data:`Tmux` there is made with ``place=``), and the
+    app's configuration is copied there over it (``run``).
 
     Raises :data:`HostWaits` while the connection waits for the human, and :data:`ToolError` with a
     sentence when the host cannot be used.
     """
-    far = Context(config.load(), host).host
-    assert far is not None  # a name (checked by Context) always means a host
-    far.ensure(Deadline(hosts.CONNECT_TIMEOUT))
-    return far
+    place = Context(config.load(), host).place
+    assert place.link is not None  # a name (checked by Context) always means a host
+    place.link.ensure(Deadline(hosts.CONNECT_TIMEOUT))
+    return place
 
 
 def private_folder(name: str) -> Path:

@@ -96,7 +96,7 @@ class Resident:
 
     def serve(self) -> None:
         """Accept calls until it is time to leave; then let the calls under way finish."""
-        # Threads are kept for later calls: a thread's inotify instance (private.logwatch) lives with it.
+        # Threads are kept for later calls: a thread's inotify instance (transport.logwatch) lives with it.
         workers = ThreadPoolExecutor(MAX_CALLS, thread_name_prefix="call")
         try:
             next_check = time.monotonic() + TICK

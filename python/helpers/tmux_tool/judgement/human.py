@@ -33,6 +33,7 @@ from ..screen.snapshot import Snapshot
 from ..transport import kernel
 from ..transport.options import ANSWERED, HELD, PAGE
 from ..transport.panes import PaneFacts
+from ..transport.place import HERE, Place
 from ..transport.tmux import Tmux
 from .state import State
 
@@ -110,8 +111,9 @@ def page(cfg: Config) -> str:
         return ""
 
 
-def where_to_type(cfg: Config, session: str, host: str | None = None) -> str:
-    """Where the human types a secret asked in ``session``: the page's view of it, or a terminal.
+def where_to_type(cfg: Config, session: str, place: Place = HERE) -> str:
+    """Where the human types a secret asked in ``session`` at ``place``: the page's view of it, or a
+    terminal, as the place says.
 
     A session of the agent on a host is in the page as ``SESSION@HOST``; the
     human's shared session on a host is served by that host's page (``start.sh
@@ -119,15 +121,10 @@ def where_to_type(cfg: Config, session: str, host: str | None = None) -> str:
     """
     url = page(cfg)
     if session == cfg.shared_session:
-        if host is not None:
-            return f"the shared terminal on {host} (its page: apps/shared-terminal/start.sh --host {host})"
-        return url or "the shared terminal"
+        return place.shared_terminal(url)
     if url:
-        return f"{url.rstrip('/')}/#session={session}" + (f"@{host}" if host else "")
-    if host is not None:
-        return (f"the page (apps/shared-terminal/start.sh), session {session}@{host}, or a terminal on {host}: "
-                f"tmux -L {cfg.private_socket} attach -t {session}")
-    return f"a terminal of their own: apps/shared-terminal/agent.sh take {session}"
+        return f"{url.rstrip('/')}/#session={place.page_name(session)}"
+    return place.own_terminal(cfg.private_socket, session)
 
 
 def held(tmux: Tmux, session: str) -> str:

@@ -35,12 +35,12 @@ from ..core.masking import Masker
 from ..core.messages import message
 from ..core.result import Result, failure
 from ..core.status import Status
-from ..transport import kernel, keyboard, process
-from ..transport.hosts import HostError, LinkLost
+from ..transport import keyboard, process
+from ..transport.hosts import HostError
+from ..transport.logwatch import LogWatch
+from ..transport.mirror import Mirror
 from . import markers
-from .logwatch import LogWatch
 from .markers import Mark
-from .mirror import Mirror
 from .output import RunOutput
 from .run_record import COLLECTED_OPTION, RUN_OPTION, RunRecord, describe, running_record, short
 from .server import PrivateServer, Shell
@@ -163,9 +163,7 @@ def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: f
 def _lost(srv: PrivateServer, name: str, error: HostError, *, typed: bool) -> HostError:
     """The host's failure once the command was (being) typed there: the command runs on in tmux on
     the host, and running it again would run it twice."""
-    if srv.host is None or isinstance(error, LinkLost):
-        return error
-    return LinkLost(error, host=srv.host.name, session=name, typed=typed)
+    return srv.place.lost(error, name, typed=typed)
 
 
 def _submit(srv: PrivateServer, name: str, command: str, *first: list[str]) -> None:
@@ -191,7 +189,7 @@ def unmarked(srv: PrivateServer, name: str) -> str | None:
         return None
     if not pid.isdigit():
         return None
-    term = kernel.look(int(pid), tty) if srv.host is None else srv.host.terminal(int(pid), tty)
+    term = srv.place.terminal(int(pid), tty)
     sh = term.shell
     if not (term.known and sh and sh.shell and term.shell_in_front):
         return None
@@ -266,7 +264,7 @@ def collect(
     deadline = Deadline(timeout)
     started_by = Deadline(max(timeout, STARTED_WITHIN))
     next_look = next_ask = grew = start
-    ask_every = ASK_EVERY if srv.host is None else ASK_HOST_EVERY
+    ask_every = ASK_HOST_EVERY if srv.place.round_trip else ASK_EVERY
     try:
         with srv.watch(shell) as watch:
             while True:
@@ -396,7 +394,7 @@ def _dead_status(srv: PrivateServer, name: str) -> tuple[int | None, int | None]
             break
         if status.isdigit() or signal.isdigit():
             return (int(status) if status.isdigit() else None), (int(signal) if signal.isdigit() else None)
-        waited = kernel.zombie_status(int(pid)) if srv.host is None and pid.isdigit() else None
+        waited = srv.place.zombie_status(int(pid)) if pid.isdigit() else None
         if waited is not None:
             return (os.waitstatus_to_exitcode(waited), None) if os.WIFEXITED(waited) else (None, os.WTERMSIG(waited))
     return None, None

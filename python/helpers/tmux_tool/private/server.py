@@ -13,21 +13,20 @@ A long-lived host builds a server object for every call; the files it
 prepares (tmux config, rcfile, state folder) are checked once per process and
 folder, and again whenever a session is created.
 
-On another host (``host``) the server, the shells, their rcfile and their
-logs are there, in a folder of the user's home only they can read
+At another place (a host: ``place``) the server, the shells, their rcfile and
+their logs are there, in a folder of the user's home only they can read
 (``~/.tmux_tool/SOCKET``); what the tool remembers of the sessions stays
-here, in a folder per host, with a copy of each pane log kept current by
-:mod:`.mirror`.  The same marks, the same runs.
+here, in a folder per host, with a copy of each pane log kept current
+(:meth:`..transport.place.Place.follow`).  The same marks, the same runs;
+what differs is asked of the place.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shlex
 import shutil
-import tarfile
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
@@ -36,12 +35,10 @@ from pathlib import Path
 from ..core.clock import Deadline
 from ..core.config import Config, private_path, write_private
 from ..core.errors import NoServer, NoTarget, ShellNotReady, TmuxError
-from ..transport import kernel, options
-from ..transport.hosts import Host, HostError
+from ..transport import options
+from ..transport.place import HERE, Place, Watch
 from ..transport.tmux import Tmux
 from . import markers
-from .logwatch import LogWatch
-from .mirror import Mirror, forget
 
 SERVER_CONF = """\
 # tmux config of the tmux_tool private server (generated; do not edit)
@@ -78,96 +75,44 @@ class Shell:
 
 _SHELL_FIELDS = frozenset(f.name for f in fields(Shell))
 _prepared: set[Path] = set()  # state folders whose files this process has checked
-_far_dirs: dict[tuple[str, str], str] = {}  # (host, socket) -> the server's folder there, asked once
 
 
 
 class PrivateServer:
     """The agent's tmux server and the bookkeeping of its sessions."""
 
-    def __init__(self, cfg: Config, host: Host | None = None) -> None:
+    def __init__(self, cfg: Config, place: Place = HERE) -> None:
         self.cfg = cfg
-        self.host = host
-        if host is None:
-            self.dir = cfg.private_dir
-            self.far = str(self.dir)
-            self.tmux = Tmux(cfg.private_socket, config_file=str(self.dir / "tmux.conf"))
-        else:
-            self.dir = host.state
-            self.far = _far_dirs.get((host.name, cfg.private_socket)) or self._far_dir(host)
-            self.tmux = Tmux(cfg.private_socket, config_file=f"{self.far}/tmux.conf", host=host)
+        self.place = place
+        self.dir = place.state(cfg.private_dir)
+        self.far = place.folder(cfg.private_socket, self.dir)
+        self.tmux = Tmux(cfg.private_socket, config_file=f"{self.far}/tmux.conf", place=place)
         self.rcfile = f"{self.far}/bashrc"
         if self.dir not in _prepared:
             self._prepare()
-
-    def _far_dir(self, host: Host) -> str:
-        """The server's folder on the host (asked once per process): ``~/.tmux_tool/SOCKET``."""
-        home = host.run('printf %s "$HOME"').strip()
-        if not home.startswith("/"):
-            raise HostError(f"{host.name} has no home folder for the tool's files ($HOME is {home!r})")
-        found = f"{home.rstrip('/')}/.tmux_tool/{self.cfg.private_socket}"
-        _far_dirs[(host.name, self.cfg.private_socket)] = found
-        return found
 
     def _files(self) -> dict[str, str]:
         return {"tmux.conf": SERVER_CONF, "bashrc": markers.rcfile(), "hooks.sh": markers.hooks()}
 
     def _prepare(self) -> None:
-        """Write the tmux config and the rcfile if they are missing or stale (on the host too)."""
+        """Write the tmux config and the rcfile where they are missing or stale (at the place)."""
         private_path(self.dir)
-        if self.host is None:
-            for name, text in self._files().items():
-                path = self.dir / name
-                if not path.exists() or path.read_text() != text:
-                    write_private(path, text)
-        else:
-            self._prepare_far(self.host)
-            write_private(self.dir / "host", self.host.name)  # (how list finds the hosts used)
+        self.place.install(self.far, self.dir, self._files())
         _prepared.add(self.dir)
-
-    def _prepare_far(self, host: Host) -> None:
-        """The tool's folder on the host, private to the user, with its files: one call, a tar on stdin.
-
-        tmux and bash must be there: the sentence says how to get them.
-        """
-        pack = io.BytesIO()
-        with tarfile.open(fileobj=pack, mode="w", format=tarfile.USTAR_FORMAT) as tar:
-            for name, text in self._files().items():
-                data = text.encode()
-                info = tarfile.TarInfo(name)
-                info.size, info.mode, info.mtime = len(data), 0o600, int(time.time())
-                tar.addfile(info, io.BytesIO(data))
-        far = shlex.quote(self.far)
-        script = (
-            "command -v tmux >/dev/null 2>&1 || { echo 'tmux: not found' >&2; exit 127; }; "
-            "command -v bash >/dev/null 2>&1 || { echo 'bash: not found' >&2; exit 125; }; "
-            f"umask 077 && mkdir -p {far}/sessions && chmod 700 {far} && tar -xof - -C {far}"
-        )
-        try:
-            host.run(script, pack.getvalue())
-        except HostError as exc:
-            if "bash: not found" in str(exc):
-                raise HostError(f"bash is not installed on {host.name}; the agent's shells there are bash "
-                                "(apt-get install bash, apk add bash)") from exc
-            raise
 
     def hooks(self) -> str:
         """The file that puts a shell's marks back (see :func:`markers.hooks`), written if missing."""
-        if self.host is None and not (self.dir / "hooks.sh").exists():
+        if not self.place.installed(f"{self.far}/hooks.sh"):
             self._prepare()
         return f"{self.far}/hooks.sh"
 
-    def watch(self, shell: Shell) -> LogWatch | Mirror:
+    def watch(self, shell: Shell) -> Watch:
         """What a wait for the session's log to grow sleeps on: the file, or the copy of a log on a host."""
-        if self.host is None or not shell.far:
-            return LogWatch(shell.log_path)
-        return Mirror(self.host, shell.far, shell.log_path)
+        return self.place.follow(shell.far, shell.log_path)
 
     def last_mark(self, shell: Shell) -> markers.Mark | None:
         """The last mark in the session's log (on a host: once the copy holds all the log held)."""
-        if self.host is not None and shell.far:
-            with self.watch(shell):
-                pass
+        self.place.catch_up(shell.far, shell.log_path)
         return markers.last_mark(shell.log_path, shell.nonce)
 
     def log_size(self, shell: Shell) -> int:
@@ -179,9 +124,7 @@ class PrivateServer:
 
     def empty_log(self, shell: Shell) -> None:
         """Empty the pane log between commands (``pipe-pane`` appends: its next bytes land at 0)."""
-        if self.host is not None and shell.far:
-            forget(self.host, shell.far)
-            self.host.run(f": > {shlex.quote(shell.far)}")
+        self.place.empty_log(shell.far)
         os.truncate(shell.log_path, 0)
 
     # --- bookkeeping -------------------------------------------------------
@@ -226,17 +169,14 @@ class PrivateServer:
         nonce = os.urandom(8).hex()
         far_dir = f"{self.far}/sessions/{name}"
         shell = Shell(name=name, nonce=nonce, log=str(sdir / "pane.log"), program=program,
-                      created=time.time(), far=f"{far_dir}/pane.log" if self.host else "")
+                      created=time.time(), far=self.place.log_in(far_dir))
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
         write_private(shell.log_path, "")
-        if self.host is None:
-            write_private(sdir / "env.sh", markers.environment({**os.environ, **(env or {})}),
+        if (environ := self.place.environ) is not None:  # the caller's environment, where it reaches
+            write_private(sdir / "env.sh", markers.environment({**environ, **(env or {})}),
                           errors="surrogateescape")
-        if self.host is not None:
-            forget(self.host, shell.far)
-            self.host.run(f"umask 077; rm -rf {shlex.quote(far_dir)}; mkdir -p {shlex.quote(far_dir)} && "
-                          f": > {shlex.quote(shell.far)}")
-        start_dir = cwd or (os.getcwd() if self.host is None else None)
+        self.place.new_log(shell.far)
+        start_dir = self.place.start_dir(cwd)
         new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height)]
         if start_dir:
             new += ["-c", start_dir.replace("#", "##")]
@@ -262,7 +202,7 @@ class PrivateServer:
         with self.watch(shell):
             offset = self.log_size(shell)
         argv = ["respawn-pane", "-k", "-t", f"={shell.name}:"]
-        if cwd and (self.host is not None or os.path.isdir(cwd)):
+        if cwd and self.place.has_dir(cwd):
             argv += ["-c", cwd.replace("#", "##")]
         # Without "-o": respawning leaves the old pipe half-open, and "-o" would
         # refuse to replace it.
@@ -281,16 +221,8 @@ class PrivateServer:
         except (NoServer, NoTarget):
             existed, shells = False, []
         leaders = [int(p) for p in shells if p.isdigit()]
-        if self.host is None:
-            kernel.hang_up(leaders)
         shell = self.shell(name)
-        if self.host is not None and shell is not None and shell.far:
-            forget(self.host, shell.far)
-            try:
-                self.host.run(kernel.hang_up_script(leaders) + f"rm -rf {shlex.quote(shell.far.rpartition('/')[0])}",
-                              timeout=kernel.HANG_UP_GRACE + 10)
-            except HostError:
-                pass  # the host is away: the folder holds a log only, emptied when the name is used again
+        self.place.hang_up(leaders, shell.far if shell is not None else "")
         shutil.rmtree(self.session_dir(name), ignore_errors=True)
         return existed
 
@@ -308,10 +240,10 @@ class PrivateServer:
         has no ``new-session -e``, and a respawned shell needs it as much.  Here, the shell also reads the
         environment of the caller that made the session from a file (a respawned shell the same one); on
         a host, the shell has the host's."""
-        bash = (shutil.which("bash") or "/bin/bash") if self.host is None else "bash"
+        bash = self.place.bash
         folder = (shell.far or shell.log).rpartition("/")[0]
         variables = {"TT_NONCE": shell.nonce, "TT_DIR": folder}
-        if self.host is None:
+        if self.place.environ is not None:
             variables["TT_ENV"] = f"{folder}/env.sh"  # the caller's environment when the session was made
         variables.update(env or {})
         return ["env", *(f"{k}={v}" for k, v in variables.items()), bash, "--noprofile", "--rcfile", self.rcfile,
@@ -320,17 +252,16 @@ class PrivateServer:
     def _await_editor(self, shell: Shell, deadline: Deadline) -> None:
         """Wait, briefly, for the line editor to take the terminal (raw mode): the prompt's marker comes
         just before it, and text pasted in between would be echoed raw, escape codes and all, on the
-        screen the human watches (it still runs).  On a host, where this kernel cannot look, it is not
-        waited for."""
-        if self.host is not None:
-            return
-        try:
-            tty = self.tmux.display(f"={shell.name}:", "#{pane_tty}")
-        except TmuxError:
-            return
-        for _ in Deadline(min(EDITOR_WITHIN, deadline.left())).ticks(0.002):
-            if kernel.line_editor(tty):
-                return
+        screen the human watches (it still runs).  A place whose terminals this machine cannot watch (a
+        host) does not wait for it."""
+
+        def tty() -> str:
+            try:
+                return self.tmux.display(f"={shell.name}:", "#{pane_tty}")
+            except TmuxError:
+                return ""
+
+        self.place.await_editor(tty, min(EDITOR_WITHIN, deadline.left()))
 
     def _await_prompt(self, shell: Shell, offset: int = 0) -> None:
         """Wait for the shell's first prompt after ``offset`` in its log: it is ready for input.

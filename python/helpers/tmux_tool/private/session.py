@@ -55,7 +55,7 @@ class PrivateSession:
             return st
         # Keys typed into the terminal that the program has not read yet (a key that answers
         # a dialog, say) will change what it shows: the screen is out of date until it reads them.
-        unread = kernel.unread(st.facts.tty) if self.target.tmux.host is None else 0
+        unread = self.target.tmux.place.unread(st.facts.tty)
         if unread:
             st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read the {unread} "
                                                    f"byte(s) typed into its terminal yet (the screen showed: "
@@ -126,8 +126,8 @@ class PrivateSession:
         st = self.state()
         row: dict[str, Any] = {"session": self.name, "server": f"private ({self.server.cfg.private_socket})",
                                "program": st.program, "status": st.status, "evidence": st.evidence}
-        if self.server.host is not None:
-            row["host"] = self.server.host.name
+        if (host := self.server.place.name) is not None:
+            row["host"] = host
         if st.needs_human:
             row.update(needs_human=True, question=st.question)
         return row
@@ -199,8 +199,7 @@ class PrivateSession:
         if why is None:
             return None
         trace.event("refused", session=self.name, reason=why, final=True)
-        host = self.server.host.name if self.server.host else None
-        where = human.where_to_type(self.server.cfg, self.name, host)
+        where = human.where_to_type(self.server.cfg, self.name, self.server.place)
         return failure(f"nothing was typed: {why}", session=self.name, status=st.status, needs_human=True,
                        question=st.question, secret_reader=st.secret_reader, program=st.program,
                        hint=human.hint(st.program, where))
@@ -319,8 +318,7 @@ def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Ta
 
 def _kernel(target: Target, facts: PaneFacts) -> kernel.Terminal:
     """What the kernel knows about the pane's terminal: this machine's, or its host's."""
-    host = target.tmux.host
-    return kernel.look(facts.pid, facts.tty) if host is None else host.terminal(facts.pid, facts.tty)
+    return target.tmux.place.terminal(facts.pid, facts.tty)
 
 
 def _secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None,

@@ -22,6 +22,7 @@ from ..private.session import PrivateSession
 from ..shared import where
 from ..shared.session import SharedSession
 from ..transport import hosts
+from ..transport.place import HERE, Place, There
 from ..transport.target import Target
 from ..transport.tmux import Tmux
 from .session import Session
@@ -35,12 +36,12 @@ class Context:
         self.host_name = hosts.check(host) if host else None
 
     @cached_property
-    def host(self) -> hosts.Host | None:
-        """The host the action is about (None: this machine)."""
+    def place(self) -> Place:
+        """Where the action's sessions are: this machine, or the host it names."""
         if self.host_name is None:
-            return None
+            return HERE
         local = PrivateServer(self.cfg).tmux
-        return hosts.resolve(self.host_name, self.cfg.private_dir / "hosts", local)
+        return There(hosts.resolve(self.host_name, self.cfg.private_dir / "hosts", local))
 
     def known_hosts(self) -> list[str]:
         """The hosts the agent has had sessions on (each has a folder here that names it)."""
@@ -66,12 +67,12 @@ class Context:
 
     @cached_property
     def private(self) -> PrivateServer:
-        return PrivateServer(self.cfg, self.host)
+        return PrivateServer(self.cfg, self.place)
 
     @cached_property
     def shared_tmux(self) -> Tmux:
         """The server of the human's shared session: here, or on the action's host."""
-        return Tmux(self.cfg.shared_socket, host=self.host)
+        return Tmux(self.cfg.shared_socket, place=self.place)
 
     def target(self, name: str | None, *, default: str, fresh: bool = False) -> Target:
         """Resolve a session name (validated) to its server, and in the shared session to one pane.

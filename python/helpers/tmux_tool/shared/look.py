@@ -69,7 +69,7 @@ def take(tmux: Tmux, pane: str) -> Look:
 def _kernel(tmux: Tmux, known: tuple[int, str]) -> tuple[Terminal, int, kernel.Source]:
     """The terminal of the pane's shell, the bytes its process in front has read, and where both were
     read (this machine's ``/proc``, or one dump made on the pane's host)."""
-    src = kernel.HERE if tmux.host is None else tmux.host.facts(*known)
+    src = tmux.place.facts(*known)
     term = kernel.look(*known, src)
     return term, kernel.bytes_read(term.front.pid, src) if term.front else -1, src
 

@@ -35,6 +35,7 @@ from . import connection, connections
 from .connection import Lost
 from .gate import gate
 from .hosts import Host, HostError, Unanswered
+from .place import HERE, Place
 from .process import run
 
 DEFAULT_TIMEOUT = 5.0
@@ -160,11 +161,17 @@ def _inline(commands: Sequence[Sequence[str]], input: bytes | None) -> list[Sequ
 
 @dataclass(frozen=True, slots=True)
 class Tmux:
-    """One tmux server, addressed by its socket name (``tmux -L``), on this machine or on ``host``."""
+    """One tmux server, addressed by its socket name (``tmux -L``), at a :class:`.place.Place`: this
+    machine, or a host whose way there (``place.link``) carries its commands."""
 
     socket: str
     config_file: str | None = None
-    host: Host | None = None
+    place: Place = HERE
+
+    @property
+    def host(self) -> Host | None:
+        """The way to the server's host (None: tmux runs here as a process of its own)."""
+        return self.place.link
 
     @property
     def key(self) -> str:

@@ -37,8 +37,8 @@ from typing import Self
 
 from ..core.clock import Deadline
 from ..core.errors import TmuxError
-from ..transport.hosts import Host, HostError, end_followers
-from ..transport.process import program, spawn
+from .hosts import Host, HostError, end_followers
+from .process import program, spawn
 
 LINGER = 60.0
 KEPT = 2  # idle followers kept per host: each holds a channel (see hosts.CHANNELS)
