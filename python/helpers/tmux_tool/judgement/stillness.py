@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 from ..core.clock import Deadline
 from ..core.status import Status
-from ..transport import kernel
 from ..transport.kernel import Activity
 from .state import READY_STABLE, State
 
@@ -123,16 +122,17 @@ class Quiet:
 WORK_WINDOW = 0.2  # seconds over which one look measures whether a program is at work
 
 
-def at_work(shell_pid: int, window: float = WORK_WINDOW) -> float | None:
-    """The share of one CPU the processes below ``shell_pid`` asked for over the next ``window`` seconds,
-    when it is more than a program waiting for keys asks (:data:`QUIET_SHARE`); else 0.  None when the
-    kernel does not say.  One sample of a process's state says little: on a loaded machine an idle CLI
-    that wakes for a timer is often caught waiting in the run queue (``R``)."""
-    first = kernel.activity(shell_pid)
+def at_work(sample: Callable[[], Activity | None], window: float = WORK_WINDOW) -> float | None:
+    """The share of one CPU a program asked for over the next ``window`` seconds (``sample`` reads its
+    :class:`~..transport.kernel.Activity`), when it is more than a program waiting for keys asks
+    (:data:`QUIET_SHARE`); else 0.  None when the kernel does not say.  One sample of a process's state
+    says little: on a loaded machine an idle CLI that wakes for a timer is often caught waiting in the
+    run queue (``R``)."""
+    first = sample()
     if first is None:
         return None
     Deadline(window).sleep(window)
-    last = kernel.activity(shell_pid)
+    last = sample()
     if last is None:
         return None
     share = last.since(first) / window

@@ -308,8 +308,8 @@ def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Ta
     st = _from_verdict(programs.detect(snap, program=program), snap, facts)
     if st.status == Status.READY and term.known and not term.waits and term.front is not None \
             and chat.speaks(programs.profile_or_generic(program), snap):
-        # Caught running: confirmed over a moment where the kernel keeps the count (here).
-        share = stillness.at_work(facts.pid) if target.tmux.host is None else None
+        # Caught running: confirmed over a moment, where the place keeps the count.
+        share = stillness.at_work(lambda: target.tmux.place.activity(facts.pid))
         if share is None or share > 0:
             asks = f"asks for {share:.0%} of a CPU" if share else "runs"
             st.status, st.evidence = Status.BUSY, f"{term.front.comm} {asks} (the kernel says so); the screen: {st.evidence}"
