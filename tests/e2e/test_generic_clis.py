@@ -112,71 +112,26 @@ def test_send_with_enter_submits_in_an_unprofiled_cli(program: str, prepare: Cal
     call("kill", session=cli.name)
 
 
-BUSY_CHAT = r'''#!/usr/bin/env python3
-"""A chat CLI that works for seconds with nothing on its screen: only the kernel sees it run."""
-import sys, termios, time, tty
-
-RULE = "─" * 40
-
-
-def box(transcript):
-    sys.stdout.write("\x1b[2J\x1b[H" + "".join(row + "\r\n" for row in transcript) + RULE + "\r\n> \r\n" + RULE
-                     + "\r\n  status row\x1b[2A\x1b[3G")
-    sys.stdout.flush()
-
-
-transcript = []
-old = termios.tcgetattr(0)
-tty.setraw(0)
-try:
-    while True:
-        box(transcript)
-        line = ""
-        while not line.endswith("\r"):
-            key = sys.stdin.read(1)
-            if key == "\x04":
-                sys.exit(0)
-            line += key
-            sys.stdout.write(key)
-            sys.stdout.flush()
-        transcript += ["> " + line.strip("\x1b[200~\x1b[201~\r"), "", "The answer begins,"]
-        box(transcript)
-        end = time.monotonic() + float(sys.argv[1])
-        while time.monotonic() < end:  # thinking hard, showing nothing
-            pass
-        transcript += ["and ends after the work.", ""]
-finally:
-    termios.tcsetattr(0, termios.TCSADRAIN, old)
-'''
-
-
-@pytest.mark.e2e
-def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, private_socket: str) -> None:
-    """A CLI that draws the start of its answer, then computes for longer than a turn's settle time
-    without drawing anything: its process runs, so the turn is not over; the answer is all of it."""
-    script = tmp_path / "busychat"
-    script.write_text(BUSY_CHAT, encoding="utf-8")
-    script.chmod(0o755)
-    started = call("start", program=str(script), args=["6"], session="busychat", cwd=str(tmp_path), timeout=30)
-    assert started["ok"] and started["status"] == "ready" and started["profile"] == "generic", explain(started)
-    res = call("ask", session="busychat", prompt="Think hard", timeout=60)
-    assert res["ok"] and res["status"] == "ready", explain(res)
-    assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
-    call("kill", session="busychat")
-
-
-LATE_CHAT = r'''#!/usr/bin/env python3
-"""A chat CLI that takes a prompt's Enter only after seconds of work, the prompt left in its box meanwhile,
-as a loaded machine makes any CLI do; it tells on its screen of every Enter that came while it worked."""
+FAKE_CHAT = r'''#!/usr/bin/env python3
+"""A chat CLI that works for seconds (argv[1]) with nothing new on its screen: only the kernel sees it run.
+With "late" (argv[2]) it works before it takes the prompt's Enter, the prompt left in its box meanwhile, as
+a loaded machine makes any CLI do, and tells on its screen of every Enter that came while it worked."""
 import os, select, sys, termios, time, tty
 
 RULE = "─" * 40
+LATE = sys.argv[2:] == ["late"]
 
 
 def box(transcript, line=""):
     sys.stdout.write("\x1b[2J\x1b[H" + "".join(row + "\r\n" for row in transcript) + RULE + "\r\n> " + line
                      + "\r\n" + RULE + "\r\n  status row\x1b[2A\x1b[" + str(3 + len(line)) + "G")
     sys.stdout.flush()
+
+
+def work():
+    end = time.monotonic() + float(sys.argv[1])
+    while time.monotonic() < end:  # thinking hard, showing nothing
+        pass
 
 
 transcript = []
@@ -194,28 +149,49 @@ try:
             if key != "\r":
                 sys.stdout.write(key)
                 sys.stdout.flush()
-        end = time.monotonic() + float(sys.argv[1])
-        while time.monotonic() < end:  # working before the Enter is taken: the prompt stays in the box
-            pass
-        more = os.read(0, 4096).decode() if select.select([0], [], [], 0)[0] else ""
-        said = line.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
-        transcript += ["> " + said, "", "The answer, taken late."]
-        transcript += [f"{more.count(chr(13))} more Enter came while I worked."] if "\r" in more else []
+        said = "> " + line.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
+        if LATE:
+            work()
+            more = os.read(0, 4096).decode() if select.select([0], [], [], 0)[0] else ""
+            transcript += [said, "", "The answer, taken late."]
+            transcript += [f"{more.count(chr(13))} more Enter came while I worked."] if "\r" in more else []
+        else:
+            transcript += [said, "", "The answer begins,"]
+            box(transcript)
+            work()
+            transcript += ["and ends after the work."]
         transcript.append("")
 finally:
     termios.tcsetattr(0, termios.TCSADRAIN, old)
 '''
 
 
+def _fake_chat(tmp_path: Path, session: str, *args: str) -> None:
+    """:data:`FAKE_CHAT` started in ``session`` with ``args``, and found ready at its input area."""
+    script = tmp_path / "fakechat"
+    script.write_text(FAKE_CHAT, encoding="utf-8")
+    script.chmod(0o755)
+    started = call("start", program=str(script), args=list(args), session=session, cwd=str(tmp_path),
+                   timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready" and started["profile"] == "generic", explain(started)
+
+
+@pytest.mark.e2e
+def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, private_socket: str) -> None:
+    """A CLI that draws the start of its answer, then computes for longer than a turn's settle time
+    without drawing anything: its process runs, so the turn is not over; the answer is all of it."""
+    _fake_chat(tmp_path, "busychat", "6")
+    res = call("ask", session="busychat", prompt="Think hard", timeout=60)
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
+    call("kill", session="busychat")
+
+
 @pytest.mark.e2e
 def test_a_cli_that_takes_the_enter_late_gets_one_enter(tmp_path: Path, private_socket: str) -> None:
     """The prompt stays in the input box for longer than a turn takes to start while the CLI works: the CLI
     is taking the Enter, so none is pressed again (a second would submit whatever the box holds next)."""
-    script = tmp_path / "latechat"
-    script.write_text(LATE_CHAT, encoding="utf-8")
-    script.chmod(0o755)
-    started = call("start", program=str(script), args=["5"], session="latechat", cwd=str(tmp_path), timeout=30)
-    assert started["ok"] and started["status"] == "ready" and started["profile"] == "generic", explain(started)
+    _fake_chat(tmp_path, "latechat", "5", "late")
     res = call("ask", session="latechat", prompt="Take your time", timeout=60)
     assert res["ok"] and res["status"] == "ready", explain(res)
     assert res["output"] == "The answer, taken late.", explain(res)
