@@ -16,7 +16,7 @@ import regex
 from .core.args import brief
 from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
-from .core.result import Result, failure
+from .core.result import Extra, Result, failure
 from .core.status import Status
 from .judgement import human
 from .sessions import observe
@@ -175,7 +175,7 @@ def do_list(ctx: Context) -> Result:
                     rows.append(ses.row())
             except (BadName, TmuxError):
                 continue
-    extra: dict[str, Any] = {"sessions": rows}
+    extra = Extra(sessions=rows)
     if local and (idle := sorted(set(ctx.known_hosts()) - set(ctx.connected_hosts()) | set(away))):
         extra["hosts_not_connected"] = idle
     return Result(status=Status.READY, extra=extra,

@@ -10,9 +10,59 @@ facts that decide the next step (status, exit code) and ends with the hint.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from .status import Status
+
+
+class Extra(TypedDict, total=False):
+    """The fields a result may carry beyond the fixed ones, each with its type, so that mypy holds
+    every place that writes one to the contract (docs/ARCHITECTURE.md, "The contract")."""
+
+    # what the session is and shows
+    evidence: str
+    program: str | None
+    profile: str
+    cwd: str | None
+    pane: dict[str, Any] | None
+    host: str | None
+    where: str
+    connection: str | None
+    note: str
+    # a question
+    question: str | None
+    options: list[str]
+    needs_human: bool
+    secret_reader: int | None
+    dialog: str
+    safe: bool
+    answered: list[str]
+    answered_by_human: str
+    asked: str
+    # a command and its output
+    command: str
+    output_file: str
+    output_chars: int
+    output_truncated: bool
+    output_with_echo: bool
+    # an AI CLI's turn
+    turn: int
+    answer_source: str
+    record: str
+    started: bool
+    # the page, the human's hold
+    paused: bool
+    held_by: str
+    reason: str
+    # list, read
+    sessions: list[dict[str, Any]]
+    done: list[str]
+    hosts_not_connected: list[str]
+    mode: str
+    lines: int | None
+    size: list[int]
+    cursor: list[int]
+    alternate: bool
 
 
 @dataclass(slots=True)
@@ -28,7 +78,7 @@ class Result:
     screen: str | None = None
     error: str | None = None
     hint: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: Extra = field(default_factory=lambda: Extra())
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of the contract (extra fields after the fixed ones)."""
@@ -94,7 +144,7 @@ def _session_row(s: dict[str, Any]) -> str:
 
 
 def failure(error: str, *, session: str | None = None, hint: str | None = None,
-            status: Status = Status.ERROR, **extra: Any) -> Result:
+            status: Status = Status.ERROR, **extra: Unpack[Extra]) -> Result:
     """A failure: ``ok: false`` with a sentence saying what to do (the dispatcher names the action)."""
     return Result(ok=False, session=session, status=status, error=error,
-                  hint=hint, extra=dict(extra))
+                  hint=hint, extra=extra)

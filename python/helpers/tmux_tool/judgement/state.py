@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
-from ..core.result import Result
+from ..core.result import Extra, Result
 from ..core.status import Status
 from ..screen.snapshot import Snapshot
 from ..transport.panes import PaneFacts
@@ -71,17 +71,18 @@ def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
 
 
 def reported(st: State, session: str, *, ok: bool = True, output: str = "", error: str | None = None,
-             hint: str | None = None, exit_code: int | None = None, pane: bool = False, **extra: Any) -> Result:
+             hint: str | None = None, exit_code: int | None = None, in_pane: bool = False,
+             **extra: Unpack[Extra]) -> Result:
     """The one result that reports a session's state: its status with the evidence, the program, the
-    question and its options, the cwd, the screen, and (``pane``, in the shared session) which pane."""
-    data: dict[str, Any] = {"evidence": st.evidence, "program": st.program}
+    question and its options, the cwd, the screen, and (``in_pane``, in the shared session) which pane."""
+    data = Extra(evidence=st.evidence, program=st.program)
     if st.question:
         data["question"], data["options"] = st.question, list(st.options)
     if st.needs_human:
         data["needs_human"], data["secret_reader"] = True, st.secret_reader
     if st.cwd:
         data["cwd"] = st.cwd
-    if pane and (where := pane_info(st.facts)):
+    if in_pane and (where := pane_info(st.facts)):
         data["pane"] = where
     data.update(extra)
     return Result(ok=ok, session=session, status=st.status, exit_code=exit_code, output=output,

@@ -38,6 +38,7 @@ from typing import TextIO
 from ..core.capping import HEAD_SHARE, cap_text, join_cut
 from ..core.config import private_path
 from ..core.masking import PEM_REACH, Masker
+from ..core.result import Extra
 from ..screen.clean import line_local, plain_text, quick_clean
 
 RENDER_LIMIT = 256 << 10  # raw bytes rendered through the emulator, head and tail each
@@ -156,7 +157,7 @@ class RunOutput:
             self._tail_chars -= len(self._tail.popleft())
 
     # --- out --------------------------------------------------------------------
-    def finish(self) -> tuple[str, dict[str, object]]:
+    def finish(self) -> tuple[str, Extra]:
         """The text for the agent, and the extra fields naming the saved file."""
         self._clean_waiting(final=True)
         if self._open_pem:
@@ -169,9 +170,9 @@ class RunOutput:
         self._file.close()
         tail = "".join(self._tail)[-(self.cap - int(self.cap * HEAD_SHARE)):]
         return (join_cut(self._head, tail, self.chars, self.newlines, str(self.path)),
-                {"output_file": str(self.path), "output_chars": self.chars})
+                Extra(output_file=str(self.path), output_chars=self.chars))
 
-    def _emulated(self) -> tuple[str, dict[str, object]]:
+    def _emulated(self) -> tuple[str, Extra]:
         """What the agent reads of output that moves the cursor: rendered by the emulator."""
         from ..screen import render_transcript
 

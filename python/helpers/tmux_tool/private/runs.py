@@ -33,7 +33,7 @@ from ..core.clock import Deadline
 from ..core.errors import NoServer, NoTarget
 from ..core.masking import Masker
 from ..core.messages import message
-from ..core.result import Result, failure
+from ..core.result import Extra, Result, failure
 from ..core.status import Status
 from ..transport import keyboard, process
 from ..transport.hosts import HostError
@@ -335,12 +335,12 @@ def collect(
     if end is None:
         return Result(session=shell.name, status=Status.BUSY, output=text,
                       hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
-                      extra={"command": rec.command, **extra})
+                      extra=Extra(command=rec.command, **extra))
     _delivered(srv, shell.name, rec)
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
     return Result(session=shell.name, status=Status.READY, exit_code=end.exit_code,
-                  output=text, hint=hint, extra={"command": rec.command, **extra})
+                  output=text, hint=hint, extra=Extra(command=rec.command, **extra))
 
 
 def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: markers.Follow,
@@ -415,13 +415,13 @@ def _read_to_the_end(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirr
 
 
 def _died(srv: PrivateServer, name: str, rec: RunRecord, died: tuple[int | None, int | None], text: str,
-          extra: dict[str, object]) -> Result:
+          extra: Extra) -> Result:
     """The result of a run whose shell ended under it without a mark: a command that replaced the shell
     (``exec``) and ended, or a signal (``kill -9 $$``, an interrupted ``exec``).  Its output and the
     exit status the kernel reported are the run's; the next run gets a fresh shell."""
     _delivered(srv, name, rec)
     status, signal = died
-    extra = {"command": rec.command, **extra}
+    extra = Extra(command=rec.command, **extra)
     if status is not None:
         return Result(session=name, status=Status.READY, exit_code=status, output=text,
                       hint="the command replaced the shell (exec) and has ended; the next run starts a fresh "

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Unpack
 
 from .. import programs
 from ..core import trace
 from ..core.clock import Deadline
 from ..core.errors import TmuxError
 from ..core.messages import message
-from ..core.result import Result, failure
+from ..core.result import Extra, Result, failure
 from ..core.status import Status
 from ..judgement import human, stillness
 from ..judgement.state import State, reported
@@ -107,9 +107,10 @@ class PrivateSession:
         return _by_screen(snap, facts, program, target)
 
     # --- results ----------------------------------------------------------------
-    def report(self, st: State, *, ok: bool = True, **extra: Any) -> Result:
+    def report(self, st: State, *, ok: bool = True, error: str | None = None, hint: str | None = None,
+               exit_code: int | None = None, **extra: Unpack[Extra]) -> Result:
         """A result that reports the session's state."""
-        return reported(st, self.name, ok=ok, **extra)
+        return reported(st, self.name, ok=ok, error=error, hint=hint, exit_code=exit_code, **extra)
 
     def where(self, st: State) -> dict[str, Any]:
         """Which part of the session a result concerns: a private session has one pane."""

@@ -11,9 +11,9 @@ and describes sessions through :meth:`Session.row`.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, Unpack
 
-from ..core.result import Result
+from ..core.result import Extra, Result
 from ..judgement.state import State
 from ..transport.target import Target
 
@@ -30,8 +30,9 @@ class Session(Protocol):
         """Look once and decide the status, with the evidence."""
         ...
 
-    def report(self, st: State, *, ok: bool = True, **extra: Any) -> Result:
-        """The result that reports ``st`` (``extra``: more fields, ``exit_code``, ``hint``, ...)."""
+    def report(self, st: State, *, ok: bool = True, error: str | None = None, hint: str | None = None,
+               exit_code: int | None = None, **extra: Unpack[Extra]) -> Result:
+        """The result that reports ``st``, with an error, a hint, an exit code and more fields."""
         ...
 
     def where(self, st: State) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from ..core import trace
 from ..core.clock import Deadline
 from ..core.config import Config
 from ..core.messages import message
-from ..core.result import Result, failure
+from ..core.result import Extra, Result, failure
 from ..core.status import Status
 from ..judgement.state import State, pane_info
 from ..transport.target import Target
@@ -72,10 +72,11 @@ def refused(target: Target, st: State, verdict: guard.Leave) -> Result:
                        status=st.status, hint=message("human_typing_hint"), pane=pane_info(st.facts))
     hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
             else "wait a moment and try again, or check with status")
-    secret = ({"needs_human": True, "question": st.question, "secret_reader": st.secret_reader}
-              if st.needs_human else {})
-    return failure(f"nothing was typed: {verdict.reason}", session=target.name, status=st.status,
-                   hint=hint, evidence=st.evidence, program=st.program, pane=pane_info(st.facts), **secret)
+    fields = Extra(evidence=st.evidence, program=st.program, pane=pane_info(st.facts))
+    if st.needs_human:
+        fields.update(Extra(needs_human=True, question=st.question, secret_reader=st.secret_reader))
+    return failure(f"nothing was typed: {verdict.reason}", session=target.name, status=st.status, hint=hint,
+                   **fields)
 
 
 def _shell_checks(st: State, lk: Look, text: str, enter: bool, force: bool) -> str | None:

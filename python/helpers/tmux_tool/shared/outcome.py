@@ -62,7 +62,7 @@ def finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float
         hint = message("not_submitted")
     elif not done:
         hint = message("still_running")
-    result = reported(st, target.name, output=shown, hint=hint, pane=True, **notes)
+    result = reported(st, target.name, output=shown, hint=hint, in_pane=True, **notes)
     audit.record_result(cfg.shared_dir / "audit.log", entry, result.status, result.screen)
     return result
 

@@ -28,13 +28,13 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from .. import screen
 from ..core import masking
 from ..core.capping import cap_text
 from ..core.config import Config, private_path, write_private
 from ..core.errors import TmuxError
+from ..core.result import Extra
 from ..judgement.state import State
 from ..transport.panes import PaneFacts
 from ..transport.target import Target
@@ -65,7 +65,7 @@ class Cut:
     with_echo: bool = False  # the end of a tall echo could not be found: the text may hold typed lines
 
 
-def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, dict[str, Any]]:
+def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, Extra]:
     """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint, and
     the fields that go with it: ``output_truncated`` with a hint when its start is gone, ``output_with_echo``
     when it may begin with the text typed."""
@@ -77,13 +77,13 @@ def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | 
     if cut.with_echo:
         return text, ("the shell drew the text typed only in part, so where its echo ends and the output begins "
                       "cannot be told: this is all below its first line, typed lines among it. To read the output "
-                      "alone, write the text to a file and run that file"), {"output_with_echo": True}
+                      "alone, write the text to a file and run that file"), Extra(output_with_echo=True)
     if not cut.truncated:
-        return text, None, {}
+        return text, None, Extra()
     limit = f" (its history-limit is {facts.history_limit} lines)" if facts and facts.history_limit else ""
     return text, ("the output is cut: its start is no longer in the terminal's history" + limit + ", or the screen "
                   "was cleared; this is only its end. To read it whole, run the command again with its output in "
-                  "a file (COMMAND > /tmp/out.txt 2>&1) and read the file"), {"output_truncated": True}
+                  "a file (COMMAND > /tmp/out.txt 2>&1) and read the file"), Extra(output_truncated=True)
 
 
 def screen_with_output(st: State) -> PaneFacts | None:

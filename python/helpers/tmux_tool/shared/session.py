@@ -7,11 +7,11 @@ markers, end the session) is refused with a sentence saying why.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from ..core.config import Config
 from ..core.messages import message
-from ..core.result import Result, failure
+from ..core.result import Extra, Result, failure
 from ..core.status import Status
 from ..judgement.state import State, pane_info, reported
 from ..transport.target import Target
@@ -35,10 +35,11 @@ class SharedSession:
         return judge.observe(self.target.tmux, self.target.pane, self.name)[0]
 
     # --- results ----------------------------------------------------------------
-    def report(self, st: State, *, ok: bool = True, **extra: Any) -> Result:
+    def report(self, st: State, *, ok: bool = True, error: str | None = None, hint: str | None = None,
+               exit_code: int | None = None, **extra: Unpack[Extra]) -> Result:
         """A result that reports the pane's state and which pane it is, and whether the human has paused
         the agent."""
-        res = reported(st, self.name, ok=ok, pane=True, **extra)
+        res = reported(st, self.name, ok=ok, error=error, hint=hint, exit_code=exit_code, in_pane=True, **extra)
         if st.facts is not None and st.facts.paused:
             res.extra["paused"] = True
             res.hint = res.hint or f"{control.PAUSED}: {control.PAUSED_HINT}"
