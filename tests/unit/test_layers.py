@@ -94,3 +94,16 @@ def test_the_door_offers_what_the_page_uses() -> None:
     used = set().union(*(through_the_door(path)[1] for path in PAGE))
     assert used == set(door.__all__), (f"taken but not offered: {sorted(used - set(door.__all__))}; "
                                        f"offered but not used: {sorted(set(door.__all__) - used)}")
+
+
+LONGEST = 80  # lines: a function longer than this does more than one thing
+
+
+def test_no_function_is_longer_than_a_screen() -> None:
+    """Every function of the library reads on one screen (its signature and docstring included)."""
+    long = [f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for path in sorted(LIBRARY.rglob("*.py"))
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and (node.end_lineno or node.lineno) - node.lineno + 1 > LONGEST]
+    assert long == [], long

@@ -232,15 +232,8 @@ class _Feed:
         self.held, self.closed = b"", True
 
 
-def collect(
-    srv: PrivateServer,
-    shell: Shell,
-    rec: RunRecord,
-    timeout: float,
-    *,
-    on_slice: Callable[[float], Result | None] | None = None,
-    typed_now: bool = False,
-) -> Result:
+def collect(srv: PrivateServer, shell: Shell, rec: RunRecord, timeout: float, *,
+            on_slice: Callable[[float], Result | None] | None = None, typed_now: bool = False) -> Result:
     """Wait up to ``timeout`` for the run to end, then shape its result.
 
     Even with no time to wait, the result waits for the shell to take the
@@ -274,22 +267,17 @@ def collect(
                 if follow.pos != pos:
                     grew = now
                 if follow.continued and not follow.started:
-                    return _incomplete(srv, shell, rec, follow, watch)
+                    return _incomplete(srv, shell, rec, follow, watch, deadline)
                 if end is not None or (now >= deadline.at and (follow.started or now >= started_by.at)):
                     break
                 look_due = now >= next_look + SLICE
                 ask_due = on_slice is not None and follow.started and now >= next_ask + ask_every
                 if look_due:
                     next_look = now
-                    pane = _pane(srv, shell.name)
-                    if pane in (None, "1") and typed_now and not _began(follow, feed, watch):
-                        raise Unstarted(f"the shell of session {shell.name!r} ended")
-                    if pane is None:
-                        return failure(f"session {shell.name!r} was closed while the command ran",
-                                       session=shell.name, hint="run the command again in a new session")
-                    if pane == "1":
-                        _read_to_the_end(follow, feed, watch)
-                        died = _dead_status(srv, shell.name)
+                    if isinstance(gone := _pane_gone(srv, shell.name, follow, feed, watch, typed_now), Result):
+                        return gone
+                    if gone is not None:
+                        died = gone
                         break
                 # Before anything judges the screen: the pane's own shell back at its editor, unmarked.
                 quiet = now - grew >= SLICE
@@ -298,12 +286,7 @@ def collect(
                     if (end := follow.read(feed)) is not None:
                         break  # the mark was on its way after all
                     if sh != "bash":
-                        return failure(f"the shell of session {shell.name!r} is now {sh} (the "
-                                       "command replaced bash with it), where runs cannot be timed",
-                                       session=shell.name, status=Status.UNKNOWN,
-                                       hint=f"use send, keys and read there, or kill the session for a "
-                                            f"fresh bash; exit {sh} to get the old shell back if it "
-                                            "was not an exec")
+                        return _replaced(shell.name, sh)
                     # The command replaced the prompt hooks: it is over; put them back (the
                     # line keeps its exit code) and take the end mark that line prints.  Its own
                     # end mark may yet be on its way to the log: the log tells which came first.
@@ -323,40 +306,74 @@ def collect(
     except NoServer:
         if typed_now and not _began(follow, feed):
             raise Unstarted("the private tmux server stopped") from None
-        return failure("the private tmux server stopped while the command ran",
-                       session=shell.name,
+        return failure("the private tmux server stopped while the command ran", session=shell.name,
                        hint="run the command again; a new server and shell start by themselves")
     feed.flush()
+    return _shaped(srv, shell.name, rec, output, end, died, timeout)
+
+
+def _shaped(srv: PrivateServer, name: str, rec: RunRecord, output: RunOutput, end: markers.Mark | None,
+            died: tuple[int | None, int | None] | None, timeout: float) -> Result:
+    """The result of a run whose wait is over: ended (its end mark), died under its shell, or still running
+    at the timeout; its output as the agent reads it, the whole of a long one saved to a file."""
     text, extra = output.finish()
     if "output_file" in extra:
-        _prune(output.path.parent, shell.name)
+        _prune(output.path.parent, name)
     if died is not None:
-        return _died(srv, shell.name, rec, died, text, extra)
+        return _died(srv, name, rec, died, text, extra)
     if end is None:
-        return Result(session=shell.name, status=Status.BUSY, output=text,
+        return Result(session=name, status=Status.BUSY, output=text,
                       hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
                       extra=Extra(command=rec.command, **extra))
-    _delivered(srv, shell.name, rec)
+    _delivered(srv, name, rec)
     extra["cwd"] = end.cwd
     hint = message("shell_exited") if end.kind == "X" else None
-    return Result(session=shell.name, status=Status.READY, exit_code=end.exit_code,
+    return Result(session=name, status=Status.READY, exit_code=end.exit_code,
                   output=text, hint=hint, extra=Extra(command=rec.command, **extra))
 
 
+def _pane_gone(srv: PrivateServer, name: str, follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror,
+               typed_now: bool) -> Result | tuple[int | None, int | None] | None:
+    """What became of the run's pane, looked at now: None while its shell lives; the status the kernel
+    reported when the shell died (what it printed read to the end first); a failure when the session is
+    gone.  :class:`Unstarted` when this call typed the command and the shell never began it."""
+    pane = _pane(srv, name)
+    if pane in (None, "1") and typed_now and not _began(follow, feed, watch):
+        raise Unstarted(f"the shell of session {name!r} ended")
+    if pane is None:
+        return failure(f"session {name!r} was closed while the command ran", session=name,
+                       hint="run the command again in a new session")
+    if pane == "1":
+        _read_to_the_end(follow, feed, watch)
+        return _dead_status(srv, name)
+    return None
+
+
+def _replaced(name: str, sh: str) -> Result:
+    """The answer when the command replaced the session's bash with another shell (``exec zsh``)."""
+    return failure(f"the shell of session {name!r} is now {sh} (the command replaced bash with it), where "
+                   "runs cannot be timed", session=name, status=Status.UNKNOWN,
+                   hint=f"use send, keys and read there, or kill the session for a fresh bash; exit {sh} to "
+                        "get the old shell back if it was not an exec")
+
+
 def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: markers.Follow,
-                watch: LogWatch | Mirror) -> Result:
+                watch: LogWatch | Mirror, deadline: Deadline) -> Result:
     """The shell asks for the rest of the command (its continuation prompt): nothing of it ran, and
     whatever is typed next would become part of it.  The unfinished line is ours: Ctrl+C discards it,
-    and the wait goes on to the mark of the prompt that follows, so the session is left ready."""
+    and the wait goes on to the mark of the prompt that follows (for the run's time, at least a slice),
+    so the session is left ready: a mark still on its way would end the next run as soon as it began."""
     keyboard.press(srv.tmux, f"={shell.name}:", ["C-c"])
-    deadline = Deadline(SLICE)
-    while follow.read(lambda _output: None) is None and (left := deadline.left()) > 0:
+    until = Deadline(max(SLICE, deadline.left()))
+    while (back := follow.read(lambda _output: None)) is None and (left := until.left()) > 0:
         watch.wait(left)
     _delivered(srv, shell.name, rec)
+    then = ("the session is at its prompt" if back is not None else
+            "the shell has not shown its prompt again yet: check with status before the next run")
     return failure(f"the command is incomplete, so the shell waited for the rest of it; nothing of it ran "
                    f"({_parser_says(rec.command)})", session=shell.name,
                    hint="close what it opens (a quote, a bracket, a here-document, a final backslash) and "
-                        "run it again; the session is at its prompt", command=rec.command)
+                        f"run it again; {then}", command=rec.command)
 
 
 def _parser_says(command: str) -> str:
