@@ -68,6 +68,7 @@ HOSTS_FILE = "TMUX_TOOL_HOSTS"
 CONNECT_TIMEOUT = 20.0  # seconds for a new ssh connection to come up, at most
 CHECK_TIMEOUT = 3.0  # seconds for a master to say it is alive; one that says nothing is wedged
 RUN_TIMEOUT = 10.0
+VIA_TIMEOUT = 10.0  # seconds a tmux command through a container engine is given, at least (see Host.bound)
 CHANNELS = 7
 """Channels this process opens over one ssh connection at once, at most: sshd allows ten sessions per
 connection (``MaxSessions``), and the control-mode client holds one."""
@@ -254,6 +255,12 @@ class Host:
             yield
         finally:
             slots.release()
+
+    def bound(self, timeout: float) -> float:
+        """The time a tmux command there is given.  Through a container engine every command starts the
+        engine's client anew (``podman exec``: a process of tens of megabytes, and its runtime), which on
+        a loaded machine takes seconds by itself; over ssh the open master carries it at once."""
+        return max(timeout, VIA_TIMEOUT) if self.via else timeout
 
     def refused(self, stderr: bytes) -> bool:
         """Did sshd refuse a channel because the connection holds as many as it allows?"""

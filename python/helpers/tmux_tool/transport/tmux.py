@@ -219,6 +219,8 @@ class Tmux:
         Returns stdout; raises a :class:`TmuxError` subclass.  Traced when a
         trace is asked for (:mod:`..core.trace`).
         """
+        if self.host is not None:
+            timeout = self.host.bound(timeout)
         if not trace.on():
             return self._chain(commands, input, timeout)
         begun = time.monotonic()
