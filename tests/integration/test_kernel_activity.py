@@ -9,10 +9,12 @@ stopped process is said to be stopped.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,9 +23,11 @@ from tests.conftest import poll
 
 
 @pytest.fixture
-def shell() -> Iterator[subprocess.Popen[bytes]]:
-    """A shell running a CPU loop and a sleep as its children, ended at teardown."""
-    proc = subprocess.Popen(["bash", "-c", "python3 -c 'while True: pass' & sleep 60 & wait"])
+def shell(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A shell running a CPU loop and a sleep as its children, ended at teardown.  The loop says when it
+    has begun (the file ``looping``): before that, python3 starts up, reading files as much as computing."""
+    loop = "import pathlib, sys; pathlib.Path(sys.argv[1]).touch()\nwhile True: pass"
+    proc = subprocess.Popen(["bash", "-c", f"python3 -c {shlex.quote(loop)} {shlex.quote(str(tmp_path / 'looping'))} & sleep 60 & wait"])
     yield proc
     for pid in _children(proc.pid):
         try:
@@ -42,11 +46,10 @@ def _named(shell: subprocess.Popen[bytes], comm: str) -> int | None:
     return next((p for p in _children(shell.pid) if (k := kernel.proc(p)) and k.comm == comm), None)
 
 
-def test_a_loop_asks_for_the_cpu_and_a_sleep_does_not(shell: subprocess.Popen[bytes]) -> None:
+def test_a_loop_asks_for_the_cpu_and_a_sleep_does_not(shell: subprocess.Popen[bytes], tmp_path: Path) -> None:
     loop, sleeper = poll(lambda: _named(shell, "python3")), poll(lambda: _named(shell, "sleep"))
     assert loop and sleeper, "the shell's two children did not start"
-    # The loop has begun once it asked for a tenth of a second (python3 reads its start-up files first).
-    assert poll(lambda: (a := kernel.activity(shell.pid)) is not None and a.demand.get(loop, 0) > 100_000_000)
+    assert poll(lambda: (tmp_path / "looping").exists(), timeout=30), "the loop never began"
     first = kernel.activity(shell.pid)
     assert first is not None and not first.stopped
     began = time.monotonic()
