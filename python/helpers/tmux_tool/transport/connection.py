@@ -68,7 +68,8 @@ ATTACH_FLAGS = "read-only,ignore-size,no-output"
 CONNECT_TIMEOUT = 3.0
 DETACH_TIMEOUT = 1.0
 DRAIN_EVERY = 0.25
-"""Seconds between reads of an idle connection; a pipe holds 64 KiB, far more than tmux writes in that time."""
+"""Seconds between reads of an idle connection; a pipe holds 64 KiB, far more than tmux writes in
+that time."""
 
 
 class Lost(Unavailable):
@@ -132,7 +133,9 @@ class Connection:
         in_r, self._in = os.pipe()
         self._out, out_w = os.pipe()
         try:
-            self.pid = spawn(argv, stdin=in_r, stdout=out_w, env=client_env(), file=program(argv[0]))
+            self.pid = spawn(
+                argv, stdin=in_r, stdout=out_w, env=client_env(), file=program(argv[0])
+            )
         except OSError as exc:
             for fd in (self._in, self._out):
                 os.close(fd)
@@ -168,7 +171,9 @@ class Connection:
             token = f"tt-done-{self._count}"
             req = Request(token.encode() + b"\n")
             self._pending.append(req)
-            self._write(command_line(commands) + command_line([["display-message", "-p", token]]), deadline)
+            self._write(
+                command_line(commands) + command_line([["display-message", "-p", token]]), deadline
+            )
         self._wait(req, deadline)
         if req.error is not None:
             raise Lost(req.error, started=bool(req.replies))
@@ -215,7 +220,8 @@ class Connection:
             self._hand_over()
 
     def _hand_over(self) -> None:
-        """Stop reading: hand the reading to a thread still waiting for its answer, or finish closing."""
+        """Stop reading: hand the reading to a thread still waiting for its answer, or finish
+        closing."""
         with self._lock:
             self._reading = False
             heir = next((r for r in self._pending if r.waiting), None)
@@ -277,7 +283,8 @@ class Connection:
                 self.why = "tmux detached it (its session ended)"
 
     def _reply(self, block: Block) -> None:
-        """File a finished block with the request it answers (waking its owner once it is complete)."""
+        """File a finished block with the request it answers (waking its owner once it is
+        complete)."""
         if not self._pending:
             return
         req = self._pending[0]

@@ -1,4 +1,5 @@
-"""This process's connections: one per tmux server, made on first use, dropped when their client ends.
+"""This process's connections: one per tmux server, made on first use, dropped when their client
+ends.
 
 A connection (:mod:`.connection`) belongs to the process that made it: after
 a fork the child makes its own, and every connection is detached when the
@@ -39,9 +40,9 @@ def for_server(launch: Callable[..., list[str]], socket: str, session: str | Non
                ) -> Connection | None:
     """This process's connection to the server ``socket`` (its key), connecting now if needed.
 
-    ``launch`` gives the argv of a control client.  A new connection attaches to ``session``; without one, or when it cannot
-    attach (no such session, no server), there is none and the caller runs
-    a tmux process instead.  Call it without holding the server's gate.
+    ``launch`` gives the argv of a control client.  A new connection attaches to ``session``;
+    without one, or when it cannot attach (no such session, no server), there is none and the caller
+    runs a tmux process instead.  Call it without holding the server's gate.
     """
     if not enabled():
         return None

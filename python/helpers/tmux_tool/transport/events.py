@@ -29,7 +29,8 @@ from .watcher import Client
 SWITCH = "TMUX_TOOL_EVENTS"
 """Set to ``off`` to watch by polling only (the fallback, always available)."""
 ATTACH_TIMEOUT = 3.0
-LINGER = 30.0  # an unused client stays attached this long, so a wait right after a wait attaches nothing
+# an unused client stays attached this long, so a wait right after a wait attaches nothing
+LINGER = 30.0
 # Changes tmux makes without the pane writing (checked by the server once a second).
 _SUBSCRIPTION = "tt:%*:#{pane_dead}/#{pane_in_mode}/#{alternate_on}/#{pane_current_command}"
 
@@ -81,7 +82,8 @@ class EventSource:
         self.clients: dict[str, Client] = {}
         self._joining: list[Client] = []
         self._leaving: list[Client] = []
-        self._ending: list[Client] = []  # detached by the reader once no client of ours is attaching
+        # detached by the reader once no client of ours is attaching
+        self._ending: list[Client] = []
         self._thread: threading.Thread | None = None
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
@@ -201,8 +203,9 @@ class EventSource:
     # --- the reader thread --------------------------------------------------
     def _start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._read, name=f"tmux-events-{self.tmux.socket}",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._read, name=f"tmux-events-{self.tmux.socket}", daemon=True
+            )
             self._thread.start()
 
     def _wake(self) -> None:
@@ -215,7 +218,8 @@ class EventSource:
         watched: dict[int, Client] = {}
         try:
             self._loop(sel, watched)
-        except Exception as exc:  # noqa: BLE001 - a dead reader must not leave waits listening to nothing
+        except Exception as exc:  # noqa: BLE001
+            # a dead reader must not leave waits listening to nothing
             with self.lock:
                 clients = [*self.clients.values(), *self._joining, *self._leaving]
                 self._joining.clear()
@@ -244,7 +248,9 @@ class EventSource:
             if changed:
                 _announce()
 
-    def _housekeeping(self, sel: selectors.BaseSelector, watched: dict[int, Client]) -> float | None | bool:
+    def _housekeeping(
+        self, sel: selectors.BaseSelector, watched: dict[int, Client]
+    ) -> float | None | bool:
         """(Un)register clients, resume rested panes, end idle clients; the next timeout.
 
         Returns False when nothing is left to read (the thread then ends).
@@ -309,8 +315,8 @@ _registry_lock = threading.Lock()
 
 
 def source_for(tmux: Tmux) -> EventSource | None:
-    """This process's event source for the server of ``tmux`` (None if events are off, or the server is
-    on another host: its waits poll, each look one round trip over the connection)."""
+    """This process's event source for the server of ``tmux`` (None if events are off, or the server
+    is on another host: its waits poll, each look one round trip over the connection)."""
     if not enabled() or tmux.host is not None:
         return None
     with _registry_lock:

@@ -1,4 +1,5 @@
-"""One gate per tmux server and process: commands share it, an attaching control client takes it alone.
+"""One gate per tmux server and process: commands share it, an attaching control client takes it
+alone.
 
 tmux 3.3a (up to 3.5a) crashes when it notifies a control client that is
 still introducing itself (fixed upstream in "Do not notify clients if not

@@ -1,4 +1,5 @@
-"""Other machines and containers: how a command runs there, and the one ssh connection that carries it.
+"""Other machines and containers: how a command runs there, and the one ssh connection that carries
+it.
 
 A host is named as ``ssh`` names it (``user@name``, a ``Host`` of the user's
 ``~/.ssh/config`` with its port, keys, jump hosts and agent), or by a line of
@@ -52,11 +53,14 @@ from . import kernel, options, process
 
 
 class Local(Protocol):
-    """The tmux server here that holds a host's master connection in a pane (a :class:`.tmux.Tmux`)."""
+    """The tmux server here that holds a host's master connection in a pane (a
+    :class:`.tmux.Tmux`)."""
 
     def cmd(self, *args: str, input: bytes | None = None, timeout: float = ...) -> str: ...
 
-    def chain(self, *commands: Sequence[str], input: bytes | None = None, timeout: float = ...) -> str: ...
+    def chain(
+        self, *commands: Sequence[str], input: bytes | None = None, timeout: float = ...
+    ) -> str: ...
 
 # What a command there says when the tool's folder cannot be written, and what the person can do.
 _DISK_TROUBLE = (("no space left on device", "free some space there"),
@@ -68,13 +72,16 @@ HOSTS_FILE = "TMUX_TOOL_HOSTS"
 CONNECT_TIMEOUT = 20.0  # seconds for a new ssh connection to come up, at most
 CHECK_TIMEOUT = 3.0  # seconds for a master to say it is alive; one that says nothing is wedged
 RUN_TIMEOUT = 10.0
-VIA_TIMEOUT = 10.0  # seconds a tmux command through a container engine is given, at least (see Host.bound)
+# seconds a tmux command through a container engine is given, at least (see Host.bound)
+VIA_TIMEOUT = 10.0
 CHANNELS = 7
-"""Channels this process opens over one ssh connection at once, at most: sshd allows ten sessions per
-connection (``MaxSessions``), and the control-mode client holds one."""
-# An ssh destination: letters, digits and ._@:- ; never a leading '-', which ssh would read as an option.
+"""Channels this process opens over one ssh connection at once, at most: sshd allows ten sessions
+per connection (``MaxSessions``), and the control-mode client holds one."""
+# An ssh destination: letters, digits and ._@:- ; never a leading '-', which ssh would read as an
+# option.
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@:%+-]{0,127}")
-# Bytes that pass through every login shell's single quotes, sh's double quotes and printf as themselves.
+# Bytes that pass through every login shell's single quotes, sh's double quotes and printf as
+# themselves.
 _PLAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./,:=+@-")
 _TTY_READS = frozenset({"wait_woken", "n_tty_read"})
 
@@ -105,7 +112,8 @@ class Unanswered(TimeoutError):
 
 
 class HostWaits(HostError):
-    """The connection to a host waits for the human (a password, a passphrase, an unknown host key)."""
+    """The connection to a host waits for the human (a password, a passphrase, an unknown host
+    key)."""
 
     def __init__(self, message: str, *, session: str, question: str, secret: bool) -> None:
         super().__init__(message)
@@ -128,19 +136,21 @@ class LinkLost(HostError):
         self.session = session
         self.then = f"wait --session {session} --host {host}"
         if typed:
-            said = (f"the command was typed in session {session} on {host} and runs on there in tmux (as far "
-                    f"as the tool knows: it was typed, then the link to {host} failed: {cause.what}); do not run "
-                    f"it again: once {host} is reachable, {self.then} returns its exact output and exit code")
+            said = (f"the command was typed in session {session} on {host} and runs on there in "
+                    f"tmux (as far as the tool knows: it was typed, then the link to {host} "
+                    f"failed: {cause.what}); do not run it again: once {host} is reachable, "
+                    f"{self.then} returns its exact output and exit code")
         else:
-            said = (f"the link to {host} failed while the command was being typed in session {session} "
-                    f"({cause.what}): "
-                    f"it may have reached the shell there and run on; do not run it again before {self.then} "
-                    f"(once {host} is reachable) shows whether it did")
+            said = (f"the link to {host} failed while the command was being typed in session "
+                    f"{session} ({cause.what}): it may have reached the shell there and run on; do "
+                    f"not run it again before {self.then} (once {host} is reachable) shows whether "
+                    "it did")
         super().__init__(said)
 
 
 def encode(script: str) -> str:
-    """``script`` as a command line that every login shell hands to ``sh`` unchanged (see the module)."""
+    """``script`` as a command line that every login shell hands to ``sh`` unchanged (see the
+    module)."""
     data = script.encode("utf-8", "surrogateescape")
     escaped = "".join(chr(b) if b in _PLAIN else f"\\{b:03o}" for b in data)
     return f"exec sh -c 'eval \"$(printf \"{escaped}\")\"'"
@@ -149,7 +159,9 @@ def encode(script: str) -> str:
 def _tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
-        raise HostError(f"{name} is not installed here; install it (apt-get install openssh-client)")
+        raise HostError(
+            f"{name} is not installed here; install it (apt-get install openssh-client)"
+        )
     return path
 
 
@@ -203,12 +215,20 @@ class Host:
         """
         if self.via:
             if "exec" not in self.via:
-                raise HostError(f"{self.name}'s command ({shlex.join(self.via)}) has no 'exec' to give -t to: "
-                                "a terminal there cannot be opened this way")
+                raise HostError(f"{self.name}'s command ({shlex.join(self.via)}) has no 'exec' to "
+                                "give -t to: a terminal there cannot be opened this way")
             at = self.via.index("exec") + 1
             return [*self.via[:at], "-t", *self.via[at:], "sh", "-c", script]
-        return [_tool("ssh"), "-S", self.control, "-o", "ControlMaster=no", "-tt", *self._destination(),
-                encode(script)]
+        return [
+            _tool("ssh"),
+            "-S",
+            self.control,
+            "-o",
+            "ControlMaster=no",
+            "-tt",
+            *self._destination(),
+            encode(script),
+        ]
 
     def _destination(self) -> tuple[str, ...]:
         return self.ssh or ("--", self.name)
@@ -228,7 +248,9 @@ class Host:
             argv = self.argv(script)
             try:
                 with self.channel(deadline):
-                    status, out, err = process.run(argv, data, deadline.left(), process.program(argv[0]))
+                    status, out, err = process.run(
+                        argv, data, deadline.left(), process.program(argv[0])
+                    )
             except TimeoutError as exc:
                 raise Unanswered(link_up=self.recover()) from exc
             if self.refused(err):
@@ -242,8 +264,9 @@ class Host:
 
     @contextmanager
     def channel(self, deadline: Deadline) -> Iterator[None]:
-        """Hold one of the ``CHANNELS`` this process may open over the connection (waiting for one, until
-        ``deadline``: :class:`TimeoutError`).  A host reached by a command has no such limit."""
+        """Hold one of the ``CHANNELS`` this process may open over the connection (waiting for one,
+        until ``deadline``: :class:`TimeoutError`).  A host reached by a command has no such
+        limit."""
         if self.via:
             yield
             return
@@ -257,9 +280,10 @@ class Host:
             slots.release()
 
     def bound(self, timeout: float) -> float:
-        """The time a tmux command there is given.  Through a container engine every command starts the
-        engine's client anew (``podman exec``: a process of tens of megabytes, and its runtime), which on
-        a loaded machine takes seconds by itself; over ssh the open master carries it at once."""
+        """The time a tmux command there is given.  Through a container engine every command starts
+        the engine's client anew (``podman exec``: a process of tens of megabytes, and its runtime),
+        which on a loaded machine takes seconds by itself; over ssh the open master carries it at
+        once."""
         return max(timeout, VIA_TIMEOUT) if self.via else timeout
 
     def refused(self, stderr: bytes) -> bool:
@@ -267,7 +291,8 @@ class Host:
         return not self.via and b"open refused by peer" in stderr.lower()
 
     def run(self, script: str, data: bytes = b"", timeout: float = RUN_TIMEOUT) -> str:
-        """Run ``script`` there with ``data`` on its stdin; its stdout.  :class:`HostError` when it fails."""
+        """Run ``script`` there with ``data`` on its stdin; its stdout.  :class:`HostError` when it
+        fails."""
         try:
             status, out, err = self.call(script, data, timeout)
         except Unanswered as exc:
@@ -293,32 +318,43 @@ class Host:
         return kernel.look(shell_pid, tty, self.facts(shell_pid, tty))
 
     def silent(self, what: str, timeout: float, *, link_up: bool) -> HostError:
-        """What ``what`` there getting no answer within ``timeout`` means, in the host's name: the host
-        is the one that did not answer, not this machine's tmux, and what to do differs.
+        """What ``what`` there getting no answer within ``timeout`` means, in the host's name: the
+        host is the one that did not answer, not this machine's tmux, and what to do differs.
 
-        ``link_up``: the host answered a check at once, so what hangs is on the host (its tmux server);
-        otherwise the link itself is silent, and was dropped (:meth:`recover`)."""
+        ``link_up``: the host answered a check at once, so what hangs is on the host (its tmux
+        server); otherwise the link itself is silent, and was dropped (:meth:`recover`)."""
         if link_up:
-            why = (f"{what} on {self.name} got no answer within {timeout:g}s, though {self.name} itself answers: "
-                   "its tmux server there may be wedged")
-            return HostError(f"{why}; call again, and if it goes on, end that server on {self.name} "
-                             "(tmux kill-server there)", what=why)
-        why = (f"the link to {self.name} does not answer: {what} got no reply within {timeout:g}s (the host, its "
-               "network or its sshd may be down or frozen)")
+            why = (f"{what} on {self.name} got no answer within {timeout:g}s, though {self.name} "
+                   "itself answers: its tmux server there may be wedged")
+            return HostError(f"{why}; call again, and if it goes on, end that server on "
+                             f"{self.name} (tmux kill-server there)", what=why)
+        why = (f"the link to {self.name} does not answer: {what} got no reply within {timeout:g}s "
+               "(the host, its network or its sshd may be down or frozen)")
         then = ("the connection was dropped, and the next call makes a new one" if not self.via
                 else "the next call tries again")
-        return HostError(f"{why}; {then}: call again once {self.name} is reachable (what runs there goes on in "
-                         f"tmux on {self.name})", what=why)
+        return HostError(f"{why}; {then}: call again once {self.name} is reachable (what runs "
+                         f"there goes on in tmux on {self.name})", what=why)
 
     def _unreached(self, status: int, stderr: bytes) -> bool:
         """Did ssh fail before the command started, for want of its master?"""
         low = stderr.decode("utf-8", "replace").lower()
-        return not self.via and status == 255 and any(
-            s in low for s in ("control socket connect", "mux_client", "kex_exchange_identification",
-                               "connection closed by unknown"))
+        return (
+            not self.via
+            and status == 255
+            and any(
+                s in low
+                for s in (
+                    "control socket connect",
+                    "mux_client",
+                    "kex_exchange_identification",
+                    "connection closed by unknown",
+                )
+            )
+        )
 
     def says(self, stderr: str, status: int) -> str:
-        """What went wrong on the way to the host, as a sentence (from ssh's or the engine's own words)."""
+        """What went wrong on the way to the host, as a sentence (from ssh's or the engine's own
+        words)."""
         text = " ".join(stderr.split())[-300:]
         low = text.lower()
         if not self.via and status == 255:
@@ -326,7 +362,8 @@ class Host:
                 return f"the connection to {self.name} was lost; the next call connects again"
             return f"ssh to {self.name} failed: {text or 'no message'}"
         if self.via and (stopped := self._engine_says(low)):
-            return f"{stopped} ({self.via[0]} said: {text}); the hosts file reaches it with: {shlex.join(self.via)}"
+            return (f"{stopped} ({self.via[0]} said: {text}); the hosts file reaches it with: "
+                    f"{shlex.join(self.via)}")
         if status == 127 and "tmux" in low:
             return (f"tmux is not installed on {self.name}; install tmux 3.0 or newer there "
                     "(apt-get install tmux, dnf install tmux, apk add tmux or brew install tmux)")
@@ -338,14 +375,17 @@ class Host:
         return f"on {self.name}: {text or f'exit status {status}'}"
 
     def _engine_says(self, low: str) -> str:
-        """The container engine's words, lower case, as the tool's sentence with what to do ("" for other
-        words): podman and docker refuse an ``exec`` into a container that is stopped or gone."""
+        """The container engine's words, lower case, as the tool's sentence with what to do ("" for
+        other words): podman and docker refuse an ``exec`` into a container that is stopped or
+        gone."""
         if "state improper" in low or "is not running" in low or "is paused" in low:
-            return (f"the container of host {self.name} is not running: start it (podman start or docker start, "
-                    "and unpause it if it is paused), then call again: the tool's sessions there start afresh")
+            return (f"the container of host {self.name} is not running: start it (podman start or "
+                    "docker start, and unpause it if it is paused), then call again: the tool's "
+                    "sessions there start afresh")
         if "no such container" in low or "no container with name" in low:
-            return (f"the container of host {self.name} does not exist (removed, or its name in the hosts file "
-                    f"{hosts_file()} is wrong): create it or fix the line, then call again")
+            return (f"the container of host {self.name} does not exist (removed, or its name in "
+                    f"the hosts file {hosts_file()} is wrong): create it or fix the line, then "
+                    "call again")
         return ""
 
     # --- the one ssh connection ------------------------------------------------------
@@ -399,13 +439,17 @@ class Host:
                     said = self._said.read_text(errors="replace")
                 except OSError:
                     said = ""
-                lines = [ln for ln in (said + text).splitlines() if ln.strip() and not ln.startswith("Pane is dead")]
+                lines = [
+                    ln
+                    for ln in (said + text).splitlines()
+                    if ln.strip() and not ln.startswith("Pane is dead")
+                ]
                 said = " ".join(lines[-3:]) if lines else "no message"
                 raise HostError(f"could not connect to {self.name}: {_sentence(said)}")
             asked = self._asks(pid, tty, text)
             waited = time.monotonic() - started
-            # The question is on its way to the screen while ssh already waits: asked without words for a
-            # moment, until tmux has drawn them.
+            # The question is on its way to the screen while ssh already waits: asked without words
+            # for a moment, until tmux has drawn them.
             if asked is not None and (waited > 0.2 or asked[1]) and (asked[0] or waited > 1.0):
                 question, secret = asked[0] or "ssh asks something", asked[1]
                 what = "a secret" if secret else "an answer"
@@ -415,13 +459,13 @@ class Host:
                         f"read session {self.master} to see where ssh is")
 
     def connected(self) -> bool:
-        """Can a command go there now without connecting (and asking anyone anything)?  A host reached
-        by a command always can; over ssh, when the master is up and answers."""
+        """Can a command go there now without connecting (and asking anyone anything)?  A host
+        reached by a command always can; over ssh, when the master is up and answers."""
         return bool(self.via) or self._socket_ok()
 
     def _socket_ok(self) -> bool:
-        """Is the master's socket there and does the master answer on it?  A master that does not answer
-        in time (its process stopped) is ended: it is ours, and a new one is made."""
+        """Is the master's socket there and does the master answer on it?  A master that does not
+        answer in time (its process stopped) is ended: it is ours, and a new one is made."""
         if not os.path.exists(self.control):
             return False
         argv = [_tool("ssh"), "-S", self.control, "-O", "check", *self._destination()]
@@ -439,11 +483,24 @@ class Host:
 
     def _start_master(self, local: Local) -> float:
         """Start the master in its session (again, if it ended); the moment it was started."""
-        # Its messages go to a file (-E): tmux may not read the last words of a process that exits at
-        # once, and those are the ones that say why.  Its questions still come on its terminal.
-        argv = [_tool("ssh"), "-M", "-N", "-E", str(self._said), "-o", f"ControlPath={self.control}",
-                "-o", "ControlPersist=no", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
-                *self._destination()]
+        # Its messages go to a file (-E): tmux may not read the last words of a process that exits
+        # at once, and those are the ones that say why.  Its questions still come on its terminal.
+        argv = [
+            _tool("ssh"),
+            "-M",
+            "-N",
+            "-E",
+            str(self._said),
+            "-o",
+            f"ControlPath={self.control}",
+            "-o",
+            "ControlPersist=no",
+            "-o",
+            "ServerAliveInterval=5",
+            "-o",
+            "ServerAliveCountMax=3",
+            *self._destination(),
+        ]
         dead, pid, _tty, _text = self._master_pane(local)
         if pid is not None and not dead:
             return time.monotonic() - 1.0  # ssh is already at it (a question may be waiting)
@@ -463,11 +520,13 @@ class Host:
         """What the master said (its messages, not its questions)."""
         return self.state / "ssh.log"
 
-    def _master_pane(self, local: Local, *, settled: bool = False) -> tuple[bool, int | None, str, str]:
+    def _master_pane(
+        self, local: Local, *, settled: bool = False
+    ) -> tuple[bool, int | None, str, str]:
         """(dead, pid, tty, text) of the master's pane; pid None when there is no such session.
 
-        Dead as the kernel says (the process is gone, which tmux learns a moment later), or only once
-        tmux says so (``settled``): then its last words are on the screen too.
+        Dead as the kernel says (the process is gone, which tmux learns a moment later), or only
+        once tmux says so (``settled``): then its last words are on the screen too.
         """
         try:
             out = local.chain(["display-message", "-p", "-t", f"={self.master}:",
@@ -484,8 +543,8 @@ class Host:
         return parts[0] == "1" or ended, pid, parts[2] if len(parts) > 2 else "", text
 
     def _asks(self, pid: int, tty: str, text: str) -> tuple[str, bool] | None:
-        """(question, secret) when ssh waits for the human's keys (the question '' while the screen shows
-        none yet); None while it works on its own."""
+        """(question, secret) when ssh waits for the human's keys (the question '' while the screen
+        shows none yet); None while it works on its own."""
         term = kernel.look(pid, tty)
         if not term.known or term.front is None or term.wchan not in _TTY_READS:
             return None
@@ -503,7 +562,8 @@ class Host:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-            for _ in Deadline(1.0).ticks(0.005):  # until it is gone: a new master is then started, not awaited
+            # until it is gone: a new master is then started, not awaited
+            for _ in Deadline(1.0).ticks(0.005):
                 if (found := kernel.proc(pid)) is None or found.state == "Z":
                     break
         Path(self.control).unlink(missing_ok=True)
@@ -526,7 +586,9 @@ def _sockets() -> Path:
     path.mkdir(mode=0o700, exist_ok=True)
     st = path.lstat()
     if st.st_uid != os.getuid() or st.st_mode & 0o077 or not path.is_dir() or path.is_symlink():
-        raise HostError(f"{path} belongs to someone else or is open to others; remove it and try again")
+        raise HostError(
+            f"{path} belongs to someone else or is open to others; remove it and try again"
+        )
     return path
 
 
@@ -534,23 +596,39 @@ def _sentence(said: str) -> str:
     """ssh's last words, with what to do for the usual ones."""
     low = said.lower()
     if "host key verification failed" in low:
-        return said + " (the host's key is unknown or changed: check it, then add it with ssh-keyscan or by " \
-                      "answering ssh in a terminal)"
+        return (
+            said
+            + " (the host's key is unknown or changed: check it, then add it with ssh-keyscan or "
+            "by answering ssh in a terminal)"
+        )
     if "permission denied" in low:
-        return said + " (no key or password was accepted: give the agent a key with ssh-copy-id, or " \
-                      "type the password where the tool shows it)"
-    if "could not resolve" in low or "no route" in low or "connection refused" in low or "timed out" in low:
-        return said + " (the host cannot be reached from here: check its name, its port and the network)"
+        return (
+            said + " (no key or password was accepted: give the agent a key with ssh-copy-id, or "
+            "type the password where the tool shows it)"
+        )
+    if (
+        "could not resolve" in low
+        or "no route" in low
+        or "connection refused" in low
+        or "timed out" in low
+    ):
+        return (
+            said
+            + " (the host cannot be reached from here: check its name, its port and the network)"
+        )
     return said
 
 
 def connection_in(local: Local, session: str) -> str | None:
-    """The host whose ssh connection runs in ``session`` of the agent's own server ``local`` (None when
-    the session is no connection): a session the agent must leave to the human."""
+    """The host whose ssh connection runs in ``session`` of the agent's own server ``local`` (None
+    when the session is no connection): a session the agent must leave to the human."""
     if not session.startswith("ssh-"):
         return None
     try:
-        return local.cmd("show-options", "-qv", "-t", f"={session}:", options.CONNECTION).strip() or None
+        return (
+            local.cmd("show-options", "-qv", "-t", f"={session}:", options.CONNECTION).strip()
+            or None
+        )
     except TmuxError:
         return None
 
@@ -584,14 +662,15 @@ def check(name: object) -> str:
     """``name`` if it can name a host, else :class:`BadName` with a sentence."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         shown = name if isinstance(name, str) else type(name).__name__
-        raise BadName(f"host {str(shown)[:60]!r} is not usable: name it as ssh does (user@name, name:port is "
-                      "not ssh syntax: use ~/.ssh/config), with letters, digits and ._@-, never a leading '-'")
+        raise BadName(f"host {str(shown)[:60]!r} is not usable: name it as ssh does (user@name, "
+                      "name:port is not ssh syntax: use ~/.ssh/config), with letters, digits and "
+                      "._@-, never a leading '-'")
     return name
 
 
 def resolve(name: object, folder: Path, local: Local | None) -> Host:
-    """The host ``name`` means: a line of the hosts file, else an ssh destination.  ``folder`` holds a
-    folder per host here; ``local`` is the agent's own tmux server, where an ssh master runs."""
+    """The host ``name`` means: a line of the hosts file, else an ssh destination.  ``folder`` holds
+    a folder per host here; ``local`` is the agent's own tmux server, where an ssh master runs."""
     name = check(name)
     state = folder / Host(name, folder).key
     command = declared().get(name, ())

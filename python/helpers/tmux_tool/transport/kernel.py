@@ -48,11 +48,24 @@ from ..core.clock import Deadline
 
 _INPUT_WAITS = frozenset({"wait_woken", "n_tty_read", "do_select", "do_sys_poll", "ep_poll"})
 _TTY_READS = frozenset({"wait_woken", "n_tty_read"})  # a read of the terminal itself
-# Waits that end by themselves or by another process, never by a key: a child, a pipe, a timer (sleep).
-# Linux 6.x names a pipe's waits anon_pipe_read and anon_pipe_write; older kernels pipe_read, pipe_wait.
-_NOT_FOR_KEYS = frozenset({"do_wait", "pipe_read", "pipe_write", "pipe_wait", "anon_pipe_read", "anon_pipe_write",
-                           "hrtimer_nanosleep", "do_nanosleep"})
-SHELLS = frozenset({"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"})
+# Waits that end by themselves or by another process, never by a key: a child, a pipe, a timer
+# (sleep). Linux 6.x names a pipe's waits anon_pipe_read and anon_pipe_write; older kernels
+# pipe_read, pipe_wait.
+_NOT_FOR_KEYS = frozenset(
+    {
+        "do_wait",
+        "pipe_read",
+        "pipe_write",
+        "pipe_wait",
+        "anon_pipe_read",
+        "anon_pipe_write",
+        "hrtimer_nanosleep",
+        "do_nanosleep",
+    }
+)
+SHELLS = frozenset(
+    {"bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "busybox"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +88,8 @@ class Proc:
 
 
 class Modes(NamedTuple):
-    """What a terminal's settings say: raw (``ICANON`` off), echo, bytes typed that nobody has read yet,
-    and the size (columns, rows) its programs were told, None when unknown."""
+    """What a terminal's settings say: raw (``ICANON`` off), echo, bytes typed that nobody has read
+    yet, and the size (columns, rows) its programs were told, None when unknown."""
 
     raw: bool
     echo: bool
@@ -96,10 +109,13 @@ class Terminal:
     raw: bool = False  # ICANON off
     echo: bool = True
     pending: int = 0  # bytes typed into the terminal that nobody has read yet
-    size: tuple[int, int] | None = None  # (columns, rows) the programs in it were told; None when unknown
-    asker: Proc | None = None  # a process of the foreground group that may read the terminal (see below)
+    # (columns, rows) the programs in it were told; None when unknown
+    size: tuple[int, int] | None = None
+    # a process of the foreground group that may read the terminal (see below)
+    asker: Proc | None = None
     asker_seen: bool = False  # the asker's wait was read (a tty read); False: it could not be read
-    waits: bool = False  # nothing of the foreground group runs, and not all of it waits on a child, pipe or timer
+    # nothing of the foreground group runs, and not all of it waits on a child, pipe or timer
+    waits: bool = False
 
     @property
     def shell_in_front(self) -> bool:
@@ -123,7 +139,8 @@ class Terminal:
 
     @property
     def working(self) -> bool:
-        """The process in front runs, or waits for a child, a pipe or a timer: it is not asking for keys."""
+        """The process in front runs, or waits for a child, a pipe or a timer: it is not asking for
+        keys."""
         f = self.front
         if f is None:
             return False
@@ -142,16 +159,17 @@ class Terminal:
 
     @property
     def secret(self) -> bool:
-        """A process of the foreground group reads a line from the terminal with its echo off: a password,
-        a passphrase, a PIN (``getpass``, ``read -s``, sudo, ssh).  A line editor turns echo off too, but
-        in raw mode."""
+        """A process of the foreground group reads a line from the terminal with its echo off: a
+        password, a passphrase, a PIN (``getpass``, ``read -s``, sudo, ssh).  A line editor turns
+        echo off too, but in raw mode."""
         return bool(self.asker and self.asker_seen and not self.raw and not self.echo)
 
     @property
     def secret_unseen(self) -> bool:
-        """The terminal is set as for a secret (a line, echo off) and a process of the foreground group
-        sleeps in a wait this user cannot read: sudo and su are setuid, so their ``wchan`` reads 0 to
-        anyone but root.  Nothing else sets a terminal so, so it is taken for a secret."""
+        """The terminal is set as for a secret (a line, echo off) and a process of the foreground
+        group sleeps in a wait this user cannot read: sudo and su are setuid, so their ``wchan``
+        reads 0 to anyone but root.  Nothing else sets a terminal so, so it is taken for a
+        secret."""
         return bool(self.asker and not self.asker_seen and not self.raw and not self.echo)
 
     @property
@@ -165,8 +183,8 @@ class Source(Protocol):
     """Where the kernel's facts are read: ``/proc`` here, or a dump made on another host."""
 
     def read(self, path: str) -> str | None:
-        """A file under ``/proc`` (``PID/stat``, ``PID/wchan``, ``PID/children``: the children of all
-        its threads, ``PID/io``, ``uptime``); None when it cannot be read."""
+        """A file under ``/proc`` (``PID/stat``, ``PID/wchan``, ``PID/children``: the children of
+        all its threads, ``PID/io``, ``uptime``); None when it cannot be read."""
 
     def modes(self, tty: str) -> Modes | None:
         """The modes of terminal ``tty``; None when unknown."""
@@ -205,21 +223,26 @@ def proc(pid: int, src: Source = HERE) -> Proc | None:
 
 
 def zombie_status(pid: int, src: Source = HERE) -> int | None:
-    """How a process that has ended but is not yet reaped (a zombie) ended: its wait status, the last
-    field of its stat line (Linux 3.5 and later); None while it runs, or once it is gone."""
+    """How a process that has ended but is not yet reaped (a zombie) ended: its wait status, the
+    last field of its stat line (Linux 3.5 and later); None while it runs, or once it is gone."""
     raw = src.read(f"{pid}/stat")
     if raw is None:
         return None
     fields = raw[raw.rfind(")") + 2:].split()
-    return int(fields[-1]) if fields[:1] == ["Z"] and len(fields) >= 50 and fields[-1].isdigit() else None
+    return (
+        int(fields[-1])
+        if fields[:1] == ["Z"] and len(fields) >= 50 and fields[-1].isdigit()
+        else None
+    )
 
 
 HANG_UP_GRACE = 2.0  # seconds between the hang-up and SIGKILL
 
 
 def hang_up(leaders: Collection[int], grace: float = HANG_UP_GRACE) -> int:
-    """End what still runs here in the sessions of ``leaders`` (the shells of terminals that were closed):
-    SIGHUP and SIGTERM, then SIGKILL for what is left after ``grace`` seconds; return how many there were.
+    """End what still runs here in the sessions of ``leaders`` (the shells of terminals that were
+    closed): SIGHUP and SIGTERM, then SIGKILL for what is left after ``grace`` seconds; return how
+    many there were.
 
     Closing a terminal hangs up its shell, and bash passes that on to its
     jobs, but not to a job that ignores it (``nohup``) or was ``disown``ed,
@@ -244,13 +267,17 @@ def hang_up_script(leaders: Collection[int]) -> str:
     """:func:`hang_up` as ``sh`` lines for a host, with ``pkill -s``/``pgrep -s`` (procps, busybox);
     where they are missing, the shells' own hang-up is all there is."""
     shells = " ".join(str(pid) for pid in leaders if pid > 1)
-    return (f"shells='{shells}'\n"
-            "if command -v pkill >/dev/null 2>&1 && command -v pgrep >/dev/null 2>&1; then\n"
-            '  left() { for p in $shells; do pgrep -s "$p" >/dev/null 2>&1 && return 0; done; return 1; }\n'
-            '  for p in $shells; do pkill -HUP -s "$p"; pkill -TERM -s "$p"; done 2>/dev/null\n'
-            f"  n=0; while left && [ $n -lt {int(HANG_UP_GRACE * 10)} ]; do sleep 0.1; n=$((n + 1)); done\n"
-            '  for p in $shells; do pkill -KILL -s "$p"; done 2>/dev/null\n'
-            "fi\n")
+    return (
+        f"shells='{shells}'\n"
+        "if command -v pkill >/dev/null 2>&1 && command -v pgrep >/dev/null 2>&1; then\n"
+        '  left() { for p in $shells; do pgrep -s "$p" >/dev/null 2>&1 && return 0; done; '
+        'return 1; }\n'
+        '  for p in $shells; do pkill -HUP -s "$p"; pkill -TERM -s "$p"; done 2>/dev/null\n'
+        f"  n=0; while left && [ $n -lt {int(HANG_UP_GRACE * 10)} ]; do sleep 0.1; "
+        "n=$((n + 1)); done\n"
+        '  for p in $shells; do pkill -KILL -s "$p"; done 2>/dev/null\n'
+        "fi\n"
+    )
 
 
 def _all() -> list[Proc]:
@@ -275,7 +302,8 @@ def _signal(p: Proc, sig: signal.Signals) -> None:
 
 
 def _member(shell: Proc, pgrp: int, src: Source) -> Proc | None:
-    """A live process of group ``pgrp``: its leader, or (``seq | less`` after seq ended) a child of the shell."""
+    """A live process of group ``pgrp``: its leader, or (``seq | less`` after seq ended) a child of
+    the shell."""
     leader = proc(pgrp, src)
     if leader is not None and leader.pgrp == pgrp:
         return leader
@@ -311,7 +339,8 @@ def _modes(tty: str) -> Modes | None:
 
 
 def line_editor(tty: str) -> bool:
-    """Whether terminal ``tty`` is in raw mode without echo, as a line editor (readline, zle) keeps it."""
+    """Whether terminal ``tty`` is in raw mode without echo, as a line editor (readline, zle) keeps
+    it."""
     modes = _modes(tty)
     return bool(modes and modes.raw and not modes.echo)
 
@@ -327,16 +356,18 @@ GROUP_LIMIT = 64  # processes of a foreground group looked at (a build's many jo
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """A foreground group walked once: its members (leader first), where each sleeps, its children in it."""
+    """A foreground group walked once: its members (leader first), where each sleeps, its children
+    in it."""
 
     members: list[Proc]
-    waits_in: dict[int, str | None]  # pid -> wchan; None when this user may not read it (another's, setuid)
+    # pid -> wchan; None when this user may not read it (another's, setuid)
+    waits_in: dict[int, str | None]
     kids: dict[int, list[Proc]]  # pid -> its children of the same group
 
 
 def _group(leader: Proc, src: Source) -> _Group:
-    """The processes of ``leader``'s group that descend from it (``bash -c 'a; b'`` runs ``a`` as its
-    child in its own group), each ``/proc`` file read once; at most ``GROUP_LIMIT`` of them."""
+    """The processes of ``leader``'s group that descend from it (``bash -c 'a; b'`` runs ``a`` as
+    its child in its own group), each ``/proc`` file read once; at most ``GROUP_LIMIT`` of them."""
     found, todo = [leader], [leader]
     waits_in: dict[int, str | None] = {}
     kids: dict[int, list[Proc]] = {}
@@ -345,7 +376,9 @@ def _group(leader: Proc, src: Source) -> _Group:
         wchan = (src.read(f"{p.pid}/wchan") or "").strip()
         waits_in[p.pid] = None if wchan in ("", "0") else wchan
         kids[p.pid] = []
-        for pid in (src.read(f"{p.pid}/children") or "").split() if len(found) < GROUP_LIMIT else ():
+        for pid in (
+            (src.read(f"{p.pid}/children") or "").split() if len(found) < GROUP_LIMIT else ()
+        ):
             kid = proc(int(pid), src) if pid.isdigit() else None
             if kid is not None and kid.pgrp == leader.pgrp and kid not in found:
                 kids[p.pid].append(kid)
@@ -355,9 +388,9 @@ def _group(leader: Proc, src: Source) -> _Group:
 
 
 def _worker(group: _Group) -> Proc:
-    """The process of the group that works the terminal: its leader, unless it only waits for a child of
-    its own group, as git does for the editor of ``git commit`` or the pager of ``git log``; then that
-    child (the newest), and so on down."""
+    """The process of the group that works the terminal: its leader, unless it only waits for a
+    child of its own group, as git does for the editor of ``git commit`` or the pager of ``git
+    log``; then that child (the newest), and so on down."""
     p = group.members[0]
     while group.waits_in.get(p.pid) == "do_wait" and group.kids.get(p.pid):
         p = max(group.kids[p.pid], key=lambda k: k.started)
@@ -394,10 +427,20 @@ def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
     if leader is None or modes is None:
         return Terminal(False, shell, leader, leader)
     group = _group(leader, src)
-    front = leader if leader.shell else _worker(group)  # a shell waiting for $(…) is the shell at work
+    # a shell waiting for $(…) is the shell at work
+    front = leader if leader.shell else _worker(group)
     asker, seen, waits = _asker(group)
-    return Terminal(True, shell, front, leader, group.waits_in.get(front.pid) or "", *modes, asker=asker,
-                    asker_seen=seen, waits=waits)
+    return Terminal(
+        True,
+        shell,
+        front,
+        leader,
+        group.waits_in.get(front.pid) or "",
+        *modes,
+        asker=asker,
+        asker_seen=seen,
+        waits=waits,
+    )
 
 
 TREE_LIMIT = 256  # processes below a pane's shell looked at for their use of the CPU
@@ -405,7 +448,8 @@ TREE_LIMIT = 256  # processes below a pane's shell looked at for their use of th
 
 @dataclass(frozen=True, slots=True)
 class Activity:
-    """What the processes below a pane's shell (a program and all it started) asked of the CPU so far.
+    """What the processes below a pane's shell (a program and all it started) asked of the CPU so
+    far.
 
     ``demand`` holds, per thread, the nanoseconds it ran plus those it waited
     in a run queue (``/proc/PID/task/TID/schedstat``): a program at work asks
@@ -420,14 +464,15 @@ class Activity:
     stopped: bool
 
     def since(self, before: Activity) -> float:
-        """Seconds of CPU asked for between ``before`` and this sample (a thread started since counts whole;
-        one that ended counts no more)."""
+        """Seconds of CPU asked for between ``before`` and this sample (a thread started since
+        counts whole; one that ended counts no more)."""
         return sum(max(0, ns - before.demand.get(tid, 0)) for tid, ns in self.demand.items()) / 1e9
 
 
 def activity(shell_pid: int) -> Activity | None:
-    """The :class:`Activity` of the processes below ``shell_pid`` on this machine; None when the kernel
-    does not say (no ``/proc``, or no ``schedstat``: a kernel without ``CONFIG_SCHED_INFO``)."""
+    """The :class:`Activity` of the processes below ``shell_pid`` on this machine; None when the
+    kernel does not say (no ``/proc``, or no ``schedstat``: a kernel without
+    ``CONFIG_SCHED_INFO``)."""
     if not os.path.exists("/proc/self/schedstat"):
         return None
     demand: dict[int, int] = {}
@@ -455,7 +500,8 @@ def activity(shell_pid: int) -> Activity | None:
 
 
 def started_ticks(seconds_ago: float, src: Source = HERE) -> int:
-    """The boot-relative clock tick of a moment ``seconds_ago`` before now (to compare start times)."""
+    """The boot-relative clock tick of a moment ``seconds_ago`` before now (to compare start
+    times)."""
     try:
         uptime = float((src.read("uptime") or "").split()[0])
         ticks = int(src.read("clk_tck") or 0) if src is not HERE else os.sysconf("SC_CLK_TCK")
@@ -512,8 +558,10 @@ def dump_script(shell_pid: int, tty: str) -> str:
         'done\n'
         'printf "%suptime\\n%s\\n" "$R" "$(cat uptime)"\n'
         'printf "%sclk_tck\\n%s\\n" "$R" "$(getconf CLK_TCK 2>/dev/null || echo 100)"\n'
-        f'printf "%smodes\\n%s\\n" "$R" "$(stty -g -F {q} 2>/dev/null || stty -g < {q} 2>/dev/null)"\n'
-        f'printf "%ssize\\n%s\\n" "$R" "$(stty size -F {q} 2>/dev/null || stty size < {q} 2>/dev/null)"\n'
+        f'printf "%smodes\\n%s\\n" "$R" "$(stty -g -F {q} 2>/dev/null || '
+        f'stty -g < {q} 2>/dev/null)"\n'
+        f'printf "%ssize\\n%s\\n" "$R" "$(stty size -F {q} 2>/dev/null || '
+        f'stty size < {q} 2>/dev/null)"\n'
     )
 
 
@@ -542,5 +590,9 @@ class Dump:
         except (IndexError, ValueError):
             return None
         size = (self.files.get("size") or "").split()
-        told = (int(size[1]), int(size[0])) if len(size) == 2 and all(n.isdigit() for n in size) else None
+        told = (
+            (int(size[1]), int(size[0]))
+            if len(size) == 2 and all(n.isdigit() for n in size)
+            else None
+        )
         return Modes(not lflag & _ICANON, bool(lflag & _ECHO), 0, told)

@@ -59,8 +59,8 @@ def key_name(raw: str) -> str:
     canonical = _ALIASES.get(base.lower())
     if canonical is None:
         raise BadKeys(
-            f"unknown key {brief(raw)}; use Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, Left, "
-            "Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F20, a single character, "
+            f"unknown key {brief(raw)}; use Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, "
+            "Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F20, a single character, "
             "with C- (Ctrl), M- (Alt) or S- (Shift) in front, e.g. C-c"
         )
     return mods + canonical
@@ -81,7 +81,9 @@ def check_text(text: str) -> str:
     """Refuse text with control characters (they belong in ``keys``)."""
     if m := _CONTROL.search(text):
         code = ord(m.group())
-        label = {0: "NUL", 0x1B: "ESC", 0x7F: "DEL", 0x03: "Ctrl+C", 0x04: "Ctrl+D"}.get(code, "a control character")
+        label = {0: "NUL", 0x1B: "ESC", 0x7F: "DEL", 0x03: "Ctrl+C", 0x04: "Ctrl+D"}.get(
+            code, "a control character"
+        )
         raise BadKeys(
             f"the text contains {label} (U+{code:04X}) at position {m.start()}; control keys are "
             "sent with the keys action (e.g. keys: ['C-c']), not inside text"
@@ -91,8 +93,8 @@ def check_text(text: str) -> str:
 
 def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence[str] = (),
           first: Sequence[Sequence[str]] = ()) -> None:
-    """Paste ``text`` into ``target`` in one piece, then press ``then`` keys; the tmux commands ``first``
-    run before, in the same call.
+    """Paste ``text`` into ``target`` in one piece, then press ``then`` keys; the tmux commands
+    ``first`` run before, in the same call.
 
     One tmux call does it all; the named buffer is unique and deleted by
     the paste itself, so no buffer is left behind.  The paste happens only
@@ -105,8 +107,17 @@ def paste(tmux: Tmux, target: str, text: str, *, bracketed: bool, then: Sequence
     if text:
         paste = ["paste-buffer", *(["-p"] if bracketed else []), "-d", "-b", buf, "-t", target]
         steps.append(["load-buffer", "-b", buf, "-"])
-        steps.append(["if-shell", "-F", "-t", target, "#{pane_dead}", f"delete-buffer -b {quote(buf)}",
-                      " ".join(quote(a) for a in paste)])
+        steps.append(
+            [
+                "if-shell",
+                "-F",
+                "-t",
+                target,
+                "#{pane_dead}",
+                f"delete-buffer -b {quote(buf)}",
+                " ".join(quote(a) for a in paste),
+            ]
+        )
     if then:
         steps.append(["send-keys", "-t", target, *then])
     if steps:

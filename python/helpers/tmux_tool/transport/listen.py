@@ -66,7 +66,9 @@ class Feed:
     wait, is not heard (:meth:`heard` returns None): the waiter then polls it.
     """
 
-    def __init__(self, sessions: Iterable[tuple[Tmux, str]], within: float = ATTACH_TIMEOUT) -> None:
+    def __init__(
+        self, sessions: Iterable[tuple[Tmux, str]], within: float = ATTACH_TIMEOUT
+    ) -> None:
         self._held: dict[tuple[str, str], Client] = {}
         self._sources: dict[str, EventSource] = {}
         wanted: dict[str, list[str]] = {}
@@ -106,7 +108,9 @@ class Feed:
 
 
 @contextlib.contextmanager
-def listening(sessions: Iterable[tuple[Tmux, str]], within: float = ATTACH_TIMEOUT) -> Iterator[Feed]:
+def listening(
+    sessions: Iterable[tuple[Tmux, str]], within: float = ATTACH_TIMEOUT
+) -> Iterator[Feed]:
     """A :class:`Feed` for the duration of a wait (attaching takes at most ``within`` seconds)."""
     feed = Feed(sessions, within)
     try:

@@ -62,7 +62,8 @@ class _Instance:
 
 
 def _instance(create: bool) -> _Instance | None:
-    """This thread's inotify instance (made now if ``create``), or None where there is none to be had."""
+    """This thread's inotify instance (made now if ``create``), or None where there is none to be
+    had."""
     if os.environ.get(SWITCH, "").strip().lower() in ("off", "0", "no", "false"):
         return None
     inst: _Instance | None = getattr(_local, "inst", None)

@@ -1,4 +1,5 @@
-"""A pane log on another host, copied here as it grows, so that runs there are read as runs here are.
+"""A pane log on another host, copied here as it grows, so that runs there are read as runs here
+are.
 
 A private shell on a host logs its pane there (``pipe-pane``), and that log is
 the record of every run: its marks, its output, its exit code.  This module
@@ -71,14 +72,20 @@ class _Follower:
             for fd in (out_r, err_r):
                 os.close(fd)
             self._channel.__exit__(None, None, None)
-            raise HostError(f"could not follow the log on {host.name}: {exc.strerror or exc}") from exc
+            raise HostError(
+                f"could not follow the log on {host.name}: {exc.strerror or exc}"
+            ) from exc
         finally:
             os.close(out_w)
             os.close(err_w)
         self.said = b""
         self._err = err_r
-        threading.Thread(target=self._read, args=(out_r,), name=f"tmux-tool-follow-{copy.parent.name}",
-                         daemon=True).start()
+        threading.Thread(
+            target=self._read,
+            args=(out_r,),
+            name=f"tmux-tool-follow-{copy.parent.name}",
+            daemon=True,
+        ).start()
 
     def _read(self, fd: int) -> None:
         """Copy the follower's output into the file, at the offset each byte belongs to."""
@@ -130,7 +137,8 @@ _lock = threading.Lock()
 
 def _acquire(host: Host, far: str, copy: Path, deadline: Deadline) -> _Follower | None:
     """The live follower of this log, started now if there is none (a dropped one is started again);
-    None when this host has ``FOLLOWERS`` already or no channel is free: the log is fetched instead."""
+    None when this host has ``FOLLOWERS`` already or no channel is free: the log is fetched
+    instead."""
     host.ensure(deadline)
     key = (host.name, far)
     with _lock:
@@ -153,8 +161,8 @@ def _acquire(host: Host, far: str, copy: Path, deadline: Deadline) -> _Follower 
 
 
 def _retire(host: Host) -> None:
-    """End followers nobody waits on: those idle past ``LINGER``, the oldest beyond ``KEPT`` per host,
-    and one more when the host has ``FOLLOWERS`` (a new wait needs its place)."""
+    """End followers nobody waits on: those idle past ``LINGER``, the oldest beyond ``KEPT`` per
+    host, and one more when the host has ``FOLLOWERS`` (a new wait needs its place)."""
     now = time.monotonic()
     idle = sorted((f for f in _followers.values() if f.users == 0), key=lambda f: f.last_used)
     mine = [f for f in idle if f.host.name == host.name]
@@ -183,7 +191,8 @@ def forget(host: Host, far: str) -> None:
 
 
 class Mirror:
-    """Wait for a log on a host to grow, reading it from its copy here (a context manager, like LogWatch).
+    """Wait for a log on a host to grow, reading it from its copy here (a context manager, like
+    LogWatch).
 
     With a follower the wait is an event; without one (the host has ``FOLLOWERS`` waits already) the
     log is fetched every ``POLL`` seconds over a channel of its own.
@@ -208,7 +217,11 @@ class Mirror:
         """
         while (f := self._follower) is not None:
             with f.cond:
-                while f.alive and (f.target < 0 or f.size < f.target) and (left := deadline.left()) > 0:
+                while (
+                    f.alive
+                    and (f.target < 0 or f.size < f.target)
+                    and (left := deadline.left()) > 0
+                ):
                     f.cond.wait(left)
                 caught, shorter = f.target >= 0 and f.size >= f.target, 0 <= f.target < f.start
             if caught and not shorter:
@@ -226,14 +239,17 @@ class Mirror:
         self._fetch(deadline)
 
     def _fetch(self, deadline: Deadline) -> bool:
-        """Copy what the log holds beyond the copy, with one command there; whether anything came."""
+        """Copy what the log holds beyond the copy, with one command there; whether anything
+        came."""
         size = self.copy.stat().st_size if self.copy.exists() else 0
         script = (f"f={shlex.quote(self.far)}; [ -f \"$f\" ] || exit 3; wc -c < \"$f\"; "
                   f"exec tail -c +{size + 1} -- \"$f\"")
         try:
             status, out, err = self.host.call(script, b"", max(0.1, deadline.left()))
         except TimeoutError as exc:
-            raise HostError(f"{self.host.name} did not answer in time; the next call connects again") from exc
+            raise HostError(
+                f"{self.host.name} did not answer in time; the next call connects again"
+            ) from exc
         except OSError as exc:
             raise HostError(f"could not reach {self.host.name}: {exc.strerror or exc}") from exc
         head, _, data = out.partition(b"\n")
@@ -254,7 +270,8 @@ class Mirror:
     def _why(self, said_bytes: bytes) -> str:
         said = said_bytes.decode("utf-8", "replace").strip()
         if "tail" in said or "No such file" in said or "log is gone" in said:
-            return f"the log of a session on {self.host.name} is gone ({said}); kill the session to start afresh"
+            return (f"the log of a session on {self.host.name} is gone ({said}); kill the session "
+                    "to start afresh")
         return self.host.says(said, 255) if said else f"the connection to {self.host.name} was lost"
 
     def wait(self, timeout: float) -> bool:

@@ -30,8 +30,10 @@ ACTIVITY_LINE = PREFIX + "activity_line"
 
 # The human's hand (judgement/human.py, the page's server, agent.sh).
 PAGE = PREFIX + "page"  # global, on the shared server: the page's address while it serves
-HELD = PREFIX + "human"  # on a private session: who of the humans holds it (page, page:secret, agent.sh)
-ANSWERED = PREFIX + "answered"  # on a private session: the option the human chose from the page (sessions/tap.py)
+# on a private session: who of the humans holds it (page, page:secret, agent.sh)
+HELD = PREFIX + "human"
+# on a private session: the option the human chose from the page (sessions/tap.py)
+ANSWERED = PREFIX + "answered"
 
 # The agent's private sessions (private/server.py, private/runs.py, drive/turns.py).
 PROGRAM = PREFIX + "program"  # the program started in the session, or bash
@@ -41,7 +43,8 @@ COLLECTED = PREFIX + "collected"  # the id of the last run whose result was deli
 TURNS = PREFIX + "turns"  # prompts ask has sent
 TURN_OPEN = PREFIX + "turn_open"  # "1" while the last turn's answer has not been returned
 ASKED = PREFIX + "asked"  # the last prompt, shortened
-TURN_RECORDED = PREFIX + "turn_recorded"  # "1" once the CLI's own record showed the last turn started
+# "1" once the CLI's own record showed the last turn started
+TURN_RECORDED = PREFIX + "turn_recorded"
 
 # The ssh connection to a host, in a session of the agent's own server (transport/hosts.py).
 CONNECTION = PREFIX + "connection"  # the host whose ssh master runs in the session

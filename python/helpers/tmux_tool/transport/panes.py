@@ -70,9 +70,10 @@ class PaneFacts:
     synchronized: bool = False  # synchronize-panes: keys sent to it go to every pane of its window
     history_limit: int = 0  # lines tmux keeps above the screen before it drops the oldest
     upper: str = ""  # the learned upper rows of each shell's prompt (shared session)
-    focused: bool = True  # the active pane of the session's current window: where the human's keys go
-    # The human's clients of the session (not the tool's control clients): (last key, attach), whole seconds.
-    # A client's activity is its attach until its first key.
+    # the active pane of the session's current window: where the human's keys go
+    focused: bool = True
+    # The human's clients of the session (not the tool's control clients): (last key, attach), whole
+    # seconds. A client's activity is its attach until its first key.
     clients: tuple[tuple[int, int], ...] = ()
 
     @property

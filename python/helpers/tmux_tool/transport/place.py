@@ -1,4 +1,5 @@
-"""Where commands run: this machine (:data:`HERE`), or a host reached over ssh or a container's command.
+"""Where commands run: this machine (:data:`HERE`), or a host reached over ssh or a container's
+command.
 
 Everything that differs between the two is asked of a :class:`Place`, never
 "is it remote?": running a script, the kernel's facts about a pane's
@@ -45,19 +46,21 @@ class Place(Protocol):
 
     @property
     def link(self) -> Host | None:
-        """The way there that carries tmux's commands (for :mod:`.tmux`; None: tmux runs here as a process)."""
+        """The way there that carries tmux's commands (for :mod:`.tmux`; None: tmux runs here as a
+        process)."""
 
     # --- running --------------------------------------------------------------------
     def run(self, script: str, data: bytes = b"", timeout: float = RUN_TIMEOUT) -> str:
-        """Run ``script`` with ``sh`` there, ``data`` on its stdin; its stdout (:class:`.hosts.HostError`
-        when it fails)."""
+        """Run ``script`` with ``sh`` there, ``data`` on its stdin; its stdout
+        (:class:`.hosts.HostError` when it fails)."""
 
     def lost(self, error: HostError, session: str, *, typed: bool) -> HostError:
         """What a failure of the way there means once a command was (being) typed in ``session``."""
 
     # --- the kernel's facts -----------------------------------------------------------
     def facts(self, shell_pid: int, tty: str) -> kernel.Source:
-        """Where the kernel's facts about a pane (its shell ``shell_pid``, its terminal ``tty``) are read."""
+        """Where the kernel's facts about a pane (its shell ``shell_pid``, its terminal ``tty``) are
+        read."""
 
     def terminal(self, shell_pid: int, tty: str) -> kernel.Terminal:
         """The pane's terminal as the place's kernel sees it."""
@@ -69,20 +72,21 @@ class Place(Protocol):
         """Bytes typed into the terminal that its program has not read yet (0 when unknown)."""
 
     def zombie_status(self, pid: int) -> int | None:
-        """The wait status of ``pid`` ended and not yet reaped (None while it runs, or when unknown)."""
+        """The wait status of ``pid`` ended and not yet reaped (None while it runs, or when
+        unknown)."""
 
     def await_editor(self, tty: Callable[[], str], seconds: float) -> None:
-        """Wait up to ``seconds`` for a line editor to take the terminal ``tty()`` names (raw mode); a
-        place whose terminals this machine cannot watch does not wait."""
+        """Wait up to ``seconds`` for a line editor to take the terminal ``tty()`` names (raw mode);
+        a place whose terminals this machine cannot watch does not wait."""
 
     def hang_up(self, leaders: Collection[int], log: str) -> None:
-        """End what still runs in the sessions of ``leaders`` (closed terminals' shells), and remove the
-        folder of the session's pane log ``log`` there (see :meth:`log_in`)."""
+        """End what still runs in the sessions of ``leaders`` (closed terminals' shells), and remove
+        the folder of the session's pane log ``log`` there (see :meth:`log_in`)."""
 
     # --- pane logs --------------------------------------------------------------------
     def log_in(self, folder: str) -> str:
-        """The pane log a session whose folder there is ``folder`` writes there ("": here, the log is
-        the file of the session's own folder, which every reader reads)."""
+        """The pane log a session whose folder there is ``folder`` writes there ("": here, the log
+        is the file of the session's own folder, which every reader reads)."""
 
     def new_log(self, log: str) -> None:
         """Make the session's pane log there anew, empty (its folder too)."""
@@ -91,7 +95,8 @@ class Place(Protocol):
         """Empty the pane log there (its copy here is emptied by the caller)."""
 
     def follow(self, log: str, copy: Path) -> Watch:
-        """What a wait for the pane log ``log`` there to grow sleeps on; ``copy`` is the file read here."""
+        """What a wait for the pane log ``log`` there to grow sleeps on; ``copy`` is the file read
+        here."""
 
     def catch_up(self, log: str, copy: Path) -> None:
         """Bring ``copy`` up to what the log there holds now."""
@@ -104,7 +109,8 @@ class Place(Protocol):
         """The folder there of the tool's tmux server ``socket`` (its config, rcfile and logs)."""
 
     def install(self, folder: str, state: Path, files: Mapping[str, str]) -> None:
-        """Put ``files`` (name: text) in ``folder`` there, private to the user, where missing or stale."""
+        """Put ``files`` (name: text) in ``folder`` there, private to the user, where missing or
+        stale."""
 
     def installed(self, path: str) -> bool:
         """Is the file ``path`` of :meth:`install` there (as far as this process knows)?"""
@@ -115,7 +121,8 @@ class Place(Protocol):
 
     @property
     def environ(self) -> Mapping[str, str] | None:
-        """The environment a caller here hands to a new session there (None: the place's own applies)."""
+        """The environment a caller here hands to a new session there (None: the place's own
+        applies)."""
 
     def start_dir(self, cwd: str | None) -> str | None:
         """The folder a new session starts in, given the caller's ``cwd``."""
@@ -125,22 +132,26 @@ class Place(Protocol):
 
     # --- where a person reaches a terminal there (the words of a hint) -------------------------
     def page_name(self, session: str) -> str:
-        """How the page (served here) names a session of the agent's there: ``SESSION`` or ``SESSION@HOST``."""
+        """How the page (served here) names a session of the agent's there: ``SESSION`` or
+        ``SESSION@HOST``."""
 
     def shared_terminal(self, page: str) -> str:
-        """Where the human's shared terminal there is, given the address of the page here ("" if none)."""
+        """Where the human's shared terminal there is, given the address of the page here ("" if
+        none)."""
 
     def own_terminal(self, socket: str, session: str) -> str:
-        """How a person reaches session ``session`` of the agent's server ``socket`` there without the page."""
+        """How a person reaches session ``session`` of the agent's server ``socket`` there without
+        the page."""
 
     @property
     def round_trip(self) -> bool:
-        """Does each look at a pane there cost a command over the way there (so waits look less often)?"""
+        """Does each look at a pane there cost a command over the way there (so waits look less
+        often)?"""
 
     @property
     def keeps_records(self) -> bool:
-        """Do the records and folders a program writes land on this machine (an AI CLI's record is read,
-        its launch set up with this machine's files)?"""
+        """Do the records and folders a program writes land on this machine (an AI CLI's record is
+        read, its launch set up with this machine's files)?"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +274,8 @@ _folders: dict[tuple[str, str], str] = {}  # (host, socket) -> the server's fold
 
 @dataclass(frozen=True, slots=True)
 class There:
-    """A host (:class:`.hosts.Host`: ssh, or a command such as a container engine's ``exec -i``): one
-    ``sh`` script per question over its connection, the kernel from one dump, logs followed by
+    """A host (:class:`.hosts.Host`: ssh, or a command such as a container engine's ``exec -i``):
+    one ``sh`` script per question over its connection, the kernel from one dump, logs followed by
     :mod:`.mirror`."""
 
     host: Host
@@ -308,10 +319,13 @@ class There:
             return
         forget(self.host, log)
         try:
-            self.host.run(kernel.hang_up_script(leaders) + f"rm -rf {shlex.quote(log.rpartition('/')[0])}",
-                          timeout=kernel.HANG_UP_GRACE + 10)
+            self.host.run(
+                kernel.hang_up_script(leaders) + f"rm -rf {shlex.quote(log.rpartition('/')[0])}",
+                timeout=kernel.HANG_UP_GRACE + 10,
+            )
         except HostError:
-            pass  # the host is away: the folder holds a log only, emptied when the name is used again
+            # the host is away: the folder holds a log only, emptied when the name is used again
+            pass
 
     def log_in(self, folder: str) -> str:
         return f"{folder}/pane.log"
@@ -344,12 +358,15 @@ class There:
             return found
         home = self.host.run('printf %s "$HOME"').strip()
         if not home.startswith("/"):
-            raise HostError(f"{self.host.name} has no home folder for the tool's files ($HOME is {home!r})")
+            raise HostError(
+                f"{self.host.name} has no home folder for the tool's files ($HOME is {home!r})"
+            )
         found = _folders[(self.host.name, socket)] = f"{home.rstrip('/')}/.tmux_tool/{socket}"
         return found
 
     def install(self, folder: str, state: Path, files: Mapping[str, str]) -> None:
-        """One call, a tar on stdin; tmux and bash must be there: the sentence says how to get them."""
+        """One call, a tar on stdin; tmux and bash must be there: the sentence says how to get
+        them."""
         pack = io.BytesIO()
         with tarfile.open(fileobj=pack, mode="w", format=tarfile.USTAR_FORMAT) as tar:
             for name, text in files.items():
@@ -367,8 +384,8 @@ class There:
             self.host.run(script, pack.getvalue())
         except HostError as exc:
             if "bash: not found" in str(exc):
-                raise HostError(f"bash is not installed on {self.host.name}; the agent's shells there are bash "
-                                "(apt-get install bash, apk add bash)") from exc
+                raise HostError(f"bash is not installed on {self.host.name}; the agent's shells "
+                                "there are bash (apt-get install bash, apk add bash)") from exc
             raise
         write_private(state / "host", self.host.name)  # (how list finds the hosts used)
 
@@ -395,12 +412,14 @@ class There:
     def shared_terminal(self, page: str) -> str:
         # The page here does not serve it: that host's page does (start.sh --host).
         host = self.host.name
-        return f"the shared terminal on {host} (its page: apps/shared-terminal/start.sh --host {host})"
+        return (
+            f"the shared terminal on {host} (its page: apps/shared-terminal/start.sh --host {host})"
+        )
 
     def own_terminal(self, socket: str, session: str) -> str:
         host = self.host.name
-        return (f"the page (apps/shared-terminal/start.sh), session {session}@{host}, or a terminal on {host}: "
-                f"tmux -L {socket} attach -t {session}")
+        return (f"the page (apps/shared-terminal/start.sh), session {session}@{host}, or a "
+                f"terminal on {host}: tmux -L {socket} attach -t {session}")
 
     @property
     def round_trip(self) -> bool:

@@ -32,15 +32,29 @@ def program(name: str) -> str:
     return found
 
 
-def spawn(argv: Sequence[str], *, stdin: int | None = None, stdout: int | None = None, stderr: int | None = None,
-          env: Mapping[str, str] | None = None, file: str | None = None) -> int:
-    """Start ``argv`` (the file ``file``, else ``argv[0]`` as given) with these descriptors as its standard
-    input, output and error (None: ``/dev/null``); its PID.  :class:`OSError` when it cannot start."""
+def spawn(
+    argv: Sequence[str],
+    *,
+    stdin: int | None = None,
+    stdout: int | None = None,
+    stderr: int | None = None,
+    env: Mapping[str, str] | None = None,
+    file: str | None = None,
+) -> int:
+    """Start ``argv`` (the file ``file``, else ``argv[0]`` as given) with these descriptors as its
+    standard input, output and error (None: ``/dev/null``); its PID.  :class:`OSError` when it
+    cannot start."""
     actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = []
-    for fd, target, flags in ((stdin, 0, os.O_RDONLY), (stdout, 1, os.O_WRONLY), (stderr, 2, os.O_WRONLY)):
+    for fd, target, flags in (
+        (stdin, 0, os.O_RDONLY),
+        (stdout, 1, os.O_WRONLY),
+        (stderr, 2, os.O_WRONLY),
+    ):
         actions.append((os.POSIX_SPAWN_DUP2, fd, target) if fd is not None
                        else (os.POSIX_SPAWN_OPEN, target, os.devnull, flags, 0))
-    return os.posix_spawn(file or argv[0], list(argv), os.environ if env is None else env, file_actions=actions)
+    return os.posix_spawn(
+        file or argv[0], list(argv), os.environ if env is None else env, file_actions=actions
+    )
 
 
 def ended(pid: int) -> bool:
@@ -52,7 +66,8 @@ def ended(pid: int) -> bool:
 
 
 def end(pid: int, grace: float) -> None:
-    """Wait up to ``grace`` seconds for our child ``pid`` to exit, then kill it by its PID; reaped either way."""
+    """Wait up to ``grace`` seconds for our child ``pid`` to exit, then kill it by its PID; reaped
+    either way."""
     deadline = Deadline(grace)
     while not ended(pid):
         if deadline.passed:
@@ -63,7 +78,9 @@ def end(pid: int, grace: float) -> None:
         time.sleep(0.005)
 
 
-def run(argv: Sequence[str], data: bytes, timeout: float, file: str | None = None) -> tuple[int, bytes, bytes]:
+def run(
+    argv: Sequence[str], data: bytes, timeout: float, file: str | None = None
+) -> tuple[int, bytes, bytes]:
     """:func:`_run`, traced when a trace is asked for (:mod:`..core.trace`)."""
     if not trace.on():
         return _run(argv, data, timeout, file)
@@ -73,12 +90,21 @@ def run(argv: Sequence[str], data: bytes, timeout: float, file: str | None = Non
     except (OSError, TimeoutError) as exc:
         trace.event("process", argv=list(argv), seconds=time.monotonic() - begun, error=repr(exc))
         raise
-    trace.event("process", argv=list(argv), stdin=data.decode("utf-8", "replace"), status=status,
-                seconds=round(time.monotonic() - begun, 6), out=len(out), err=err.decode("utf-8", "replace"))
+    trace.event(
+        "process",
+        argv=list(argv),
+        stdin=data.decode("utf-8", "replace"),
+        status=status,
+        seconds=round(time.monotonic() - begun, 6),
+        out=len(out),
+        err=err.decode("utf-8", "replace"),
+    )
     return status, out, err
 
 
-def _run(argv: Sequence[str], data: bytes, timeout: float, file: str | None) -> tuple[int, bytes, bytes]:
+def _run(
+    argv: Sequence[str], data: bytes, timeout: float, file: str | None
+) -> tuple[int, bytes, bytes]:
     """Run ``argv`` with ``data`` on its stdin; its exit status, stdout and stderr.
 
     What ``subprocess.run`` does, with pipes read by one ``select`` loop.  A
@@ -112,7 +138,9 @@ def _run(argv: Sequence[str], data: bytes, timeout: float, file: str | None) -> 
             left = deadline.left()
             if left <= 0:
                 raise TimeoutError
-            readable, writable, _ = select.select(list(reading), [in_w] if in_w >= 0 else [], [], left)
+            readable, writable, _ = select.select(
+                list(reading), [in_w] if in_w >= 0 else [], [], left
+            )
             for fd in readable:
                 chunk = os.read(fd, 1 << 16)
                 if chunk:

@@ -24,7 +24,8 @@ from typing import NamedTuple
 
 
 class Block(NamedTuple):
-    """A finished reply block: did the command succeed, its output lines, did this client write it."""
+    """A finished reply block: did the command succeed, its output lines, did this client write
+    it."""
 
     ok: bool
     lines: list[bytes]
@@ -36,7 +37,8 @@ class Block(NamedTuple):
 
 
 class Notice(NamedTuple):
-    """A notification outside any block: its word (``%output``), the rest of the line, and the line's length."""
+    """A notification outside any block: its word (``%output``), the rest of the line, and the
+    line's length."""
 
     word: bytes
     rest: bytes
@@ -84,7 +86,8 @@ class Stream:
 
 
 def client_env() -> dict[str, str]:
-    """The environment for a control client: ours, minus what would make tmux think it runs inside a pane."""
+    """The environment for a control client: ours, minus what would make tmux think it runs inside a
+    pane."""
     return {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
 
 

@@ -25,9 +25,11 @@ class Target:
     pane_id: str = ""
     lost: str = ""
     closed: str = ""
-    spec: str = ""  # the pane as the caller named it ("1.0", "%3"); empty when the name was the session's
+    # the pane as the caller named it ("1.0", "%3"); empty when the name was the session's
+    spec: str = ""
 
     @property
     def pane(self) -> str:
-        """tmux target of the pane: the pinned one, else the session's active pane (exact session match)."""
+        """tmux target of the pane: the pinned one, else the session's active pane (exact session
+        match)."""
         return self.pane_id or f"={self.name}:"

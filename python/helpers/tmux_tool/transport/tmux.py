@@ -95,7 +95,9 @@ def _unstartable(exc: OSError, what: str) -> TmuxError:
     if exc.errno == errno.E2BIG:
         return TmuxError(f"tmux {what} was not run: an argument is longer than the system allows "
                          "(128 KiB for one argument); send less at once")
-    return TmuxError(f"tmux {what} could not be started ({exc.strerror or exc}); try again in a moment")
+    return TmuxError(
+        f"tmux {what} could not be started ({exc.strerror or exc}); try again in a moment"
+    )
 
 
 def _classify(stderr: str, what: str) -> TmuxError:
@@ -175,11 +177,13 @@ class Tmux:
 
     @property
     def key(self) -> str:
-        """The server's name in this process (connections, gates): its socket, and its host if any."""
+        """The server's name in this process (connections, gates): its socket, and its host if
+        any."""
         return f"{self.host.name}/{self.socket}" if self.host else self.socket
 
     def _argv(self, *args: str, config: bool = True) -> list[str]:
-        """The argv of a tmux process with ``args``: here, or the host's command running it there."""
+        """The argv of a tmux process with ``args``: here, or the host's command running it
+        there."""
         if self.host is not None:
             return self.host.argv(self._script(*args, config=config))
         argv = [executable(), "-u", "-L", self.socket]
@@ -188,8 +192,8 @@ class Tmux:
         return argv + list(args)
 
     def client_argv(self, *args: str) -> list[str]:
-        """A tmux client with ``args`` for a person, in a terminal of its own (a tab of the page): here,
-        or on the host in a terminal its command opens there."""
+        """A tmux client with ``args`` for a person, in a terminal of its own (a tab of the page):
+        here, or on the host in a terminal its command opens there."""
         if self.host is not None:
             return self.host.terminal_argv(self._script(*args))
         return self._argv(*args)
@@ -205,7 +209,9 @@ class Tmux:
         """
         argv = ["tmux", "-u", "-L", self.socket,
                 *(["-f", self.config_file] if config and self.config_file else []), *args]
-        return '[ -n "${LC_ALL-}${LC_CTYPE-}${LANG-}" ] || export LANG=C.UTF-8; exec ' + shlex.join(argv)
+        return '[ -n "${LC_ALL-}${LC_CTYPE-}${LANG-}" ] || export LANG=C.UTF-8; exec ' + shlex.join(
+            argv
+        )
 
     def chain(
         self,
@@ -243,7 +249,8 @@ class Tmux:
             return self._process(commands, input, timeout, what)
         session = _session_named(commands)
         if self.host is not None:
-            self.host.ensure(Deadline(timeout))  # (here: a new connection's client needs the master)
+            # (here: a new connection's client needs the master)
+            self.host.ensure(Deadline(timeout))
         for _attempt in range(2):  # a connection found dead is replaced once, by a fresh one
             conn = connections.for_server(self._client, self.key, session, timeout)
             if conn is None:
@@ -258,11 +265,14 @@ class Tmux:
                 except Unavailable:
                     continue  # gone before the line was written
                 except TimeoutError as exc:
-                    if self.host is not None:  # the way there may be what hangs: next time, a new one
+                    # the way there may be what hangs: next time, a new one
+                    if self.host is not None:
                         connections.drop(self.key)
-                        raise self.host.silent(f"tmux {what}", timeout, link_up=self.host.recover()) from exc
-                    raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may "
-                                    "be wedged or a pane's input is blocked)") from exc
+                        raise self.host.silent(
+                            f"tmux {what}", timeout, link_up=self.host.recover()
+                        ) from exc
+                    raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server "
+                                    "may be wedged or a pane's input is blocked)") from exc
             out: list[str] = []
             for ok, text in replies:
                 decoded = text.decode("utf-8", "replace")
@@ -274,7 +284,8 @@ class Tmux:
             return self._process(commands, input, timeout, what)
 
     def _client(self, *args: str) -> list[str]:
-        """The argv of a control-mode client with ``args`` (no config file: the server is running)."""
+        """The argv of a control-mode client with ``args`` (no config file: the server is
+        running)."""
         return self._argv(*args, config=False)
 
     def _process(self, commands: Sequence[Sequence[str]], input: bytes | None, timeout: float,

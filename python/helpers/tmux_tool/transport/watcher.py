@@ -59,7 +59,8 @@ DETACH_GRACE = 1.0  # seconds a detached client may take to exit before it is ki
 
 
 class Owner(Protocol):
-    """What a client needs of the source that reads it: the tmux argv, the lock its state is under, a way out."""
+    """What a client needs of the source that reads it: the tmux argv, the lock its state is under,
+    a way out."""
 
     argv: list[str]
     lock: threading.RLock
@@ -96,7 +97,9 @@ class Client:
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         try:
-            self.pid = process.spawn(argv, stdin=in_r, stdout=out_w, env=client_env(), file=process.program(argv[0]))
+            self.pid = process.spawn(
+                argv, stdin=in_r, stdout=out_w, env=client_env(), file=process.program(argv[0])
+            )
         except OSError:
             for fd in (in_w, out_r):
                 os.close(fd)
@@ -104,9 +107,13 @@ class Client:
         finally:
             os.close(in_r)
             os.close(out_w)
-        # As files, closed once (stdin at close(), its output when the client is let go of): the reader
-        # thread may still hold the output's descriptor in its selector when the client is closed.
-        self._stdin, self._stdout = os.fdopen(in_w, "wb", buffering=0), os.fdopen(out_r, "rb", buffering=0)
+        # As files, closed once (stdin at close(), its output when the client is let go of): the
+        # reader thread may still hold the output's descriptor in its selector when the client is
+        # closed.
+        self._stdin, self._stdout = (
+            os.fdopen(in_w, "wb", buffering=0),
+            os.fdopen(out_r, "rb", buffering=0),
+        )
         self.fd_in, self.fd_out = in_w, out_r
         os.set_blocking(self.fd_in, False)
         os.set_blocking(self.fd_out, False)
@@ -123,7 +130,8 @@ class Client:
         self.idle_since = time.monotonic()
         self._window: dict[bytes, tuple[float, int]] = {}
         self._pending: deque[_Request] = deque()
-        self.outbox: list[list[str]] = []  # flow-control commands, sent by the reader outside the lock
+        # flow-control commands, sent by the reader outside the lock
+        self.outbox: list[list[str]] = []
         self._wlock = threading.Lock()
         self._stream = Stream()
 
@@ -132,13 +140,17 @@ class Client:
         return now if self.paused else self.last
 
     # --- writing ------------------------------------------------------------
-    def submit(self, commands: Sequence[Sequence[str]], timeout: float) -> list[tuple[bool, list[bytes]]]:
+    def submit(
+        self, commands: Sequence[Sequence[str]], timeout: float
+    ) -> list[tuple[bool, list[bytes]]]:
         """Run commands through this client; their reply blocks in order."""
         req = _Request(len(commands), done=threading.Event())
         self._send(req, command_line(commands), timeout)
         if not req.done.wait(timeout):  # type: ignore[union-attr]
             what = " ; ".join(c[0] for c in commands)
-            raise TmuxError(f"tmux {what} did not answer within {timeout:g}s (the server may be wedged)")
+            raise TmuxError(
+                f"tmux {what} did not answer within {timeout:g}s (the server may be wedged)"
+            )
         if req.error is not None:
             raise req.error
         return req.replies
@@ -190,7 +202,9 @@ class Client:
             self.paused[rest.strip()] = now + FLOOD_REST
             self.pauses += 1
         elif word == b"%exit":
-            self.failure = self.failure or f"tmux ended it ({rest.decode(errors='replace') or 'exit'})"
+            self.failure = (
+                self.failure or f"tmux ended it ({rest.decode(errors='replace') or 'exit'})"
+            )
         elif word == b"%session-changed" and self.attached.is_set():
             if rest.split(b" ", 1)[-1].decode(errors="replace") != self.session:
                 self.failure = "it was moved to another session"
@@ -249,8 +263,11 @@ class Client:
 
     def fail_pending(self) -> None:
         while self._pending:
-            self._pending.popleft().finish(Unavailable(f"the watch client of {self.session!r} ended: "
-                                                        f"{self.failure or 'it exited'}"))
+            self._pending.popleft().finish(
+                Unavailable(
+                    f"the watch client of {self.session!r} ended: {self.failure or 'it exited'}"
+                )
+            )
 
     def close(self) -> None:
         """Detach (close stdin), and end the process by its PID if it lingers."""
