@@ -89,18 +89,21 @@ unset VIRTUAL_ENV VIRTUAL_ENV_PROMPT
 
 
 # Variables that are the pane's, its shell's or the tool's, never the caller's: tmux sets the first
-# (the terminal is tmux, and its server is the private one), bash keeps the next, the last are the marks'.
+# (the terminal is tmux, and its server is the private one), bash keeps the next, the last are the
+# marks'.
 _NOT_THE_CALLERS = frozenset({
     "TMUX", "TMUX_PANE", "TERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "COLUMNS", "LINES",
     "PWD", "OLDPWD", "SHLVL", "_", "BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "EUID", "PPID", "UID",
     "TT_NONCE", "TT_DIR", "TT_ENV",
 })
-_NEVER_UNSET = frozenset({"PATH", "HOME"})  # a caller without them (a reduced MCP environment) gets the shell's
+# a caller without them (a reduced MCP environment) gets the shell's
+_NEVER_UNSET = frozenset({"PATH", "HOME"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def environment(env: Mapping[str, str]) -> str:
-    """bash that gives a new shell the environment ``env`` (the caller's), as a subprocess would get it.
+    """bash that gives a new shell the environment ``env`` (the caller's), as a subprocess would get
+    it.
 
     tmux starts a pane with its server's environment, which is the first
     caller's, from whenever the server started; so the shell unsets what
@@ -147,21 +150,30 @@ def rearm_line(path: str) -> str:
     The line prints its own start mark, as ``PS0`` may be gone too: it tells
     :class:`Follow` that the run before it had ended unmarked.
     """
-    return (f"__tt_rc=$?; declare -F __tt_mark >/dev/null || __tt_rc=0; "
-            f"printf '\\033]{OSC_ID};tt;S;%s\\007' \"${{TT_NONCE-}}\"; . {shlex.quote(path)}; (exit $__tt_rc)")
+    return ("__tt_rc=$?; declare -F __tt_mark >/dev/null || __tt_rc=0; printf "
+            f"'\\033]{OSC_ID};tt;S;%s\\007' \"${{TT_NONCE-}}\"; . {shlex.quote(path)}; (exit "
+            "$__tt_rc)")
 
 
 @lru_cache(maxsize=64)
 def _pattern(nonce: str) -> re.Pattern[bytes]:
     n = re.escape(nonce.encode())
     return re.compile(
-        rb"\x1b\]" + OSC_ID.encode() + rb";tt;(?:(S);" + n + rb"|([EX]);" + n + rb";(\d+);([^\x07]*))\x07"
+        rb"\x1b\]"
+        + OSC_ID.encode()
+        + rb";tt;(?:(S);"
+        + n
+        + rb"|([EX]);"
+        + n
+        + rb";(\d+);([^\x07]*))\x07"
     )
 
 
 @lru_cache(maxsize=64)
 def _continuation(nonce: str) -> re.Pattern[bytes]:
-    return re.compile(rb"\x1b\]" + OSC_ID.encode() + rb";tt;C;" + re.escape(nonce.encode()) + rb"\x07")
+    return re.compile(
+        rb"\x1b\]" + OSC_ID.encode() + rb";tt;C;" + re.escape(nonce.encode()) + rb"\x07"
+    )
 
 
 def _to_mark(m: re.Match[bytes], base: int) -> Mark:
@@ -235,11 +247,13 @@ class Follow:
         self.end: Mark | None = None
         self.trailing = False
         self.continued = False  # the shell asked for the rest of the command before it began it
-        self._pending: bytearray | None = None  # output since relaunch, until it is known whose it is
+        # output since relaunch, until it is known whose it is
+        self._pending: bytearray | None = None
         self._on_unmarked: Callable[[], None] | None = None
 
     def relaunch(self, on_unmarked: Callable[[], None]) -> None:
-        """A line is being typed after the run; ``on_unmarked`` is called if its start marker comes first."""
+        """A line is being typed after the run; ``on_unmarked`` is called if its start marker comes
+        first."""
         self._pending, self._on_unmarked = bytearray(), on_unmarked
 
     def read(self, on_output: Callable[[bytes], None]) -> Mark | None:
@@ -278,7 +292,8 @@ class Follow:
             for m in _pattern(self.nonce).finditer(chunk, 0, usable):
                 mark = _to_mark(m, self.pos)
                 if mark.kind == "S" and self._pending is not None:
-                    self._pending, body_from = None, m.end()  # the prompt and the typed line: not output
+                    # the prompt and the typed line: not output
+                    self._pending, body_from = None, m.end()
                     if self._on_unmarked is not None:
                         self._on_unmarked()
                 elif mark.kind == "S" and not self.started:
@@ -287,13 +302,18 @@ class Follow:
                     if self.started:
                         self._emit(chunk[body_from:m.start()], on_output)
                     if self._pending is not None:
-                        on_output(bytes(self._pending))  # the run's own end came first: all of it was output
+                        # the run's own end came first: all of it was output
+                        on_output(bytes(self._pending))
                         self._pending, self.trailing = None, True
                     self.end, self.pos = mark, mark.end
                     return True
         if self.started and usable > body_from:
             self._emit(chunk[body_from:usable], on_output)
-        elif not self.started and _PREFIX in chunk and _continuation(self.nonce).search(chunk, 0, usable):
+        elif (
+            not self.started
+            and _PREFIX in chunk
+            and _continuation(self.nonce).search(chunk, 0, usable)
+        ):
             self.continued = True
         self.pos += usable
         return usable == len(chunk) and usable > 0

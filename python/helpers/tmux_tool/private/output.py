@@ -54,9 +54,11 @@ class RunOutput:
         self.mask = masker
         self.needs_emulator = False
         self.raw_size = 0
-        self._waiting: list[bytes] = []  # raw bytes not cleaned yet (a batch, and the line it ends in)
+        # raw bytes not cleaned yet (a batch, and the line it ends in)
+        self._waiting: list[bytes] = []
         self._waiting_size = 0
-        self._small: bytearray | None = bytearray()  # all raw bytes while they fit twice RENDER_LIMIT
+        # all raw bytes while they fit twice RENDER_LIMIT
+        self._small: bytearray | None = bytearray()
         self._raw_head = b""
         self._raw_tail = bytearray()
         self._open_pem = ""  # cleaned text from a PEM block's start, until its end arrives
@@ -72,7 +74,8 @@ class RunOutput:
 
     # --- in ---------------------------------------------------------------------
     def feed(self, raw: bytes) -> None:
-        """Take the next raw bytes; whole lines are cleaned once a batch is there, the rest waits."""
+        """Take the next raw bytes; whole lines are cleaned once a batch is there, the rest
+        waits."""
         self._keep_raw(raw)
         self._waiting.append(raw)
         self._waiting_size += len(raw)
@@ -122,8 +125,8 @@ class RunOutput:
         self._emit(self.mask(text, wrapped=False) or "")
 
     def _emit(self, text: str) -> None:
-        """Keep ``text``, but for one newline at its end: the output's last newline ends its last line
-        and is not part of the text (``echo x`` gives ``x``); blank lines before it are."""
+        """Keep ``text``, but for one newline at its end: the output's last newline ends its last
+        line and is not part of the text (``echo x`` gives ``x``); blank lines before it are."""
         text = self._newline + text
         self._newline = "\n" if text.endswith("\n") else ""
         text = text[:len(text) - len(self._newline)]
@@ -189,9 +192,14 @@ class RunOutput:
             return cap_text(text, self.cap, str(self.path)), {"output_file": str(self.path),
                                                                "output_chars": len(text)}
         cut = self.raw_size - len(self._raw_head) - min(len(self._raw_tail), RENDER_LIMIT)
-        text = ((self.mask(render_transcript(self._raw_head, self.width)) or "")
-                + f"\n[... {cut} bytes of output not shown ...]\n"
-                + (self.mask(render_transcript(bytes(self._raw_tail[-RENDER_LIMIT:]), self.width)) or ""))
+        text = (
+            (self.mask(render_transcript(self._raw_head, self.width)) or "")
+            + f"\n[... {cut} bytes of output not shown ...]\n"
+            + (
+                self.mask(render_transcript(bytes(self._raw_tail[-RENDER_LIMIT:]), self.width))
+                or ""
+            )
+        )
         if self._file is None:
             self._spill()
         assert self._file is not None

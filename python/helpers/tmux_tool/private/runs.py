@@ -56,7 +56,8 @@ KEEP_OUTPUTS = 20
 # next command can arrive in the instant between the end marker and that prompt.
 # Readline reads the codes from its input whenever it gets there.
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
-RECORDED_COMMAND = 2000  # characters of the command kept in its record (a tmux command line holds 16 KB)
+# characters of the command kept in its record (a tmux command line holds 16 KB)
+RECORDED_COMMAND = 2000
 LOG_SETTLE = 0.2  # seconds a dead shell's last output is given to reach the log
 HELD_LINE = 4096  # bytes of an unfinished last line held back (it may turn out to be the prompt)
 
@@ -68,7 +69,9 @@ def _pane(srv: PrivateServer, name: str) -> str | None:
     (``display-message`` answers a missing target with empty values, not an error.)
     """
     try:
-        session, _, dead = srv.tmux.display(f"={name}:", "#{session_id} #{pane_dead}").partition(" ")
+        session, _, dead = srv.tmux.display(f"={name}:", "#{session_id} #{pane_dead}").partition(
+            " "
+        )
     except NoTarget:
         return None
     return dead if session else None
@@ -108,9 +111,13 @@ def run(
     except (NoServer, NoTarget):
         shell, mark = _ensure_shell(srv, name)  # the server died between two calls: once more
     if shell.program is not None:
-        return failure(f"session {name!r} runs {shell.program}, not a shell prompt", session=name,
-                       status=Status.UNKNOWN,
-                       hint=f"use ask or send for {shell.program}, or run without a session to use the scratch shell")
+        return failure(
+            f"session {name!r} runs {shell.program}, not a shell prompt",
+            session=name,
+            status=Status.UNKNOWN,
+            hint=f"use ask or send for {shell.program}, or run without a session to use the "
+                 "scratch shell",
+        )
     if mark is not None and mark.kind == "S" and unmarked(srv, name) is not None:
         # The last command (run, or typed with send) replaced the prompt hooks and ended unseen:
         # finish it, then go on.
@@ -119,23 +126,32 @@ def run(
             return ended
         mark = srv.last_mark(shell)
     if mark is not None and mark.kind == "S":
-        return failure(f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
-                       session=name, status=Status.BUSY, hint=message("session_busy_hint"))
+        return failure(
+            f"session {name!r} is still running {describe(running_record(srv, name, mark))}",
+            session=name,
+            status=Status.BUSY,
+            hint=message("session_busy_hint"),
+        )
     try:
         return _type_and_collect(srv, shell, command, timeout, on_slice)
     except Unstarted:
-        # The shell died (killed, or its server went) before it began the command: nothing of it ran.
+        # The shell died (killed, or its server went) before it began the command: nothing of it
+        # ran.
         shell, _mark = _ensure_shell(srv, name)
         try:
             return _type_and_collect(srv, shell, command, timeout, on_slice)
         except Unstarted as again:
-            return failure(f"{again} twice before the command began", session=name,
-                           hint="look at what ends the session's shell (its rc files, the host), then run again")
+            return failure(
+                f"{again} twice before the command began",
+                session=name,
+                hint="look at what ends the session's shell (its rc files, the host), then run "
+                     "again",
+            )
 
 
 class Unstarted(Exception):
-    """The shell or its session ended before the shell began the command just typed: nothing of it ran,
-    so it may be typed again into a fresh shell."""
+    """The shell or its session ended before the shell began the command just typed: nothing of it
+    ran, so it may be typed again into a fresh shell."""
 
 
 def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: float,
@@ -149,7 +165,12 @@ def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: f
     record = {**asdict(rec), "command": short(command, RECORDED_COMMAND)}
     del record["collected"]
     try:
-        _submit(srv, shell.name, command, ["set-option", "-t", f"={shell.name}:", RUN_OPTION, json.dumps(record)])
+        _submit(
+            srv,
+            shell.name,
+            command,
+            ["set-option", "-t", f"={shell.name}:", RUN_OPTION, json.dumps(record)],
+        )
     except (NoServer, NoTarget) as gone:  # the server or session ended with its shell, as we typed
         raise Unstarted(f"session {shell.name!r} ended") from gone
     except HostError as lost:
@@ -167,14 +188,22 @@ def _lost(srv: PrivateServer, name: str, error: HostError, *, typed: bool) -> Ho
 
 
 def _submit(srv: PrivateServer, name: str, command: str, *first: list[str]) -> None:
-    """Type ``command`` at the shell's prompt as one paste and press Enter (after the ``first`` commands)."""
+    """Type ``command`` at the shell's prompt as one paste and press Enter (after the ``first``
+    commands)."""
     pane = f"={name}:"
-    keyboard.paste(srv.tmux, pane, PASTE_START + command + PASTE_END, bracketed=False, then=("Enter",),
-                   first=[*first, ["send-keys", "-t", pane, "C-u"]])
+    keyboard.paste(
+        srv.tmux,
+        pane,
+        PASTE_START + command + PASTE_END,
+        bracketed=False,
+        then=("Enter",),
+        first=[*first, ["send-keys", "-t", pane, "C-u"]],
+    )
 
 
 def unmarked(srv: PrivateServer, name: str) -> str | None:
-    """The session's own shell, when it waits at its prompt though its last command left no end mark.
+    """The session's own shell, when it waits at its prompt though its last command left no end
+    mark.
 
     A command that replaces the prompt hooks (``PROMPT_COMMAND=``, ``source
     ~/.bashrc``, ``exec bash``) ends without a mark; the kernel still sees
@@ -312,10 +341,18 @@ def collect(srv: PrivateServer, shell: Shell, rec: RunRecord, timeout: float, *,
     return _shaped(srv, shell.name, rec, output, end, died, timeout)
 
 
-def _shaped(srv: PrivateServer, name: str, rec: RunRecord, output: RunOutput, end: markers.Mark | None,
-            died: tuple[int | None, int | None] | None, timeout: float) -> Result:
-    """The result of a run whose wait is over: ended (its end mark), died under its shell, or still running
-    at the timeout; its output as the agent reads it, the whole of a long one saved to a file."""
+def _shaped(
+    srv: PrivateServer,
+    name: str,
+    rec: RunRecord,
+    output: RunOutput,
+    end: markers.Mark | None,
+    died: tuple[int | None, int | None] | None,
+    timeout: float,
+) -> Result:
+    """The result of a run whose wait is over: ended (its end mark), died under its shell, or still
+    running at the timeout; its output as the agent reads it, the whole of a long one saved to a
+    file."""
     text, extra = output.finish()
     if "output_file" in extra:
         _prune(output.path.parent, name)
@@ -332,11 +369,18 @@ def _shaped(srv: PrivateServer, name: str, rec: RunRecord, output: RunOutput, en
                   output=text, hint=hint, extra=Extra(command=rec.command, **extra))
 
 
-def _pane_gone(srv: PrivateServer, name: str, follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror,
-               typed_now: bool) -> Result | tuple[int | None, int | None] | None:
-    """What became of the run's pane, looked at now: None while its shell lives; the status the kernel
-    reported when the shell died (what it printed read to the end first); a failure when the session is
-    gone.  :class:`Unstarted` when this call typed the command and the shell never began it."""
+def _pane_gone(
+    srv: PrivateServer,
+    name: str,
+    follow: markers.Follow,
+    feed: _Feed,
+    watch: LogWatch | Mirror,
+    typed_now: bool,
+) -> Result | tuple[int | None, int | None] | None:
+    """What became of the run's pane, looked at now: None while its shell lives; the status the
+    kernel reported when the shell died (what it printed read to the end first); a failure when the
+    session is gone.  :class:`Unstarted` when this call typed the command and the shell never began
+    it."""
     pane = _pane(srv, name)
     if pane in (None, "1") and typed_now and not _began(follow, feed, watch):
         raise Unstarted(f"the shell of session {name!r} ended")
@@ -351,18 +395,19 @@ def _pane_gone(srv: PrivateServer, name: str, follow: markers.Follow, feed: _Fee
 
 def _replaced(name: str, sh: str) -> Result:
     """The answer when the command replaced the session's bash with another shell (``exec zsh``)."""
-    return failure(f"the shell of session {name!r} is now {sh} (the command replaced bash with it), where "
-                   "runs cannot be timed", session=name, status=Status.UNKNOWN,
-                   hint=f"use send, keys and read there, or kill the session for a fresh bash; exit {sh} to "
-                        "get the old shell back if it was not an exec")
+    return failure(f"the shell of session {name!r} is now {sh} (the command replaced bash with "
+                   "it), where runs cannot be timed", session=name, status=Status.UNKNOWN,
+                   hint="use send, keys and read there, or kill the session for a fresh bash; exit "
+                        f"{sh} to get the old shell back if it was not an exec")
 
 
 def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: markers.Follow,
                 watch: LogWatch | Mirror, deadline: Deadline) -> Result:
     """The shell asks for the rest of the command (its continuation prompt): nothing of it ran, and
-    whatever is typed next would become part of it.  The unfinished line is ours: Ctrl+C discards it,
-    and the wait goes on to the mark of the prompt that follows (for the run's time, at least a slice),
-    so the session is left ready: a mark still on its way would end the next run as soon as it began."""
+    whatever is typed next would become part of it.  The unfinished line is ours: Ctrl+C discards
+    it, and the wait goes on to the mark of the prompt that follows (for the run's time, at least a
+    slice), so the session is left ready: a mark still on its way would end the next run as soon as
+    it began."""
     keyboard.press(srv.tmux, f"={shell.name}:", ["C-c"])
     until = Deadline(max(SLICE, deadline.left()))
     while (back := follow.read(lambda _output: None)) is None and (left := until.left()) > 0:
@@ -370,18 +415,23 @@ def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: marker
     _delivered(srv, shell.name, rec)
     then = ("the session is at its prompt" if back is not None else
             "the shell has not shown its prompt again yet: check with status before the next run")
-    return failure(f"the command is incomplete, so the shell waited for the rest of it; nothing of it ran "
-                   f"({_parser_says(rec.command)})", session=shell.name,
-                   hint="close what it opens (a quote, a bracket, a here-document, a final backslash) and "
-                        f"run it again; {then}", command=rec.command)
+    return failure("the command is incomplete, so the shell waited for the rest of it; nothing of "
+                   f"it ran ({_parser_says(rec.command)})", session=shell.name,
+                   hint="close what it opens (a quote, a bracket, a here-document, a final "
+                        f"backslash) and run it again; {then}", command=rec.command)
 
 
 def _parser_says(command: str) -> str:
-    """bash's own parser on ``command`` (read from stdin, never a command line): its complaint, or what
-    an incomplete command it accepts lacks (a here-document's end, a final backslash's next line)."""
+    """bash's own parser on ``command`` (read from stdin, never a command line): its complaint, or
+    what an incomplete command it accepts lacks (a here-document's end, a final backslash's next
+    line)."""
     try:
-        _code, _out, err = process.run(["bash", "-n"], command.encode("utf-8", "surrogateescape"), 3,
-                                       shutil.which("bash") or "/bin/bash")
+        _code, _out, err = process.run(
+            ["bash", "-n"],
+            command.encode("utf-8", "surrogateescape"),
+            3,
+            shutil.which("bash") or "/bin/bash",
+        )
     except (OSError, TimeoutError):
         err = b""
     said = "; ".join(line for line in err.decode("utf-8", "replace").splitlines() if line.strip())
@@ -399,10 +449,11 @@ def _delivered(srv: PrivateServer, name: str, rec: RunRecord) -> None:
 
 
 def _dead_status(srv: PrivateServer, name: str) -> tuple[int | None, int | None]:
-    """How the pane's shell ended: its exit status, or the signal that killed it.  tmux calls the pane
-    dead when its terminal closes, and knows how its process ended once it has reaped it, which may come
-    later (or, tmux 3.3a, not until another child of the server ends); until then the kernel still
-    holds the unreaped process and its status.  Asked until one of them knows, ``SLICE`` at most."""
+    """How the pane's shell ended: its exit status, or the signal that killed it.  tmux calls the
+    pane dead when its terminal closes, and knows how its process ended once it has reaped it, which
+    may come later (or, tmux 3.3a, not until another child of the server ends); until then the
+    kernel still holds the unreaped process and its status.  Asked until one of them knows,
+    ``SLICE`` at most."""
     for _ in Deadline(SLICE).ticks(0.005):
         try:
             status, signal, pid = srv.tmux.display(
@@ -410,17 +461,23 @@ def _dead_status(srv: PrivateServer, name: str) -> tuple[int | None, int | None]
         except (NoServer, NoTarget, ValueError):
             break
         if status.isdigit() or signal.isdigit():
-            return (int(status) if status.isdigit() else None), (int(signal) if signal.isdigit() else None)
+            return (int(status) if status.isdigit() else None), (
+                int(signal) if signal.isdigit() else None
+            )
         waited = srv.place.zombie_status(int(pid)) if pid.isdigit() else None
         if waited is not None:
-            return (os.waitstatus_to_exitcode(waited), None) if os.WIFEXITED(waited) else (None, os.WTERMSIG(waited))
+            return (
+                (os.waitstatus_to_exitcode(waited), None)
+                if os.WIFEXITED(waited)
+                else (None, os.WTERMSIG(waited))
+            )
     return None, None
 
 
 def _read_to_the_end(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror) -> None:
-    """Read what a dead shell wrote: tmux has read all of it, but its way through ``pipe-pane`` to the
-    log may take a moment, so the log is read until it has not grown for ``LOG_SETTLE`` (``SLICE`` at
-    most: a pane log is not written once its pane is dead)."""
+    """Read what a dead shell wrote: tmux has read all of it, but its way through ``pipe-pane`` to
+    the log may take a moment, so the log is read until it has not grown for ``LOG_SETTLE``
+    (``SLICE`` at most: a pane log is not written once its pane is dead)."""
     follow.read(feed)
     quiet, most = Deadline(LOG_SETTLE), Deadline(SLICE)
     while (left := min(quiet.left(), most.left())) > 0:
@@ -431,28 +488,41 @@ def _read_to_the_end(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirr
             quiet = Deadline(LOG_SETTLE)
 
 
-def _died(srv: PrivateServer, name: str, rec: RunRecord, died: tuple[int | None, int | None], text: str,
-          extra: Extra) -> Result:
-    """The result of a run whose shell ended under it without a mark: a command that replaced the shell
-    (``exec``) and ended, or a signal (``kill -9 $$``, an interrupted ``exec``).  Its output and the
-    exit status the kernel reported are the run's; the next run gets a fresh shell."""
+def _died(
+    srv: PrivateServer,
+    name: str,
+    rec: RunRecord,
+    died: tuple[int | None, int | None],
+    text: str,
+    extra: Extra,
+) -> Result:
+    """The result of a run whose shell ended under it without a mark: a command that replaced the
+    shell (``exec``) and ended, or a signal (``kill -9 $$``, an interrupted ``exec``).  Its output
+    and the exit status the kernel reported are the run's; the next run gets a fresh shell."""
     _delivered(srv, name, rec)
     status, signal = died
     extra = Extra(command=rec.command, **extra)
     if status is not None:
         return Result(session=name, status=Status.READY, exit_code=status, output=text,
-                      hint="the command replaced the shell (exec) and has ended; the next run starts a fresh "
-                           "shell in the session", extra=extra)
+                      hint="the command replaced the shell (exec) and has ended; the next run "
+                           "starts a fresh shell in the session", extra=extra)
     how = f"killed by signal {signal}" if signal is not None else "killed or crashed"
-    return Result(ok=False, session=name, status=Status.ERROR, exit_code=None if signal is None else 128 + signal,
-                  output=text, error=f"the shell of session {name!r} died while the command ran ({how})",
-                  hint="the next run starts a fresh shell in the session", extra=extra)
+    return Result(
+        ok=False,
+        session=name,
+        status=Status.ERROR,
+        exit_code=None if signal is None else 128 + signal,
+        output=text,
+        error=f"the shell of session {name!r} died while the command ran ({how})",
+        hint="the next run starts a fresh shell in the session",
+        extra=extra,
+    )
 
 
 def _began(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror | None = None) -> bool:
-    """Did the shell begin the command (its start marker, read to the log's end)?  The log is written
-    through a pipe after tmux read the pane, so what a dead shell wrote may still be on its way: it is
-    given ``LOG_SETTLE`` to arrive."""
+    """Did the shell begin the command (its start marker, read to the log's end)?  The log is
+    written through a pipe after tmux read the pane, so what a dead shell wrote may still be on its
+    way: it is given ``LOG_SETTLE`` to arrive."""
     follow.read(feed)
     if not follow.started and watch is not None:
         watch.wait(LOG_SETTLE)
@@ -461,8 +531,8 @@ def _began(follow: markers.Follow, feed: _Feed, watch: LogWatch | Mirror | None 
 
 
 def _pass_typed_line(shell: Shell, end: Mark, watch: LogWatch | Mirror) -> None:
-    """Wait, at most ``SLICE``, for the end mark of the line typed after a run that had ended after all,
-    so that the next run does not take that line's marks for its own."""
+    """Wait, at most ``SLICE``, for the end mark of the line typed after a run that had ended after
+    all, so that the next run does not take that line's marks for its own."""
     after = markers.Follow(shell.log_path, shell.nonce, end.end)
     deadline = Deadline(SLICE)
     while after.read(lambda _: None) is None and (left := deadline.left()) > 0:

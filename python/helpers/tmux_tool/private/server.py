@@ -101,13 +101,15 @@ class PrivateServer:
         _prepared.add(self.dir)
 
     def hooks(self) -> str:
-        """The file that puts a shell's marks back (see :func:`markers.hooks`), written if missing."""
+        """The file that puts a shell's marks back (see :func:`markers.hooks`), written if
+        missing."""
         if not self.place.installed(f"{self.far}/hooks.sh"):
             self._prepare()
         return f"{self.far}/hooks.sh"
 
     def watch(self, shell: Shell) -> Watch:
-        """What a wait for the session's log to grow sleeps on: the file, or the copy of a log on a host."""
+        """What a wait for the session's log to grow sleeps on: the file, or the copy of a log on a
+        host."""
         return self.place.follow(shell.far, shell.log_path)
 
     def last_mark(self, shell: Shell) -> markers.Mark | None:
@@ -172,12 +174,22 @@ class PrivateServer:
                       created=time.time(), far=self.place.log_in(far_dir))
         write_private(sdir / "shell.json", json.dumps(asdict(shell)))
         write_private(shell.log_path, "")
-        if (environ := self.place.environ) is not None:  # the caller's environment, where it reaches
+        # the caller's environment, where it reaches
+        if (environ := self.place.environ) is not None:
             write_private(sdir / "env.sh", markers.environment({**environ, **(env or {})}),
                           errors="surrogateescape")
         self.place.new_log(shell.far)
         start_dir = self.place.start_dir(cwd)
-        new = ["new-session", "-d", "-s", name, "-x", str(self.cfg.width), "-y", str(self.cfg.height)]
+        new = [
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            str(self.cfg.width),
+            "-y",
+            str(self.cfg.height),
+        ]
         if start_dir:
             new += ["-c", start_dir.replace("#", "##")]
         new += self._shell_argv(shell, env)
@@ -216,7 +228,9 @@ class PrivateServer:
         """End session ``name`` and forget it; False if it did not exist."""
         existed = True
         try:
-            shells = self.tmux.cmd("list-panes", "-s", "-t", f"={name}", "-F", "#{pane_pid}").split()
+            shells = self.tmux.cmd(
+                "list-panes", "-s", "-t", f"={name}", "-F", "#{pane_pid}"
+            ).split()
             self.tmux.cmd("kill-session", "-t", f"={name}")
         except (NoServer, NoTarget):
             existed, shells = False, []
@@ -236,24 +250,32 @@ class PrivateServer:
 
     # --- internals ---------------------------------------------------------
     def _shell_argv(self, shell: Shell, env: Mapping[str, str] | None = None) -> list[str]:
-        """The session's shell with its marks' nonce in its environment, through env(1): tmux before 3.2
-        has no ``new-session -e``, and a respawned shell needs it as much.  Here, the shell also reads the
-        environment of the caller that made the session from a file (a respawned shell the same one); on
-        a host, the shell has the host's."""
+        """The session's shell with its marks' nonce in its environment, through env(1): tmux before
+        3.2 has no ``new-session -e``, and a respawned shell needs it as much.  Here, the shell also
+        reads the environment of the caller that made the session from a file (a respawned shell the
+        same one); on a host, the shell has the host's."""
         bash = self.place.bash
         folder = (shell.far or shell.log).rpartition("/")[0]
         variables = {"TT_NONCE": shell.nonce, "TT_DIR": folder}
         if self.place.environ is not None:
-            variables["TT_ENV"] = f"{folder}/env.sh"  # the caller's environment when the session was made
+            # the caller's environment when the session was made
+            variables["TT_ENV"] = f"{folder}/env.sh"
         variables.update(env or {})
-        return ["env", *(f"{k}={v}" for k, v in variables.items()), bash, "--noprofile", "--rcfile", self.rcfile,
-                "-i"]
+        return [
+            "env",
+            *(f"{k}={v}" for k, v in variables.items()),
+            bash,
+            "--noprofile",
+            "--rcfile",
+            self.rcfile,
+            "-i",
+        ]
 
     def _await_editor(self, shell: Shell, deadline: Deadline) -> None:
-        """Wait, briefly, for the line editor to take the terminal (raw mode): the prompt's marker comes
-        just before it, and text pasted in between would be echoed raw, escape codes and all, on the
-        screen the human watches (it still runs).  A place whose terminals this machine cannot watch (a
-        host) does not wait for it."""
+        """Wait, briefly, for the line editor to take the terminal (raw mode): the prompt's marker
+        comes just before it, and text pasted in between would be echoed raw, escape codes and all,
+        on the screen the human watches (it still runs).  A place whose terminals this machine
+        cannot watch (a host) does not wait for it."""
 
         def tty() -> str:
             try:
@@ -273,7 +295,8 @@ class PrivateServer:
         with self.watch(shell) as watch:
             while True:
                 follow = markers.Follow(shell.log_path, shell.nonce, offset)
-                follow.started = True  # a fresh shell's first marker is its prompt: no command before
+                # a fresh shell's first marker is its prompt: no command before
+                follow.started = True
                 while (end := follow.read(lambda _output: None)) is None:
                     left = deadline.left()
                     if not left:

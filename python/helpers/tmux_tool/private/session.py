@@ -1,4 +1,5 @@
-"""A private session: the agent's own shell on its own server, judged from the shell's markers first.
+"""A private session: the agent's own shell on its own server, judged from the shell's markers
+first.
 
 The shell's own markers say whether a command (or a started program) is
 still running and how it ended; the screen is consulted only to tell *how*
@@ -57,9 +58,9 @@ class PrivateSession:
         # a dialog, say) will change what it shows: the screen is out of date until it reads them.
         unread = self.target.tmux.place.unread(st.facts.tty)
         if unread:
-            st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read the {unread} "
-                                                   f"byte(s) typed into its terminal yet (the screen showed: "
-                                                   f"{st.evidence})")
+            st.status, st.evidence = Status.BUSY, (f"{st.program or 'the program'} has not read "
+                                                   f"the {unread} byte(s) typed into its terminal "
+                                                   f"yet (the screen showed: {st.evidence})")
             st.question, st.options = None, ()
         return st
 
@@ -76,13 +77,27 @@ class PrivateSession:
         rec = run_record.load_record(srv, target.name)
         if rec is not None and mark.start < rec.offset:
             # Our last line is typed but the shell has not started it: the marks are all older.
-            return State(Status.BUSY, f"the shell has not started `{run_record.short(rec.command)}` yet",
-                         facts.command or "bash", snap, facts, exact=True)
+            return State(
+                Status.BUSY,
+                f"the shell has not started `{run_record.short(rec.command)}` yet",
+                facts.command or "bash",
+                snap,
+                facts,
+                exact=True,
+            )
         running = mark.kind == "S"
         if program is None:
             if not running:
-                return State(Status.READY, f"the shell's prompt is back (last exit code {mark.exit_code})",
-                             "bash", snap, facts, exit_code=mark.exit_code, cwd=mark.cwd, exact=True)
+                return State(
+                    Status.READY,
+                    f"the shell's prompt is back (last exit code {mark.exit_code})",
+                    "bash",
+                    snap,
+                    facts,
+                    exit_code=mark.exit_code,
+                    cwd=mark.cwd,
+                    exact=True,
+                )
             # Something runs at the shell: it may read a secret (the kernel says), and the screen
             # tells whether it is a program waiting at its own prompt (a REPL started by send) or
             # asking a question.
@@ -95,9 +110,19 @@ class PrivateSession:
             ):
                 return _from_verdict(verdict, snap, facts)
             rec = run_record.running_record(srv, target.name, mark)
-            what = f"`{rec.command}` for {time.time() - rec.started:.0f}s" if rec.command else f"{facts.command}"
-            return State(Status.BUSY, f"a command is still running: {what}", facts.command or "bash", snap,
-                         facts, exact=True)
+            what = (
+                f"`{rec.command}` for {time.time() - rec.started:.0f}s"
+                if rec.command
+                else f"{facts.command}"
+            )
+            return State(
+                Status.BUSY,
+                f"a command is still running: {what}",
+                facts.command or "bash",
+                snap,
+                facts,
+                exact=True,
+            )
         if not running:
             # The contract: a started program that ended with an error or a crash is "error";
             # a clean exit leaves the shell's own state.  The exit code is exact.
@@ -107,8 +132,16 @@ class PrivateSession:
         return _by_screen(snap, facts, program, target)
 
     # --- results ----------------------------------------------------------------
-    def report(self, st: State, *, ok: bool = True, error: str | None = None, hint: str | None = None,
-               exit_code: int | None = None, **extra: Unpack[Extra]) -> Result:
+    def report(
+        self,
+        st: State,
+        *,
+        ok: bool = True,
+        error: str | None = None,
+        hint: str | None = None,
+        exit_code: int | None = None,
+        **extra: Unpack[Extra],
+    ) -> Result:
         """A result that reports the session's state."""
         return reported(st, self.name, ok=ok, error=error, hint=hint, exit_code=exit_code, **extra)
 
@@ -125,8 +158,13 @@ class PrivateSession:
     def row(self) -> dict[str, Any]:
         """What ``list`` says of the session (and the secret it asks for, if it does)."""
         st = self.state()
-        row: dict[str, Any] = {"session": self.name, "server": f"private ({self.server.cfg.private_socket})",
-                               "program": st.program, "status": st.status, "evidence": st.evidence}
+        row: dict[str, Any] = {
+            "session": self.name,
+            "server": f"private ({self.server.cfg.private_socket})",
+            "program": st.program,
+            "status": st.status,
+            "evidence": st.evidence,
+        }
         if (host := self.server.place.name) is not None:
             row["host"] = host
         if st.needs_human:
@@ -135,7 +173,8 @@ class PrivateSession:
 
     # --- acting -----------------------------------------------------------------
     def run(self, command: str, timeout: float) -> Result:
-        """Run a shell command and return its exact output and exit code (or ``busy`` at the timeout)."""
+        """Run a shell command and return its exact output and exit code (or ``busy`` at the
+        timeout)."""
         result = runs.run(self.server, self.name, command, timeout, on_slice=self._blocked_early)
         if result.status == Status.BUSY and result.ok:
             st = self.state()
@@ -143,29 +182,43 @@ class PrivateSession:
         return result
 
     def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:
-        """Type text (bracketed paste where the program takes it) and submit it the program's way."""
+        """Type text (bracketed paste where the program takes it) and submit it the program's
+        way."""
         shell = self.server.shell(self.name)
         profile = programs.profile_for(shell.program) if shell and shell.program else None
         before = self.state()
         if (refused := self._refused(before, text)) is not None:
             return refused
-        if before.status == Status.BUSY and len(text.encode("utf-8", "surrogateescape")) >= LONG_TEXT:
-            return failure(f"{before.evidence}; it is not reading input, and {len(text)} characters would "
-                           "overflow the terminal's 4 KiB input buffer and queue up in front of Ctrl+C",
-                           session=self.name, status=Status.BUSY,
-                           hint="wait until it asks for input, or interrupt it; pass long text in a file")
+        if (
+            before.status == Status.BUSY
+            and len(text.encode("utf-8", "surrogateescape")) >= LONG_TEXT
+        ):
+            return failure(
+                f"{before.evidence}; it is not reading input, and {len(text)} "
+                "characters would overflow the terminal's 4 KiB input buffer and queue "
+                "up in front of Ctrl+C",
+                session=self.name,
+                status=Status.BUSY,
+                hint="wait until it asks for input, or interrupt it; pass long text in a file",
+            )
         if profile is None and before.program:
             profile = programs.profile_or_generic(before.program)
             profile = chat.speaker(profile.name) if chat.speaks(profile, before.snap) else profile
         submit = list(profile.submit) if profile else ["Enter"]
         running = self._run_running()
-        tmux, pane, digest = self.target.tmux, self.target.pane, before.snap.digest if before.snap else None
+        tmux, pane, digest = (
+            self.target.tmux,
+            self.target.pane,
+            before.snap.digest if before.snap else None,
+        )
         # A CLI's input box takes a paste in pieces: its Enter waits until the paste shows, whole.
         box = profile if text and enter and isinstance(profile, AiProfile) else None
         keyboard.paste(tmux, pane, text, bracketed=profile.paste if profile else True,
                        then=submit if enter and box is None else ())
         if box is not None:
-            keyboard.await_paste(tmux, pane, digest or "", lambda snap: bool(box.pending_input(snap)))
+            keyboard.await_paste(
+                tmux, pane, digest or "", lambda snap: bool(box.pending_input(snap))
+            )
             keyboard.press(tmux, pane, submit)
         return self._answered(running, self._settle(timeout, digest))
 
@@ -175,10 +228,13 @@ class PrivateSession:
             return refused
         running = self._run_running()
         keyboard.press(self.target.tmux, self.target.pane, keys)
-        return self._answered(running, self._settle(timeout, before.snap.digest if before.snap else None))
+        return self._answered(
+            running, self._settle(timeout, before.snap.digest if before.snap else None)
+        )
 
     def _run_running(self) -> bool:
-        """Is a run of ours under way in the shell (its start mark the last), its result not given yet?"""
+        """Is a run of ours under way in the shell (its start mark the last), its result not given
+        yet?"""
         srv = self.server
         shell = srv.shell(self.name)
         rec = run_record.load_record(srv, self.name)
@@ -188,22 +244,31 @@ class PrivateSession:
         return mark is not None and mark.kind == "S" and mark.start >= rec.offset
 
     def _answered(self, running: bool, settled: Result) -> Result:
-        """What typing into a run gives: the run's own result once what was typed has let it end (the
-        answer to its question, say), exactly as ``wait`` would give it; else the settled session."""
+        """What typing into a run gives: the run's own result once what was typed has let it end
+        (the answer to its question, say), exactly as ``wait`` would give it; else the settled
+        session."""
         if not running or self._run_running():
             return settled
         return self.wait_exact(0.0) or settled
 
     def _refused(self, st: State, text: str, keys: list[str] | None = None) -> Result | None:
-        """Nothing of the agent's goes into a secret's prompt: the refusal, with where the human types it."""
+        """Nothing of the agent's goes into a secret's prompt: the refusal, with where the human
+        types it."""
         why = human.refusal(st, text, keys or ())
         if why is None:
             return None
         trace.event("refused", session=self.name, reason=why, final=True)
         where = human.where_to_type(self.server.cfg, self.name, self.server.place)
-        return failure(f"nothing was typed: {why}", session=self.name, status=st.status, needs_human=True,
-                       question=st.question, secret_reader=st.secret_reader, program=st.program,
-                       hint=human.hint(st.program, where))
+        return failure(
+            f"nothing was typed: {why}",
+            session=self.name,
+            status=st.status,
+            needs_human=True,
+            question=st.question,
+            secret_reader=st.secret_reader,
+            program=st.program,
+            hint=human.hint(st.program, where),
+        )
 
     def interrupt(self, timeout: float) -> Result:
         keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
@@ -218,8 +283,8 @@ class PrivateSession:
 
     # --- waiting ----------------------------------------------------------------
     def wait_exact(self, timeout: float) -> Result | None:
-        """A shell running a command of ours: wait on its markers and return its output (None: nothing
-        of ours is pending, so the screen is to be judged instead)."""
+        """A shell running a command of ours: wait on its markers and return its output (None:
+        nothing of ours is pending, so the screen is to be judged instead)."""
         srv = self.server
         shell = srv.shell(self.name)
         rec = run_record.load_record(srv, self.name)
@@ -234,16 +299,21 @@ class PrivateSession:
         # A secret asked for already (the agent was told): the human types it, and the wait goes on.
         asked = self.state() if running else None
         asked = asked if asked is not None and asked.needs_human else None
-        res = runs.collect(srv, shell, rec, timeout, on_slice=lambda quiet: self._blocked_early(quiet, asked))
+        res = runs.collect(
+            srv, shell, rec, timeout, on_slice=lambda quiet: self._blocked_early(quiet, asked)
+        )
         if res.status == Status.BUSY and asked and (st := self.state()).needs_human:
-            return self.report(st, ok=False, error=f"{st.program} still waits for the secret after {timeout:g}s")
+            return self.report(
+                st, ok=False, error=f"{st.program} still waits for the secret after {timeout:g}s"
+            )
         if res.status == Status.BUSY:
             res.ok = False
             res.error = f"{run_record.describe(rec)} is still running after {timeout:g}s"
         return res
 
     def waited(self, res: Result, st: State) -> None:
-        """What a wait that judged the screen adds to its result: nothing here (markers gave the output)."""
+        """What a wait that judged the screen adds to its result: nothing here (markers gave the
+        output)."""
 
     def heard(self, res: Result) -> None:
         """The option the human tapped in the page for this session's question, told once
@@ -267,23 +337,33 @@ class PrivateSession:
         return self.report(st)
 
     def _blocked_early(self, quiet: float, asked: State | None = None) -> Result | None:
-        """While a command runs (its output quiet for ``quiet`` seconds): stop waiting if it asks for a
-        secret (the kernel says so at once) other than the one ``asked`` at the start, which the human
-        is typing; or, after a quiet second, if it asks a question or opened a program that waits for
-        input (the editor of ``git merge``, a REPL): it will not end by itself.  A session gone meanwhile
-        is for the run's own check of its pane to report.
+        """While a command runs (its output quiet for ``quiet`` seconds): stop waiting if it asks
+        for a secret (the kernel says so at once) other than the one ``asked`` at the start, which
+        the human is typing; or, after a quiet second, if it asks a question or opened a program
+        that waits for input (the editor of ``git merge``, a REPL): it will not end by itself.  A
+        session gone meanwhile is for the run's own check of its pane to report.
 
-        Only a program that waits for its secret now ends the wait (``blocked``): keys typed into the
-        terminal that its reader has not read yet (``busy``; the human's answer on its way, which a loaded
-        machine holds back) are no question, and the wait goes on until the program has read them."""
+        Only a program that waits for its secret now ends the wait (``blocked``): keys typed into
+        the terminal that its reader has not read yet (``busy``; the human's answer on its way,
+        which a loaded machine holds back) are no question, and the wait goes on until the program
+        has read them."""
         try:
             st = self.state()
         except TmuxError:
             return None
         if trace.on():
-            trace.event("state", session=self.name, status=str(st.status), evidence=st.evidence, program=st.program,
-                        exact=st.exact, needs_human=st.needs_human, digest=st.snap.digest if st.snap else None,
-                        during="run", quiet=round(quiet, 3))
+            trace.event(
+                "state",
+                session=self.name,
+                status=str(st.status),
+                evidence=st.evidence,
+                program=st.program,
+                exact=st.exact,
+                needs_human=st.needs_human,
+                digest=st.snap.digest if st.snap else None,
+                during="run",
+                quiet=round(quiet, 3),
+            )
         if human.answering(st, asked):
             return None
         if st.needs_human and st.status == Status.BLOCKED:
@@ -301,8 +381,8 @@ class PrivateSession:
 
 def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Target) -> State:
     """A program at work, judged by its screen - unless the kernel says it reads a secret, or, for a
-    CLI no profile knows idle at its input area, that a process of it runs (a frame of work the screen
-    does not show: such a CLI signs nothing of its own)."""
+    CLI no profile knows idle at its input area, that a process of it runs (a frame of work the
+    screen does not show: such a CLI signs nothing of its own)."""
     term = _kernel(target, facts)
     if secret := _secret(term, snap, facts, program, target):
         return secret
@@ -313,7 +393,10 @@ def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Ta
         share = stillness.at_work(lambda: target.tmux.place.activity(facts.pid))
         if share is None or share > 0:
             asks = f"asks for {share:.0%} of a CPU" if share else "runs"
-            st.status, st.evidence = Status.BUSY, f"{term.front.comm} {asks} (the kernel says so); the screen: {st.evidence}"
+            st.status, st.evidence = (
+                Status.BUSY,
+                f"{term.front.comm} {asks} (the kernel says so); the screen: {st.evidence}",
+            )
     return st
 
 
@@ -324,8 +407,9 @@ def _kernel(target: Target, facts: PaneFacts) -> kernel.Terminal:
 
 def _secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None,
             target: Target) -> State | None:
-    """The state of a secret asked for, with its question: the screen was captured before the kernel was
-    asked, so a question just printed may not be on it yet - then the screen is captured once more."""
+    """The state of a secret asked for, with its question: the screen was captured before the kernel
+    was asked, so a question just printed may not be on it yet - then the screen is captured once
+    more."""
     secret = human.asks_secret(term, snap, facts, program)
     if secret is not None and not snap.cursor_line.strip():
         snap, facts = panes.look(target.tmux, target.pane)

@@ -30,7 +30,8 @@ TMUX_TIMEOUT = 10.0
 
 
 def end_private(*, dry_run: bool = False) -> str:
-    """End the private tmux server and remove its state folder; return a sentence saying what was done.
+    """End the private tmux server and remove its state folder; return a sentence saying what was
+    done.
 
     Never raises for tmux: an uninstall goes on anyway, and the sentence says
     what stayed and how to end it by hand.
@@ -38,15 +39,21 @@ def end_private(*, dry_run: bool = False) -> str:
     cfg = config.load()
     server = f"the private tmux server {cfg.private_socket!r}"
     if dry_run:
-        return (f"would end {server} with everything running in it, and remove {cfg.private_dir} (and the "
-                "tool's server and files on each host it had sessions on)")
-    far = _end_hosts(cfg.private_dir / "hosts", cfg.private_socket)  # while their connections are up
+        return (f"would end {server} with everything running in it, and remove {cfg.private_dir} "
+                "(and the tool's server and files on each host it had sessions on)")
+    # while their connections are up
+    far = _end_hosts(cfg.private_dir / "hosts", cfg.private_socket)
     tmux = shutil.which("tmux")
     try:
         ended = tmux is not None and _end_server([tmux, "-L", cfg.private_socket])
-        done = f"ended {server} with everything running in it" if ended else f"{server} was not running"
+        done = (
+            f"ended {server} with everything running in it"
+            if ended
+            else f"{server} was not running"
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        done = (f"could not end {server} ({exc}): end it with `tmux -L {cfg.private_socket} kill-server`")
+        done = (f"could not end {server} ({exc}): end it with `tmux -L {cfg.private_socket} "
+                "kill-server`")
     shutil.rmtree(cfg.private_dir, ignore_errors=True)
     return f"{done}; removed {cfg.private_dir}{far}"
 
@@ -62,24 +69,34 @@ def _end_hosts(folder: Path, socket: str) -> str:
             host = hosts.resolve(name, folder, None)
             if not host.connected():
                 raise hosts.HostError("not connected")
-            shells = host.run(f"{tmux} list-panes -a -F '#{{pane_pid}}' 2>/dev/null; true", timeout=TMUX_TIMEOUT)
+            shells = host.run(
+                f"{tmux} list-panes -a -F '#{{pane_pid}}' 2>/dev/null; true", timeout=TMUX_TIMEOUT
+            )
             host.run(f"{tmux} kill-server 2>/dev/null\n"
                      + kernel.hang_up_script([int(p) for p in shells.split() if p.isdigit()])
                      + f'rm -rf "$HOME/.tmux_tool/"{shlex.quote(socket)}\n', timeout=TMUX_TIMEOUT)
             done.append(name)
         except (hosts.HostError, BadName):
             left.append(name)
-    said = f"; on {', '.join(done)}: ended its tmux server and removed ~/.tmux_tool/{socket}" if done else ""
+    said = (
+        f"; on {', '.join(done)}: ended its tmux server and removed ~/.tmux_tool/{socket}"
+        if done
+        else ""
+    )
     if left:
-        said += (f"; not connected now: {', '.join(left)} (there, run: tmux -L {socket} kill-server; "
-                 f"rm -rf ~/.tmux_tool/{socket})")
+        said += (f"; not connected now: {', '.join(left)} (there, run: tmux -L {socket} "
+                 f"kill-server; rm -rf ~/.tmux_tool/{socket})")
     return said
 
 
 def _known(folder: Path) -> list[str]:
     """The hosts named by the host folders under ``folder``."""
     try:
-        found = [p.joinpath("host").read_text().strip() for p in folder.iterdir() if p.joinpath("host").is_file()]
+        found = [
+            p.joinpath("host").read_text().strip()
+            for p in folder.iterdir()
+            if p.joinpath("host").is_file()
+        ]
     except (OSError, UnicodeDecodeError):
         return []
     return sorted(found)
@@ -99,8 +116,13 @@ def _end_server(tmux: list[str]) -> bool:
                          timeout=TMUX_TIMEOUT, check=False).stdout.strip()
     if not pid.isdigit():
         return False
-    shells = subprocess.run([*tmux, "list-panes", "-a", "-F", "#{pane_pid}"], capture_output=True, text=True,
-                            timeout=TMUX_TIMEOUT, check=False).stdout.split()
+    shells = subprocess.run(
+        [*tmux, "list-panes", "-a", "-F", "#{pane_pid}"],
+        capture_output=True,
+        text=True,
+        timeout=TMUX_TIMEOUT,
+        check=False,
+    ).stdout.split()
     subprocess.run([*tmux, "kill-server"], capture_output=True, timeout=TMUX_TIMEOUT, check=False)
     for _ in Deadline(SERVER_EXIT_TIMEOUT).ticks(0.02):
         if (process := kernel.proc(int(pid))) is None or process.state == "Z":

@@ -1,4 +1,5 @@
-"""The audit trail: one line per injection of the agent's into the human's terminal, and how it ended.
+"""The audit trail: one line per injection of the agent's into the human's terminal, and how it
+ended.
 
 The trail is a file in the tool's private state directory with one JSON
 line per injection (written as it happens, with an ``id``, masked); how each
@@ -28,17 +29,23 @@ def _append(log: Path, entry: dict[str, Any]) -> None:
 
 
 def injection_telling(target: str, log: Path, what: str, *, submitted: bool) -> list[list[str]]:
-    """The tmux commands that name the audit trail in the session (so the page finds it even after the
-    session was recreated) and announce the agent as typing, or, once it pressed Enter, as waiting for
-    the prompt: the injecting command runs them with its keystrokes."""
+    """The tmux commands that name the audit trail in the session (so the page finds it even after
+    the session was recreated) and announce the agent as typing, or, once it pressed Enter, as
+    waiting for the prompt: the injecting command runs them with its keystrokes."""
     state, reason = ("waiting", "for the prompt") if submitted else ("typing", "")
-    return control.telling(target, state, what, reason, ["set-option", "-t", target, control.AUDIT_OPTION, str(log.resolve())])
+    return control.telling(
+        target,
+        state,
+        what,
+        reason,
+        ["set-option", "-t", target, control.AUDIT_OPTION, str(log.resolve())],
+    )
 
 
 def record_injection(tmux: Tmux, target: str, log: Path, entry: dict[str, Any], *, submitted: bool,
                      told: bool = False) -> str:
-    """Write down an injection that just happened and tell the page (unless the injecting command already
-    did: ``told``, see :func:`injection_telling`); return its id.
+    """Write down an injection that just happened and tell the page (unless the injecting command
+    already did: ``told``, see :func:`injection_telling`); return its id.
 
     The entry goes to the audit trail (masked, this user only).
     """
@@ -59,10 +66,12 @@ def record_answer(log: Path, entry: dict[str, Any]) -> None:
 
 
 def results_path(log: Path) -> Path:
-    """Where the results of the injections in ``log`` are kept (``audit.log`` → ``audit-results.log``)."""
+    """Where the results of the injections in ``log`` are kept (``audit.log`` →
+    ``audit-results.log``)."""
     return log.with_name(f"{log.stem}-results{log.suffix}")
 
 
 def record_result(log: Path, entry_id: str, status: str, screen: str | None) -> None:
-    """Append how the injection ``entry_id`` of ``log`` ended: its status and the screen after it."""
+    """Append how the injection ``entry_id`` of ``log`` ended: its status and the screen after
+    it."""
     _append(results_path(log), {"id": entry_id, "result": status, "screen": screen or ""})

@@ -1,4 +1,5 @@
-"""The human's say over the agent in the shared terminal: pause, approval, and what the agent is doing.
+"""The human's say over the agent in the shared terminal: pause, approval, and what the agent is
+doing.
 
 Three programs that never talk to each other directly have to agree: the
 tool typing into the shared session, the web page's server, and
@@ -52,9 +53,20 @@ from ..transport import options
 from ..transport.tmux import SEP, Tmux
 
 PAUSED_OPTION, APPROVE_OPTION = options.PAUSED, options.APPROVE
-ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION = options.ACTIVITY, options.PENDING, options.APPROVAL
+ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION = (
+    options.ACTIVITY,
+    options.PENDING,
+    options.APPROVAL,
+)
 AUDIT_OPTION, LINE_OPTION = options.AUDIT, options.ACTIVITY_LINE
-_OPTIONS = (PAUSED_OPTION, APPROVE_OPTION, ACTIVITY_OPTION, PENDING_OPTION, APPROVAL_OPTION, AUDIT_OPTION)
+_OPTIONS = (
+    PAUSED_OPTION,
+    APPROVE_OPTION,
+    ACTIVITY_OPTION,
+    PENDING_OPTION,
+    APPROVAL_OPTION,
+    AUDIT_OPTION,
+)
 _FORMAT = SEP.join(f"#{{{name}}}" for name in ("session_name", *_OPTIONS))
 
 ALLOWED = f"#{{!=:#{{{PAUSED_OPTION}}},1}}"
@@ -96,7 +108,9 @@ def read(tmux: Tmux, target: str) -> Control:
     name, paused, approve, activity, pending, approval, audit = fields
     if not name:  # display-message answers a missing target with empty fields, not an error
         raise NoTarget(f"no session {target}")
-    return Control(paused == "1", approve == "1", _json(activity), _json(pending), _json(approval), audit)
+    return Control(
+        paused == "1", approve == "1", _json(activity), _json(pending), _json(approval), audit
+    )
 
 
 def paused(tmux: Tmux, target: str) -> bool:
@@ -162,7 +176,8 @@ def announce(tmux: Tmux, target: str, state: str, text: str = "", reason: str = 
 
 def _tell(tmux: Tmux, target: str, state: str, text: str, reason: str,
           *also: list[str]) -> None:
-    """Set the activity options (and the ``also`` commands) in one tmux call; remember what was said."""
+    """Set the activity options (and the ``also`` commands) in one tmux call; remember what was
+    said."""
     try:
         tmux.chain(*telling(target, state, text, reason, *also))
     except TmuxError:
@@ -171,14 +186,17 @@ def _tell(tmux: Tmux, target: str, state: str, text: str, reason: str,
 
 
 def said(tmux: Tmux, target: str, state: str, text: str = "", reason: str = "") -> None:
-    """Remember an announcement made (by :func:`telling`'s commands, run by the caller): saying it again is
-    skipped."""
+    """Remember an announcement made (by :func:`telling`'s commands, run by the caller): saying it
+    again is skipped."""
     _announced[(tmux.key, target)] = (state, text, reason)
 
 
-def telling(target: str, state: str, text: str = "", reason: str = "", *also: list[str]) -> list[list[str]]:
-    """The tmux commands that set the activity options, for a caller that runs them with its own (every
-    option a command sets redraws every attached client, so one call for all of them costs one redraw)."""
+def telling(
+    target: str, state: str, text: str = "", reason: str = "", *also: list[str]
+) -> list[list[str]]:
+    """The tmux commands that set the activity options, for a caller that runs them with its own
+    (every option a command sets redraws every attached client, so one call for all of them costs
+    one redraw)."""
     shown = masking.mask(text) or ""
     value = {"state": state, "text": shown[:TEXT_LIMIT], "since": time.time(), "reason": reason}
     return [["set-option", "-t", target, ACTIVITY_OPTION, json.dumps(value)],
@@ -203,7 +221,8 @@ def for_the_human(reason: str) -> str:
 
 
 def headline(activity: dict[str, Any] | None, now: float | None = None) -> str:
-    """The activity in the page's words: a wait counts its seconds up to ``now``, else says since when.
+    """The activity in the page's words: a wait counts its seconds up to ``now``, else says since
+    when.
 
     (tmux's status line cannot count, so it shows the start time.)
     """
@@ -232,8 +251,12 @@ def digest(request_id: str, text: str, keys: Sequence[str], enter: bool) -> str:
 def pending_digest(pending: dict[str, Any]) -> str:
     """The digest of a pending request as stored (what the page sends back)."""
     keys = pending.get("keys")
-    return digest(str(pending.get("id", "")), str(pending.get("text", "")),
-                  [str(k) for k in keys] if isinstance(keys, list) else [], bool(pending.get("enter")))
+    return digest(
+        str(pending.get("id", "")),
+        str(pending.get("text", "")),
+        [str(k) for k in keys] if isinstance(keys, list) else [],
+        bool(pending.get("enter")),
+    )
 
 
 def describe(text: str, keys: Sequence[str], enter: bool) -> str:
@@ -265,7 +288,13 @@ def await_approval(tmux: Tmux, target: str, text: str, keys: Sequence[str], ente
     request_id = secrets.token_hex(12)
     want = digest(request_id, text, keys, enter)
     expires = time.time() + max(0.0, timeout)
-    pending = {"id": request_id, "text": text, "keys": list(keys), "enter": bool(enter), "expires": expires}
+    pending = {
+        "id": request_id,
+        "text": text,
+        "keys": list(keys),
+        "enter": bool(enter),
+        "expires": expires,
+    }
     try:
         tmux.chain(["set-option", "-u", "-t", target, APPROVAL_OPTION],
                    ["set-option", "-t", target, PENDING_OPTION, json.dumps(pending)])
@@ -283,13 +312,17 @@ def await_approval(tmux: Tmux, target: str, text: str, keys: Sequence[str], ente
                     and hmac.compare_digest(str(answer.get("digest", "")), want):
                 if answer.get("verdict") == "approve":
                     return None
-                return f"the human rejected typing {what} into the shared terminal; nothing was typed"
+                return (
+                    f"the human rejected typing {what} into the shared terminal; nothing was typed"
+                )
             if now.paused:
                 return PAUSED
             if now.pending is None or now.pending.get("id") != request_id:
-                return f"the request to type {what} was withdrawn before the human answered; nothing was typed"
+                return (f"the request to type {what} was withdrawn before the human answered; "
+                        "nothing was typed")
             if time.time() >= expires:
-                return (f"the human did not approve typing {what} within {timeout:g} s; nothing was typed")
+                return (f"the human did not approve typing {what} within {timeout:g} s; nothing "
+                        "was typed")
             time.sleep(min(APPROVAL_POLL, max(0.0, expires - time.time())))
     finally:
         try:
@@ -319,7 +352,8 @@ def answer(tmux: Tmux, target: str, request_id: str, verdict: str, given_digest:
     if now.approval is not None:
         if now.approval.get("id") == request_id:
             return "this request has already been answered"
-        commands.append(["set-option", "-u", "-t", target, APPROVAL_OPTION])  # left from an old request
+        # left from an old request
+        commands.append(["set-option", "-u", "-t", target, APPROVAL_OPTION])
     record = {"id": request_id, "verdict": verdict, "digest": given_digest}
     commands.append(["set-option", "-o", "-t", target, APPROVAL_OPTION, json.dumps(record)])
     try:

@@ -32,19 +32,52 @@ from ..transport.process import run
 DESTRUCTIVE_KEYS = frozenset({"C-c", "C-u", "C-d", "C-\\", "C-z", "C-w", "C-k"})
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:,+@%~ -]+")
 # Words that open a construct the shell then waits to see closed (bash, zsh, fish, dash).
-_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
-                       "select", "function", "begin", "end", "switch", "repeat", "foreach", "coproc", "time"})
+_RESERVED = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "select",
+        "function",
+        "begin",
+        "end",
+        "switch",
+        "repeat",
+        "foreach",
+        "coproc",
+        "time",
+    }
+)
 # Words after which the next word is still a command the shell runs: `builtin exit`, `{ exit; }`,
 # `if true; then exit; fi`, `! exit`, `time exit`.
-_LEADS = frozenset({"builtin", "command", "{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"})
+_LEADS = frozenset(
+    {"builtin", "command", "{", "!", "if", "then", "else", "elif", "do", "while", "until", "time"}
+)
 _SEPARATORS = re.compile(r"\|\||&&|[;&|\n()]")
-_CHECKERS = {"bash": ["bash", "-n"], "zsh": ["zsh", "-n"], "dash": ["dash", "-n"], "sh": ["sh", "-n"],
-             "fish": ["fish", "--no-execute"], "ksh": ["ksh", "-n"], "mksh": ["mksh", "-n"]}
+_CHECKERS = {
+    "bash": ["bash", "-n"],
+    "zsh": ["zsh", "-n"],
+    "dash": ["dash", "-n"],
+    "sh": ["sh", "-n"],
+    "fish": ["fish", "--no-execute"],
+    "ksh": ["ksh", "-n"],
+    "mksh": ["mksh", "-n"],
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Leave:
-    """Leave to type now, or not: go, hold (retry until the timeout), or refuse (waiting will not help)."""
+    """Leave to type now, or not: go, hold (retry until the timeout), or refuse (waiting will not
+    help)."""
 
     go: bool
     reason: str = ""
@@ -67,7 +100,8 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Lea
         return Leave(False, "the human is scrolling in copy mode")
     human_text = st.notes.human_text
     if human_text and (st.notes.in_program or not (keys and not text and ours(st))):
-        # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards it.
+        # In a program, every key acts on the human's line: Enter submits it, C-c or C-u discards
+        # it.
         where = f"in {st.program}" if st.notes.in_program else "at the prompt"
         return Leave(False, f"the human has typed {human_text!r} {where}")
     if (secret := human.refusal(st, text, keys)) is not None:
@@ -80,8 +114,12 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Lea
         return Leave(False, f"the human is using {what}", final=True)
     destructive = sorted(set(keys) & DESTRUCTIVE_KEYS)
     if destructive and not ours(st):
-        return Leave(False, f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
-                       "what this tool typed, and nothing of ours is running or pending there", final=True)
+        return Leave(
+            False,
+            f"{', '.join(destructive)} in the shared terminal is only sent to stop or clear "
+            "what this tool typed, and nothing of ours is running or pending there",
+            final=True,
+        )
     if owner == "agent":
         if keys or st.status in (Status.READY, Status.BLOCKED) or st.notes.reading:
             return GO
@@ -89,13 +127,20 @@ def may_type(st: State, *, text: str, keys: tuple[str, ...], force: bool) -> Lea
     if st.notes.leftover:
         return GO
     if st.notes.continuation:
-        return Leave(False, "the shell waits for the rest of a command the human started; typing now would "
-                       "become part of it", final=True)
+        return Leave(
+            False,
+            "the shell waits for the rest of a command the human started; typing now would "
+            "become part of it",
+            final=True,
+        )
     if st.status == Status.BLOCKED:
         if ours(st):
             return GO
-        return Leave(False, f"a command the human ran asks a question ({st.question!r}); it is theirs to "
-                       "answer", final=True)
+        return Leave(
+            False,
+            f"a command the human ran asks a question ({st.question!r}); it is theirs to answer",
+            final=True,
+        )
     if st.status == Status.READY:
         return GO
     if keys and ours(st):
@@ -115,26 +160,34 @@ def ends_shell(text: str) -> str | None:
         if not words:
             continue
         head, args = words[0], words[1:]
-        # `kill` after a command that runs it (sudo, env, nohup, timeout 5): the shell expands $$ first.
+        # `kill` after a command that runs it (sudo, env, nohup, timeout 5): the shell expands $$
+        # first.
         at = next((i for i, word in enumerate(words) if word.rsplit("/", 1)[-1] == "kill"), None)
         if at is not None:
             head, args = "kill", words[at + 1:]
         if head in ("exit", "logout"):
             return f"`{head}` would end the human's shell, and with it the shared terminal"
-        if head == "exec" and any(not re.match(r"^\d*[<>]", a) for a in args if not a.startswith("-")):
-            return "`exec` would replace the human's shell, and end the shared terminal when it exits"
-        if head == "kill" and any(a in ("$$", "0", "-1", "%%", "%+") or a.endswith("$$") for a in args):
+        if head == "exec" and any(
+            not re.match(r"^\d*[<>]", a) for a in args if not a.startswith("-")
+        ):
+            return (
+                "`exec` would replace the human's shell, and end the shared terminal when it exits"
+            )
+        if head == "kill" and any(
+            a in ("$$", "0", "-1", "%%", "%+") or a.endswith("$$") for a in args
+        ):
             return "`kill` of the shell's own process would end the human's shell"
         if head == "kill" and any(a in ("$PPID", "${PPID}") for a in args):
-            return "`kill` of the shell's parent, the tmux server, would end the human's shell and every pane"
+            return ("`kill` of the shell's parent, the tmux server, would end the human's shell "
+                    "and every pane")
     return None
 
 
 def syntax_error(text: str, shell: str) -> str | None:
     """The shell's own parser on ``text``: its complaint, or None (also when it cannot be asked).
 
-    A line of plain words (no quote, escape, operator, bracket or reserved word) is complete in every
-    shell: it needs no parser process.
+    A line of plain words (no quote, escape, operator, bracket or reserved word) is complete in
+    every shell: it needs no parser process.
     """
     if _PLAIN.fullmatch(text) and not (set(text.split()) & _RESERVED):
         return None

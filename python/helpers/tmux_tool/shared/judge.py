@@ -39,13 +39,32 @@ from ..transport.tmux import Tmux
 from . import guard, prompt, records, where
 from .look import Look, key_time, take
 
-# Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of the
-# kernel's sight from here.
-RELAYS = frozenset({"sudo", "su", "ssh", "mosh-client", "script", "docker", "podman", "kubectl", "poetry",
-                    "pipenv", "nix-shell", "distrobox", "toolbox", "machinectl", "telnet", "lxc",
-                    "tmux: client", "screen"})  # a multiplexer's client draws its own panes' shells
-# Shells whose questions (fish's `read`, zsh's `vared`) share the prompt's terminal modes, or that have no
-# line editor: for them the screen, not the kernel, tells a question from the prompt.
+# Programs that give a shell a terminal of their own (a new pty, a remote host): the shell is out of
+# the kernel's sight from here.
+RELAYS = frozenset(
+    {
+        "sudo",
+        "su",
+        "ssh",
+        "mosh-client",
+        "script",
+        "docker",
+        "podman",
+        "kubectl",
+        "poetry",
+        "pipenv",
+        "nix-shell",
+        "distrobox",
+        "toolbox",
+        "machinectl",
+        "telnet",
+        "lxc",
+        "tmux: client",
+        "screen",
+    }
+)  # a multiplexer's client draws its own panes' shells
+# Shells whose questions (fish's `read`, zsh's `vared`) share the prompt's terminal modes, or that
+# have no line editor: for them the screen, not the kernel, tells a question from the prompt.
 _READ_LIKE_PROMPT = frozenset({"zsh", "fish", "dash", "sh", "ash", "busybox", "ksh", "mksh"})
 # Shells without a line editor: their prompt is read in cooked mode like any question.
 NO_EDITOR = frozenset({"dash", "sh", "ash", "busybox"})
@@ -57,15 +76,24 @@ def missing(session: str, socket: str) -> str:
 
 
 def closed(pane: str) -> str:
-    """Why a pane the call was bound to cannot be judged: it is gone, and no other pane stands in for it."""
-    return (f"the pane {pane} was closed (the human closed it, or its shell exited); what ran there can no "
-            "longer be read")
+    """Why a pane the call was bound to cannot be judged: it is gone, and no other pane stands in
+    for it."""
+    return (f"the pane {pane} was closed (the human closed it, or its shell exited); what ran "
+            "there can no longer be read")
 
 
 def _state(lk: Look, status: Status, evidence: str, program: str | None, notes: Notes | None = None,
            *, question: str | None = None, options: Sequence[str] = ()) -> State:
-    return State(status, evidence, program, lk.snap, lk.facts, question=question, options=tuple(options),
-                 notes=notes or Notes())
+    return State(
+        status,
+        evidence,
+        program,
+        lk.snap,
+        lk.facts,
+        question=question,
+        options=tuple(options),
+        notes=notes or Notes(),
+    )
 
 
 def judge(lk: Look, now: float | None = None) -> State:
@@ -76,7 +104,9 @@ def judge(lk: Look, now: float | None = None) -> State:
         return _state(lk, Status.ERROR, "the shared pane's shell has exited", facts.command)
     base = Notes(copy_mode=facts.in_mode)
     if (secret := human.asks_secret(term, lk.snap, facts, None)) is not None:
-        secret.notes = base if not term.known or term.shell_in_front else replace(base, owner=_owner(lk, now))
+        secret.notes = (
+            base if not term.known or term.shell_in_front else replace(base, owner=_owner(lk, now))
+        )
         return secret  # the human's to type, whoever asked
     if not term.known:
         return _by_screen(lk, base)
@@ -86,25 +116,51 @@ def judge(lk: Look, now: float | None = None) -> State:
         return _shell(lk, front, base, top=True, now=now)
     notes = replace(base, owner=_owner(lk, now))
     if (ahead := _typed_ahead(lk, notes)) is not None:
-        return _state(lk, Status.BUSY, f"the human typed while our {front.comm} runs: {ahead!r} may be on the "
-                      "terminal's line, unread (the kernel keeps a line being typed out of sight)", front.comm,
-                      replace(notes, human_text=ahead, in_program=True))
+        return _state(
+            lk,
+            Status.BUSY,
+            f"the human typed while our {front.comm} runs: {ahead!r} may be on the "
+            "terminal's line, unread (the kernel keeps a line being typed out of sight)",
+            front.comm,
+            replace(notes, human_text=ahead, in_program=True),
+        )
     if front.shell and not term.working:
         return _shell(lk, front, notes, top=False, now=now)
     if front.state in ("R", "D"):
-        return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
-                      front.comm, notes)
+        return _state(
+            lk,
+            Status.BUSY,
+            f"{front.comm} is running (the kernel has it on the CPU or in I/O)",
+            front.comm,
+            notes,
+        )
     if term.working:
-        # Whatever its screen shows (a row like a menu, a prompt, a percentage), it is not waiting for keys.
-        return _state(lk, Status.BUSY, f"{front.comm} is running (the kernel has it waiting for a child, a pipe or a "
-                      "timer, not for keys)", front.comm, notes)
-    # tmux names the group's leader; the kernel found the process at work in it (git's editor or pager).
-    snap = lk.snap if term.leader is None or front.pid == term.leader.pid else replace(lk.snap, program=front.comm)
+        # Whatever its screen shows (a row like a menu, a prompt, a percentage), it is not waiting
+        # for keys.
+        return _state(
+            lk,
+            Status.BUSY,
+            f"{front.comm} is running (the kernel has it waiting for a child, a pipe or a "
+            "timer, not for keys)",
+            front.comm,
+            notes,
+        )
+    # tmux names the group's leader; the kernel found the process at work in it (git's editor or
+    # pager).
+    snap = (
+        lk.snap
+        if term.leader is None or front.pid == term.leader.pid
+        else replace(lk.snap, program=front.comm)
+    )
     verdict = programs.detect(snap, program=front.comm)
     if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
         return _relayed(lk, front, notes)
     name = verdict.program or front.comm
-    if notes.owner == "agent" and (typed := _typed_in(snap, name)) and typed != lk.sent.leftover.strip():
+    if (
+        notes.owner == "agent"
+        and (typed := _typed_in(snap, name))
+        and typed != lk.sent.leftover.strip()
+    ):
         # The program is ours, but the line it takes input on is not: a person is typing there.
         return _state(lk, Status.BUSY, f"the human is typing in {name}: {typed!r}", name,
                       replace(notes, human_text=typed, in_program=True))
@@ -114,13 +170,15 @@ def judge(lk: Look, now: float | None = None) -> State:
 
 
 def _typed_in(snap: Snapshot, program: str) -> str:
-    """What is typed, not yet submitted, on the input line of ``program`` (a REPL's, an AI CLI's box)."""
+    """What is typed, not yet submitted, on the input line of ``program`` (a REPL's, an AI CLI's
+    box)."""
     profile = programs.profile_for(program)
     return (profile.pending_input(snap) or "") if profile is not None else ""
 
 
 def _relayed(lk: Look, front: Proc, notes: Notes) -> State:
-    """A program that runs a shell on a terminal of its own (``sudo -i``, ssh): only its screen can tell.
+    """A program that runs a shell on a terminal of its own (``sudo -i``, ssh): only its screen can
+    tell.
 
     The kernel sees the relay, not the shell behind it, so the prompt is learned
     from the screen alone, and only in a shape prompts commonly have; every
@@ -131,16 +189,33 @@ def _relayed(lk: Look, front: Proc, notes: Notes) -> State:
     found = prompt.split(line, x, lk.book.get(str(front.pid), ""), width)
     inside = f"the shell inside {front.comm}"
     if found.found and found.typed:
-        return _state(lk, Status.BUSY, f"the human is typing at the prompt of {inside}: {found.typed!r}", front.comm,
-                      replace(notes, human_text=found.typed, prompt=found.prompt))
+        return _state(
+            lk,
+            Status.BUSY,
+            f"the human is typing at the prompt of {inside}: {found.typed!r}",
+            front.comm,
+            replace(notes, human_text=found.typed, prompt=found.prompt),
+        )
     if found.found:
-        return _state(lk, Status.READY, f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
-                      front.comm, replace(notes, prompt=found.prompt, before=found.before))
+        return _state(
+            lk,
+            Status.READY,
+            f"the prompt {found.prompt.strip()!r} of {inside} is at the cursor line",
+            front.comm,
+            replace(notes, prompt=found.prompt, before=found.before),
+        )
     text = prompt.candidate(line, x, width)
     if text is not None and prompt.common_end(text):
-        return _state(lk, Status.READY, f"{inside} waits at its prompt {text.strip()!r}", front.comm,
-                      replace(notes, prompt=text, learn=(front.pid, prompt.template(text, "/"))))
-    return _state(lk, Status.BUSY, f"{front.comm} runs, and no prompt is at the cursor", front.comm, notes)
+        return _state(
+            lk,
+            Status.READY,
+            f"{inside} waits at its prompt {text.strip()!r}",
+            front.comm,
+            replace(notes, prompt=text, learn=(front.pid, prompt.template(text, "/"))),
+        )
+    return _state(
+        lk, Status.BUSY, f"{front.comm} runs, and no prompt is at the cursor", front.comm, notes
+    )
 
 
 def _typed_ahead(lk: Look, notes: Notes) -> str | None:
@@ -166,7 +241,8 @@ def _typed_ahead(lk: Look, notes: Notes) -> str | None:
 
 def _keyed_since_ours(lk: Look) -> str:
     """The text left of the cursor once a key of the human's reached this pane since our command was
-    typed (the same second counts), else "": where the human may have typed into what our command runs."""
+    typed (the same second counts), else "": where the human may have typed into what our command
+    runs."""
     facts, sent, snap = lk.facts, lk.sent, lk.snap
     if not facts.focused or sent.at <= 0 or key_time(facts) < int(sent.at):
         return ""
@@ -186,17 +262,21 @@ def _answering(lk: Look, ours: bool) -> str:
     """
     sent = lk.sent
     left = _keyed_since_ours(lk) if ours and sent.pending else ""
-    asked = next((k for k in range(len(left), 0, -1) if left[:k].strip() and left[:k] in sent.text), 0)
+    asked = next(
+        (k for k in range(len(left), 0, -1) if left[:k].strip() and left[:k] in sent.text), 0
+    )
     return left[asked:].strip()
 
 
 def _owner(lk: Look, now: float) -> str:
-    """Who started the program in front: ``agent`` (recorded, or started by our pending command) or ``human``."""
+    """Who started the program in front: ``agent`` (recorded, or started by our pending command) or
+    ``human``."""
     tag = lk.term.owner
     if tag in lk.owned:
         return "agent"
     sent, front = lk.sent, lk.term.front
-    since = sent.tick or kernel.started_ticks(now - sent.at, lk.kernel) - 1  # a record written before ticks
+    # a record written before ticks
+    since = sent.tick or kernel.started_ticks(now - sent.at, lk.kernel) - 1
     started_since = front is not None and front.started >= since
     if sent.pending and started_since and key_time(lk.facts) <= int(sent.at):
         return "agent"
@@ -279,7 +359,8 @@ def _shell(lk: Look, sh: Proc, notes: Notes, *, top: bool, now: float) -> State:
 
 
 def _unfinished_above(snap: Snapshot, learned: str, shell: str) -> bool:
-    """Is the ``> `` at the cursor a continuation prompt, rather than a main prompt that looks like one?
+    """Is the ``> `` at the cursor a continuation prompt, rather than a main prompt that looks like
+    one?
 
     A continuation prompt only ever follows a line that was submitted
     unfinished: the rows above are the command so far (continuation rows, up
@@ -310,9 +391,16 @@ def _by_screen(lk: Look, notes: Notes) -> State:
     learned = lk.book.get(str(facts.pid), "")
     found = prompt.split(snap.cursor_line, snap.cursor[0], learned, snap.width)
     if facts.command in kernel.SHELLS and found.found:
-        return _state(lk, Status.READY, f"the shell's prompt {found.prompt.strip()!r} is at the cursor line",
-                      facts.command, replace(notes, prompt=found.prompt, human_text=found.typed))
-    verdict = programs.detect(snap, program=None if facts.command in kernel.SHELLS else facts.command)
+        return _state(
+            lk,
+            Status.READY,
+            f"the shell's prompt {found.prompt.strip()!r} is at the cursor line",
+            facts.command,
+            replace(notes, prompt=found.prompt, human_text=found.typed),
+        )
+    verdict = programs.detect(
+        snap, program=None if facts.command in kernel.SHELLS else facts.command
+    )
     return _state(lk, verdict.status, verdict.evidence, verdict.program or facts.command,
                   replace(notes, owner="human"), question=verdict.question, options=verdict.options)
 
@@ -320,21 +408,27 @@ def _by_screen(lk: Look, notes: Notes) -> State:
 def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *, deliver: bool = False,
             also: Sequence[Sequence[str]] = ()) -> tuple[State, Look | None]:
     """Look, judge, and remember what the look taught (a prompt, our program, our command's end);
-    ``deliver``: the caller gives our command's output if this look finds it over, and ``also`` are tmux
-    commands to run with that record (``delivered`` is then noted in the state)."""
+    ``deliver``: the caller gives our command's output if this look finds it over, and ``also`` are
+    tmux commands to run with that record (``delivered`` is then noted in the state)."""
     try:
         lk = take(tmux, pane)
         st = judge(lk, now)
-        if st.status == Status.ERROR and lk.term.known and not lk.term.shell_in_front and not lk.facts.dead:
-            # The screen is captured after the kernel's facts: a program that ended in between (ls after
-            # its error message) is still named in front while the prompt is back under its last words.
-            # A program's end is the shell's to tell: look again.
+        if (
+            st.status == Status.ERROR
+            and lk.term.known
+            and not lk.term.shell_in_front
+            and not lk.facts.dead
+        ):
+            # The screen is captured after the kernel's facts: a program that ended in between (ls
+            # after its error message) is still named in front while the prompt is back under its
+            # last words. A program's end is the shell's to tell: look again.
             lk = take(tmux, pane)
             st = judge(lk, now)
     except NoTarget:
         if pane.startswith("%") and tmux.has_session(name):
             try:
-                tmux.chain(where.unbind_if(pane, f"={name}:"))  # reported now: the next call is not bound to it
+                # reported now: the next call is not bound to it
+                tmux.chain(where.unbind_if(pane, f"={name}:"))
             except TmuxError:
                 pass
             return State(Status.ERROR, closed(pane)), None
@@ -346,7 +440,8 @@ def observe(tmux: Tmux, pane: str, name: str, now: float | None = None, *, deliv
     back = remember(tmux, pane, lk, st, deliver, also)
     if lk.facts.dead:
         try:
-            tmux.chain(where.unbind_if(lk.facts.pane_id or pane))  # its shell is gone: reported now, once
+            # its shell is gone: reported now, once
+            tmux.chain(where.unbind_if(lk.facts.pane_id or pane))
         except TmuxError:
             pass
     st.notes = replace(st.notes, pending=lk.sent.pending and not back)

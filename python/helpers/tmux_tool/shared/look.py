@@ -28,11 +28,14 @@ class Look:
     book: dict[str, str]
     sent: Sent
     owned: list[str]
-    kernel: kernel.Source = kernel.HERE  # where the kernel's facts were read: here, or the pane's host
+    # where the kernel's facts were read: here, or the pane's host
+    kernel: kernel.Source = kernel.HERE
 
 
-TRIES = 3  # looks taken at most before one whose kernel facts held still across the picture is given up on
-_panes: dict[tuple[str, str], tuple[int, str]] = {}  # (socket, pane) -> (shell pid, tty), as last seen
+# looks taken at most before one whose kernel facts held still across the picture is given up on
+TRIES = 3
+# (socket, pane) -> (shell pid, tty), as last seen
+_panes: dict[tuple[str, str], tuple[int, str]] = {}
 
 
 def take(tmux: Tmux, pane: str) -> Look:
@@ -62,13 +65,21 @@ def take(tmux: Tmux, pane: str) -> Look:
             return take(tmux, pane)
         if not term.editing or _kernel(tmux, known)[:2] == (term, rchar):
             break
-    return Look(snap, facts, term, rchar, records.prompts(facts.learned_prompt), Sent.parse(facts.sent),
-                records.owned(facts.owned), src)
+    return Look(
+        snap,
+        facts,
+        term,
+        rchar,
+        records.prompts(facts.learned_prompt),
+        Sent.parse(facts.sent),
+        records.owned(facts.owned),
+        src,
+    )
 
 
 def _kernel(tmux: Tmux, known: tuple[int, str]) -> tuple[Terminal, int, kernel.Source]:
-    """The terminal of the pane's shell, the bytes its process in front has read, and where both were
-    read (this machine's ``/proc``, or one dump made on the pane's host)."""
+    """The terminal of the pane's shell, the bytes its process in front has read, and where both
+    were read (this machine's ``/proc``, or one dump made on the pane's host)."""
     src = tmux.place.facts(*known)
     term = kernel.look(*known, src)
     return term, kernel.bytes_read(term.front.pid, src) if term.front else -1, src

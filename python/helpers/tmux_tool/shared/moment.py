@@ -21,12 +21,14 @@ from ..transport.target import Target
 from . import control, guard, seen
 from .look import Look
 
-SYNCHRONIZED = ("the window has synchronize-panes on: tmux would send every key the agent typed to all of its "
-                "panes, into what the human has open there")
-SYNCHRONIZED_HINT = ("ask the human to turn it off (prefix key, then `:setw synchronize-panes off`), or name a "
-                     "pane in another window (session shared:WINDOW.PANE)")
+SYNCHRONIZED = ("the window has synchronize-panes on: tmux would send every key the agent typed to "
+                "all of its panes, into what the human has open there")
+SYNCHRONIZED_HINT = ("ask the human to turn it off (prefix key, then `:setw synchronize-panes "
+                     "off`), or name a pane in another window (session shared:WINDOW.PANE)")
 LAST_MOMENT = guard.Leave(False, "the human pressed a key at the last moment")
-RESIZING = guard.Leave(False, "the window is being resized and the shell has not been told its new size yet")
+RESIZING = guard.Leave(
+    False, "the window is being resized and the shell has not been told its new size yet"
+)
 
 
 def refusal(target: Target, st: State, lk: Look, text: str, enter: bool, force: bool, *,
@@ -34,13 +36,19 @@ def refusal(target: Target, st: State, lk: Look, text: str, enter: bool, force: 
     """Why nothing may be typed at all, whatever the moment (None: nothing stands in the way).
     ``checked``: the command line was already checked at this shell's prompt."""
     if lk.facts.paused:
-        return failure(control.PAUSED, session=target.name, status=st.status, hint=control.PAUSED_HINT)
+        return failure(
+            control.PAUSED, session=target.name, status=st.status, hint=control.PAUSED_HINT
+        )
     if lk.facts.synchronized:
         return failure(f"nothing was typed: {SYNCHRONIZED}", session=target.name, status=st.status,
                        hint=SYNCHRONIZED_HINT, pane=pane_info(lk.facts))
     if not checked and (why := _shell_checks(st, lk, text, enter, force)):
-        return failure(f"nothing was typed: {why}", session=target.name, status=st.status,
-                       hint="change the command; to leave a shell the agent started, exit only that one")
+        return failure(
+            f"nothing was typed: {why}",
+            session=target.name,
+            status=st.status,
+            hint="change the command; to leave a shell the agent started, exit only that one",
+        )
     return None
 
 
@@ -64,33 +72,58 @@ def verdict(cfg: Config, st: State, lk: Look, text: str, keys: tuple[str, ...], 
 
 def refused(target: Target, st: State, verdict: guard.Leave) -> Result:
     """The answer when nothing was typed: the human's line, a secret's question, or the reason."""
-    trace.event("refused", session=target.name, pane=target.pane, reason=verdict.reason, final=verdict.final)
+    trace.event(
+        "refused", session=target.name, pane=target.pane, reason=verdict.reason, final=verdict.final
+    )
     human_text = st.notes.human_text
     if human_text and not verdict.final:
-        return failure(message("human_typing", text=f"{human_text!r} " + (
-            f"in {st.program}" if st.notes.in_program else "at the prompt")), session=target.name,
-                       status=st.status, hint=message("human_typing_hint"), pane=pane_info(st.facts))
+        return failure(
+            message(
+                "human_typing",
+                text=f"{human_text!r} "
+                + (f"in {st.program}" if st.notes.in_program else "at the prompt"),
+            ),
+            session=target.name,
+            status=st.status,
+            hint=message("human_typing_hint"),
+            pane=pane_info(st.facts),
+        )
     hint = ("ask the human; type there only if the human asked you to (force)" if verdict.final
             else "wait a moment and try again, or check with status")
     fields = Extra(evidence=st.evidence, program=st.program, pane=pane_info(st.facts))
     if st.needs_human:
         fields.update(Extra(needs_human=True, question=st.question, secret_reader=st.secret_reader))
-    return failure(f"nothing was typed: {verdict.reason}", session=target.name, status=st.status, hint=hint,
-                   **fields)
+    return failure(
+        f"nothing was typed: {verdict.reason}",
+        session=target.name,
+        status=st.status,
+        hint=hint,
+        **fields,
+    )
 
 
 def _shell_checks(st: State, lk: Look, text: str, enter: bool, force: bool) -> str | None:
     """A command line for a shell at its prompt: would it end the shell, is it complete?"""
     front = lk.term.front
-    if front is None or not (text and front.shell and st.status == Status.READY and st.notes.owner != "human"):
+    if front is None or not (
+        text and front.shell and st.status == Status.READY and st.notes.owner != "human"
+    ):
         return None
     top = lk.term.shell_in_front
-    if top and (why := guard.ends_shell(text) or ("`kill` of the shell's own process would end the human's "
-                                                   "shell" if guard.own_pid(text, front.pid) else None)):
+    if top and (
+        why := guard.ends_shell(text)
+        or (
+            "`kill` of the shell's own process would end the human's shell"
+            if guard.own_pid(text, front.pid)
+            else None
+        )
+    ):
         return why
     if enter and not force and (err := guard.syntax_error(text, front.comm)):
-        return f"the command is incomplete or invalid for {front.comm.lstrip('-')} ({err}); typed as it is, " \
-               "it would leave the shell waiting for the rest"
+        return (
+            f"the command is incomplete or invalid for {front.comm.lstrip('-')} ({err}); typed as "
+            "it is, it would leave the shell waiting for the rest"
+        )
     return None
 
 

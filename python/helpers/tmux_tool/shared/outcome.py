@@ -30,21 +30,27 @@ def poll_step(elapsed: float) -> float:
     return 0.002 if elapsed < 0.05 else 0.01 if elapsed < 0.2 else 0.025 if elapsed < 1.0 else 0.05
 
 
-def finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float, entry: str) -> Result:
-    """After typing: wait (if asked) for the prompt to come back; return the output, and add it to the
-    audit trail's ``entry`` for the injection."""
+def finish(
+    cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float, entry: str
+) -> Result:
+    """After typing: wait (if asked) for the prompt to come back; return the output, and add it to
+    the audit trail's ``entry`` for the injection."""
     started = time.monotonic()
     deadline = Deadline(timeout)
     still = Stillness()
-    idle = control.telling(target.pane, "idle")  # told with the record of the command's end: one redraw
+    # told with the record of the command's end: one redraw
+    idle = control.telling(target.pane, "idle")
     while True:
-        st = judge.observe(target.tmux, target.pane, target.name, deliver=bool(text and sent.submitted), also=idle)[0]
+        st = judge.observe(
+            target.tmux, target.pane, target.name, deliver=bool(text and sent.submitted), also=idle
+        )[0]
         if st.notes.delivered:
             control.said(target.tmux, target.pane, "idle")
         now = time.monotonic()
         still.see(st.snap.digest if st.snap else "", now)
         settled = still.settled(st, now)
-        drawn = not sent.submitted and (st.notes.leftover or not text)  # unsent text: once it is shown
+        # unsent text: once it is shown
+        drawn = not sent.submitted and (st.notes.leftover or not text)
         if settled or drawn or now >= deadline.at:
             break
         time.sleep(poll_step(now - started))
@@ -68,8 +74,9 @@ def finish(cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float
 
 
 def owed_output(target: Target, st: State) -> output.Cut:
-    """The output of our command that outlived its send: once its prompt is back (``ready``) it is given,
-    once, and its pane is let go; while it asks a question (``blocked``), what it printed so far."""
+    """The output of our command that outlived its send: once its prompt is back (``ready``) it is
+    given, once, and its pane is let go; while it asks a question (``blocked``), what it printed so
+    far."""
     facts = output.screen_with_output(st)
     if facts is None or not Sent.parse(facts.sent).owed:
         return output.Cut()
@@ -80,7 +87,7 @@ def owed_output(target: Target, st: State) -> output.Cut:
 
 
 def _delivered(target: Target, facts: PaneFacts) -> None:
-    """Record that the agent has the output of the command last submitted in this pane: calls no longer
-    follow the pane for it."""
+    """Record that the agent has the output of the command last submitted in this pane: calls no
+    longer follow the pane for it."""
     records.save(target.tmux, facts.pane_id or target.pane, records.SENT,
                  replace(Sent.parse(facts.sent), back=True, delivered=True))

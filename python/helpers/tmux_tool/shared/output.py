@@ -45,45 +45,64 @@ from .records import Sent
 
 HEAD_ROWS = 4  # at most this many rows above a prompt can belong to it (multi-line prompts)
 TRANSIENT_PROMPT = 40  # at most this many characters of a prompt redrawn short before the echo
-CONTEXT_ROWS = 60  # rows above our echo read with it: earlier prompts, to confirm a prompt's upper rows
+# rows above our echo read with it: earlier prompts, to confirm a prompt's upper rows
+CONTEXT_ROWS = 60
 CONFIRM_PROMPTS = 3
-SEARCH_REACHES = (2_000, 20_000)  # rows above the cursor searched for the echo before the whole history  # earlier prompts that must show the same upper rows
+# rows above the cursor searched for the echo before the whole history  # earlier prompts that must
+# show the same upper rows
+SEARCH_REACHES = (2_000, 20_000)
 ECHO_ROWS = 400  # an echo longer than this many rows is not looked for past it
-# zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of its row.
+# zsh marks output that ended without a newline with a reverse-video % (# for root) at the end of
+# its row.
 _EOL_MARK = re.compile(r"\x1b\[[0-9;]*7m[%#]\x1b\[0?m(?:\x1b\[[0-9;]*m)*[ ]*$", re.MULTILINE)
 _BLANKS = re.compile(r"\s+")
-ZLE_CUT = ">...."  # zle's mark after the prompt when the text being edited is taller than the screen
+# zle's mark after the prompt when the text being edited is taller than the screen
+ZLE_CUT = ">...."
 
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """A command's output as the terminal still holds it, whether its start is gone, and whether the echo
-    of the text typed may be part of it."""
+    """A command's output as the terminal still holds it, whether its start is gone, and whether the
+    echo of the text typed may be part of it."""
 
     text: str = ""
     truncated: bool = False
-    with_echo: bool = False  # the end of a tall echo could not be found: the text may hold typed lines
+    # the end of a tall echo could not be found: the text may hold typed lines
+    with_echo: bool = False
 
 
 def deliver(cfg: Config, cut: Cut, facts: PaneFacts | None) -> tuple[str, str | None, Extra]:
-    """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint, and
-    the fields that go with it: ``output_truncated`` with a hint when its start is gone, ``output_with_echo``
-    when it may begin with the text typed."""
+    """The output as the agent gets it (capped; the whole of it saved to a file when long), a hint,
+    and the fields that go with it: ``output_truncated`` with a hint when its start is gone,
+    ``output_with_echo`` when it may begin with the text typed."""
     text = cut.text
     if len(text) > cfg.output_cap:
         saved = private_path(cfg.shared_dir / "outputs") / f"shared-{time.time_ns()}.txt"
         write_private(saved, masking.mask(text) or "")
         text = cap_text(text, cfg.output_cap, str(saved))
     if cut.with_echo:
-        return text, ("the shell drew the text typed only in part, so where its echo ends and the output begins "
-                      "cannot be told: this is all below its first line, typed lines among it. To read the output "
-                      "alone, write the text to a file and run that file"), Extra(output_with_echo=True)
+        return text, ("the shell drew the text typed only in part, so where its echo ends and the "
+                      "output begins cannot be told: this is all below its first line, typed lines "
+                      "among it. To read the output alone, write the text to a file and run that "
+                      "file"), Extra(output_with_echo=True)
     if not cut.truncated:
         return text, None, Extra()
-    limit = f" (its history-limit is {facts.history_limit} lines)" if facts and facts.history_limit else ""
-    return text, ("the output is cut: its start is no longer in the terminal's history" + limit + ", or the screen "
-                  "was cleared; this is only its end. To read it whole, run the command again with its output in "
-                  "a file (COMMAND > /tmp/out.txt 2>&1) and read the file"), Extra(output_truncated=True)
+    limit = (
+        f" (its history-limit is {facts.history_limit} lines)"
+        if facts and facts.history_limit
+        else ""
+    )
+    return (
+        text,
+        (
+            "the output is cut: its start is no longer in the terminal's history"
+            + limit
+            + ", or the screen "
+            "was cleared; this is only its end. To read it whole, run the command again with its "
+            "output in a file (COMMAND > /tmp/out.txt 2>&1) and read the file"
+        ),
+        Extra(output_truncated=True),
+    )
 
 
 def screen_with_output(st: State) -> PaneFacts | None:
@@ -130,16 +149,24 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
     # From the row we typed on when it holds; else from the bottom up, in growing reaches, so a long
     # history (tens of thousands of rows) is read whole only when the echo is not near its end.
     windows = [max(start - CONTEXT_ROWS, top)] if holds else []
-    drawn_in_part: list[str] | None = None  # the rows below the echo's first line, when its end is not found
+    # the rows below the echo's first line, when its end is not found
+    drawn_in_part: list[str] | None = None
     reaches = [max(cursor_y - reach, top) for reach in SEARCH_REACHES]
-    for first in dict.fromkeys([*windows, *(r for r in reaches if not windows or r < windows[0]), top]):
+    for first in dict.fromkeys(
+        [*windows, *(r for r in reaches if not windows or r < windows[0]), top]
+    ):
         rows = _rows(tmux, pane, str(first), cursor_y)
         blank_cursor, rows = not (rows[-1].strip() if rows else ""), rows[:-1]
-        for i in range(len(rows) - 1, -1 if first <= top else 0, -1):  # a reach may begin inside a joined line
+        # a reach may begin inside a joined line
+        for i in range(len(rows) - 1, -1 if first <= top else 0, -1):
             found = _echo_end(rows, i, typed, head)
             end, marks = found if found is not None else (_echo_lines(rows, i, lines, head), 0)
             if end is None:
-                if drawn_in_part is None and len(lines) > 1 and _echo_end(rows, i, lines[0], head) is not None:
+                if (
+                    drawn_in_part is None
+                    and len(lines) > 1
+                    and _echo_end(rows, i, lines[0], head) is not None
+                ):
                     drawn_in_part = rows[i + 1:]
                 continue
             body = _to_cleared_prompt(rows[end:], head, cursor_y) if keyed else rows[end:]
@@ -147,26 +174,36 @@ def command_output(tmux: Tmux, pane: str, sent: Sent, facts: PaneFacts, before: 
                 body = _to_last_prompt(body, sent.head)
             prompts = len(lines) - 1 - marks  # those not printed into the echo
             if learned is not None:
-                return Cut(_unprompted(_body(body, _repeats(learned, body), before), prompts, sent.head))
+                return Cut(
+                    _unprompted(_body(body, _repeats(learned, body), before), prompts, sent.head)
+                )
             upper, proven = _upper(sent, rows[:i + 1], body, head, top=first <= top)
             if proven:
-                _learn(tmux, pane, book, sent.shell, list(sent.above[len(sent.above) - upper:]) if upper else [])
+                _learn(
+                    tmux,
+                    pane,
+                    book,
+                    sent.shell,
+                    list(sent.above[len(sent.above) - upper:]) if upper else [],
+                )
             return Cut(_unprompted(_body(body, upper, before), prompts, sent.head))
         if windows and first == windows[0]:
             ours = _rows(tmux, pane, str(start), start, joined=False)
-            if ours and _solid(ours[0]) == head and start < cursor_y:  # typed where the terminal does not echo
+            # typed where the terminal does not echo
+            if ours and _solid(ours[0]) == head and start < cursor_y:
                 return Cut(_body(_rows(tmux, pane, str(start + 1), cursor_y)[:-1], 0, before))
     if drawn_in_part is not None:
         return Cut(_body(drawn_in_part, 0, before), with_echo=True)
-    # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the output.
+    # The echo is gone: dropped by the history limit, or cleared.  What is left is the end of the
+    # output.
     while rows and not rows[0].strip():
         rows = rows[1:]
     return Cut(_body(rows, _repeats(learned or [], rows), before), truncated=True)
 
 
 def _to_cleared_prompt(body: list[str], head: str, screen_rows: int) -> list[str]:
-    """The rows up to the shell's own prompt after our command, when the human's clear-screen key (C-l)
-    pushed it into the history with the screen it cleared.
+    """The rows up to the shell's own prompt after our command, when the human's clear-screen key
+    (C-l) pushed it into the history with the screen it cleared.
 
     Such a prompt is a bare prompt row above the screen (at least the
     ``screen_rows`` rows above the cursor follow it), and all that follows it
@@ -182,15 +219,18 @@ def _to_cleared_prompt(body: list[str], head: str, screen_rows: int) -> list[str
         if len(after) < screen_rows:
             break  # on the screen, not pushed up by a clear
         upper = body[max(0, j - HEAD_ROWS):j]
-        if all(not r.strip() or _solid(r) == head or any(prompt.same_row(u, r) for u in upper) for r in after):
+        if all(
+            not r.strip() or _solid(r) == head or any(prompt.same_row(u, r) for u in upper)
+            for r in after
+        ):
             return body[:j]
     return body
 
 
 def _to_last_prompt(body: list[str], head: str) -> list[str]:
-    """The rows up to the last prompt below the echo, when the cursor is on a blank row: the shell drew
-    its prompt after our command, and what stands on and below it was printed after it (a background
-    job's output), not by our command."""
+    """The rows up to the last prompt below the echo, when the cursor is on a blank row: the shell
+    drew its prompt after our command, and what stands on and below it was printed after it (a
+    background job's output), not by our command."""
     for j in range(len(body) - 1, -1, -1):
         if head and (body[j].rstrip() == head or body[j].startswith(head + " ")):
             return body[:j]
@@ -198,9 +238,14 @@ def _to_last_prompt(body: list[str], head: str) -> list[str]:
 
 
 def _repeats(rows: list[str], body: list[str]) -> int:
-    """``len(rows)`` if the last rows of ``body`` are the proven upper rows ``rows`` of the prompt, else 0."""
+    """``len(rows)`` if the last rows of ``body`` are the proven upper rows ``rows`` of the prompt,
+    else 0."""
     k = len(rows)
-    if not k or k > len(body) or not all(prompt.same_row(rows[-1 - m], body[-1 - m]) for m in range(k)):
+    if (
+        not k
+        or k > len(body)
+        or not all(prompt.same_row(rows[-1 - m], body[-1 - m]) for m in range(k))
+    ):
         return 0
     return k
 
@@ -209,7 +254,12 @@ def _learn(tmux: Tmux, pane: str, book: dict[str, list[str]], shell: int, rows: 
     """Keep the proven upper rows of ``shell``'s prompt: later commands need no new proof."""
     if shell and book.get(str(shell)) != rows:
         book = {k: v for k, v in book.items() if k != str(shell)}
-        records.save(tmux, pane, records.UPPER, dict(list({**book, str(shell): rows}.items())[-prompt.MAX_PROMPTS:]))
+        records.save(
+            tmux,
+            pane,
+            records.UPPER,
+            dict(list({**book, str(shell): rows}.items())[-prompt.MAX_PROMPTS:]),
+        )
 
 
 def _row_holds(sent: Sent, facts: PaneFacts) -> bool:
@@ -227,8 +277,8 @@ def _solid(text: str) -> str:
 
 
 def _echo_end(rows: list[str], i: int, typed: str, head: str) -> tuple[int, int] | None:
-    """If ``rows[i]`` starts the echo of ``typed``: the index of the row after the echo, and how many
-    continuation marks (``>``) the shell printed into it.
+    """If ``rows[i]`` starts the echo of ``typed``: the index of the row after the echo, and how
+    many continuation marks (``>``) the shell printed into it.
 
     The echo starts after the prompt we typed at (its part on this row, or
     all of a long prompt that wrapped), or after a short prompt: a transient
@@ -258,10 +308,10 @@ def _echo_end(rows: list[str], i: int, typed: str, head: str) -> tuple[int, int]
 
 
 def _through(seen: str, typed: str) -> int | None:
-    """If ``seen`` (without blanks) holds all of ``typed`` from its start with only continuation marks
-    (``>``) between its characters: how many marks, with those right after it.  None while ``seen`` holds
-    a start of it only (more rows may finish it), -1 when it is not the echo.  What follows on the echo's
-    last row (a right-hand prompt) is not the echo's."""
+    """If ``seen`` (without blanks) holds all of ``typed`` from its start with only continuation
+    marks (``>``) between its characters: how many marks, with those right after it.  None while
+    ``seen`` holds a start of it only (more rows may finish it), -1 when it is not the echo.  What
+    follows on the echo's last row (a right-hand prompt) is not the echo's."""
     k = marks = 0
     for at, ch in enumerate(seen):
         if k == len(typed):
@@ -276,8 +326,8 @@ def _through(seen: str, typed: str) -> int | None:
 
 
 def _echo_lines(rows: list[str], i: int, lines: list[str], head: str) -> int | None:
-    """If ``rows[i]`` starts the echo of a text of several ``lines`` drawn line by line, the index of the
-    row after it.
+    """If ``rows[i]`` starts the echo of a text of several ``lines`` drawn line by line, the index
+    of the row after it.
 
     A line editor draws a text taller than the screen only in part: readline
     the rows that fit, then its last line over the bottom row; zle a ``>....``
@@ -303,8 +353,8 @@ def _echo_lines(rows: list[str], i: int, lines: list[str], head: str) -> int | N
 
 
 def _holds_line(row: str, line: str, head: str) -> bool:
-    """Does ``row`` show the typed ``line`` (without blanks), after a continuation prompt, the prompt, or
-    nothing?  A line drawn over an older row leaves that row's end after it."""
+    """Does ``row`` show the typed ``line`` (without blanks), after a continuation prompt, the
+    prompt, or nothing?  A line drawn over an older row leaves that row's end after it."""
     solid = _solid(row)
     after = prompt.after_continuation(row)
     shown = [solid, _solid(after) if after is not None else None,
@@ -313,15 +363,18 @@ def _holds_line(row: str, line: str, head: str) -> bool:
 
 
 def _unprompted(text: str, lines: int, head: str) -> str:
-    """``text`` without the prompts a shell without a line editor (dash) prints after the terminal echoed
-    a text of several lines: one for each line it reads after the first, all before the output."""
+    """``text`` without the prompts a shell without a line editor (dash) prints after the terminal
+    echoed a text of several lines: one for each line it reads after the first, all before the
+    output."""
     if lines < 1 or not head:
         return text
     m = re.match(rf"(?:(?:> |{re.escape(head)} ?)){{{lines}}}", text)
     return text[m.end():] if m else text
 
 
-def _upper(sent: Sent, earlier: list[str], body: list[str], head: str, *, top: bool = False) -> tuple[int, bool]:
+def _upper(
+    sent: Sent, earlier: list[str], body: list[str], head: str, *, top: bool = False
+) -> tuple[int, bool]:
     """How many of the last rows of ``body`` are the upper rows of the prompt now at the cursor (a
     two-line prompt, ``PROMPT_COMMAND`` output), and whether that is proven.
 
@@ -340,21 +393,35 @@ def _upper(sent: Sent, earlier: list[str], body: list[str], head: str, *, top: b
     if top and ours >= 0 and not any(row.strip() for row in earlier[:ours]):
         return 0, True
     n = 0
-    while n < min(HEAD_ROWS, len(above), len(body)) and prompt.same_row(above[-1 - n], body[-1 - n]):
+    while n < min(HEAD_ROWS, len(above), len(body)) and prompt.same_row(
+        above[-1 - n], body[-1 - n]
+    ):
         n += 1
     if not n or ours < 0:
         return 0, False
-    older = [j for j in range(ours - 1, -1, -1) if head and _solid(earlier[j]).startswith(head)][:CONFIRM_PROMPTS]
+    older = [j for j in range(ours - 1, -1, -1) if head and _solid(earlier[j]).startswith(head)][
+        :CONFIRM_PROMPTS
+    ]
     for k in range(n, 0, -1):
-        if not all(prompt.same_row(above[-1 - m], earlier[ours - 1 - m]) for m in range(k) if ours - 1 - m >= 0):
+        if not all(
+            prompt.same_row(above[-1 - m], earlier[ours - 1 - m])
+            for m in range(k)
+            if ours - 1 - m >= 0
+        ):
             continue
         if top and not any(row.strip() for row in earlier[:ours - k]):
             return k, True
         context = earlier[ours - 1 - k] if ours - 1 - k >= 0 else ""
-        alike = [j for j in older if j - k >= 0 and all(prompt.same_row(above[-1 - m], earlier[j - 1 - m])
-                                                         for m in range(k))]
+        alike = [
+            j
+            for j in older
+            if j - k >= 0
+            and all(prompt.same_row(above[-1 - m], earlier[j - 1 - m]) for m in range(k))
+        ]
         if len(alike) == len(older) and any(
-                not prompt.same_row(context, earlier[j - 1 - k] if j - 1 - k >= 0 else "") for j in alike):
+            not prompt.same_row(context, earlier[j - 1 - k] if j - 1 - k >= 0 else "")
+            for j in alike
+        ):
             return k, True
     return 0, False
 
@@ -368,11 +435,22 @@ def _body(rows: list[str], upper: int, before: str) -> str:
 
 
 def _rows(tmux: Tmux, pane: str, start: str, end: int, *, joined: bool = True) -> list[str]:
-    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row ``end``
-    (joined: a line tmux wrapped is one row, and the last row is the whole line ``end`` is part of)."""
+    """Rows from ``start`` (``-`` = the top of history, ``0`` = the top of the screen) to row
+    ``end`` (joined: a line tmux wrapped is one row, and the last row is the whole line ``end`` is
+    part of)."""
     try:
-        out = tmux.cmd("capture-pane", "-p", "-e", *(["-J"] if joined else []), "-S", start, "-E", str(end),
-                       "-t", pane)
+        out = tmux.cmd(
+            "capture-pane",
+            "-p",
+            "-e",
+            *(["-J"] if joined else []),
+            "-S",
+            start,
+            "-E",
+            str(end),
+            "-t",
+            pane,
+        )
     except TmuxError:
         return []  # a vanished pane has no output to give
     return screen.clean_scrollback(_EOL_MARK.sub("", out), trim=False)

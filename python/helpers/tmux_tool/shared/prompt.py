@@ -33,21 +33,62 @@ from dataclasses import dataclass
 
 from ..screen.cells import char_width
 
-# bash's and dash's PS2 is "> "; zsh's ("%_> ") names the parser's open constructs, from a fixed set of
-# words (zsh's own list), e.g. "dquote> ", "for dquote> ".  A prompt such as "box> " is no continuation.
-_ZSH_OPEN = ("for", "foreach", "while", "repeat", "select", "until", "if", "then", "else", "elif", "math", "cond",
-             "cmdor", "cmdand", "pipe", "errpipe", "case", "function", "subsh", "cursh", "array", "quote",
-             "dquote", "bquote", "cmdsubst", "mathsubst", "elif-then", "heredoc", "heredocd", "brace",
-             "braceparam", "always")
+# bash's and dash's PS2 is "> "; zsh's ("%_> ") names the parser's open constructs, from a fixed set
+# of words (zsh's own list), e.g. "dquote> ", "for dquote> ".  A prompt such as "box> " is no
+# continuation.
+_ZSH_OPEN = (
+    "for",
+    "foreach",
+    "while",
+    "repeat",
+    "select",
+    "until",
+    "if",
+    "then",
+    "else",
+    "elif",
+    "math",
+    "cond",
+    "cmdor",
+    "cmdand",
+    "pipe",
+    "errpipe",
+    "case",
+    "function",
+    "subsh",
+    "cursh",
+    "array",
+    "quote",
+    "dquote",
+    "bquote",
+    "cmdsubst",
+    "mathsubst",
+    "elif-then",
+    "heredoc",
+    "heredocd",
+    "brace",
+    "braceparam",
+    "always",
+)
 _CONTINUATION = re.compile(rf"(?:(?:{'|'.join(_ZSH_OPEN)})(?: (?:{'|'.join(_ZSH_OPEN)}))*)?> ?")
 # The line editors' own prompts for their modes, drawn where a search or count is typed: readline
 # (bash) in place of the prompt on the cursor row, zsh's zle on the row below the edit line, fish's
 # history pager (fish 3.6+) on the cursor row below the edit line.  Rows come without their
 # trailing blanks.
 _MODES = (
-    (re.compile(r"^\((?:failed )?(?:reverse-)?i-search\)`"), 0, None, "searching the shell's history (Ctrl+R)"),
+    (
+        re.compile(r"^\((?:failed )?(?:reverse-)?i-search\)`"),
+        0,
+        None,
+        "searching the shell's history (Ctrl+R)",
+    ),
     (re.compile(r"^\(arg: -?\d+\)(?: |$)"), 0, None, "giving a line-editor command a count"),
-    (re.compile(r"^(?:failing )?(?:bck|fwd)-i-search: "), 1, "zsh", "searching the shell's history (Ctrl+R)"),
+    (
+        re.compile(r"^(?:failing )?(?:bck|fwd)-i-search: "),
+        1,
+        "zsh",
+        "searching the shell's history (Ctrl+R)",
+    ),
     (re.compile(r"^execute: "), 1, "zsh", "naming a line-editor command (M-x)"),
     (re.compile(r"^search:(?: |$)"), 0, "fish", "searching the shell's history (Ctrl+R)"),
 )
@@ -129,7 +170,11 @@ def _right_prompt(line: str, cut: int, width: int) -> tuple[str, str]:
     after = line[cut:]
     stripped = after.rstrip()
     lead = len(after) - len(after.lstrip(" "))
-    if stripped.strip() and lead >= 2 and sum(max(0, char_width(c)) for c in line.rstrip()) >= width - 3:
+    if (
+        stripped.strip()
+        and lead >= 2
+        and sum(max(0, char_width(c)) for c in line.rstrip()) >= width - 3
+    ):
         return "", stripped.strip()
     return after, ""
 
@@ -208,12 +253,14 @@ def common_end(text: str) -> bool:
 
 
 def continuation(text: str) -> bool:
-    """``> `` (bash, sh) or ``dquote> ``/``for heredoc> `` (zsh): the shell wants the rest of a command."""
+    """``> `` (bash, sh) or ``dquote> ``/``for heredoc> `` (zsh): the shell wants the rest of a
+    command."""
     return bool(_CONTINUATION.fullmatch(text.strip() + " ")) if text.strip() else False
 
 
 def after_continuation(row: str) -> str | None:
-    """The text after a continuation prompt that starts ``row`` (``> ``, zsh's ``dquote> ``), else None.
+    """The text after a continuation prompt that starts ``row`` (``> ``, zsh's ``dquote> ``), else
+    None.
 
     >>> after_continuation("> do echo hi"), after_continuation("for dquote> x"), after_continuation("hi")
     ('do echo hi', 'x', None)
@@ -225,8 +272,8 @@ def after_continuation(row: str) -> str | None:
 
 
 def after_common_end(row: str) -> str | None:
-    """What follows the first prompt-like end (``$ ``, ``# ``, ``% ``, ``> ``) on ``row``, else None: the
-    command on a prompt row the tool has not learned.
+    """What follows the first prompt-like end (``$ ``, ``# ``, ``% ``, ``> ``) on ``row``, else
+    None: the command on a prompt row the tool has not learned.
 
     >>> after_common_end('user@host:~$ echo "'), after_common_end("total 12")
     ('echo "', None)
@@ -262,7 +309,11 @@ def same_row(a: str, b: str) -> bool:
         return True
     lead_a, lead_b = a[: len(a) - len(a.lstrip())], b[: len(b) - len(b.lstrip())]
     first_a, first_b = (a.split() or [""])[0], (b.split() or [""])[0]
-    if lead_a != lead_b or not first_a or re.sub(r"\d+", "0", first_a) != re.sub(r"\d+", "0", first_b):
+    if (
+        lead_a != lead_b
+        or not first_a
+        or re.sub(r"\d+", "0", first_a) != re.sub(r"\d+", "0", first_b)
+    ):
         return False
     marks_a, marks_b = _marks(a), _marks(b)
     return bool(marks_a) and marks_a[:3] == marks_b[:3]
@@ -280,7 +331,10 @@ def same_shape(a: str, b: str) -> bool:
 
 def _shape(row: str) -> list[str]:
     """A row's words with every path made ``/`` and every digit run ``0``."""
-    return ["/" if "/" in tok or tok.startswith("~") else re.sub(r"\d+", "0", tok) for tok in row.split()]
+    return [
+        "/" if "/" in tok or tok.startswith("~") else re.sub(r"\d+", "0", tok)
+        for tok in row.split()
+    ]
 
 
 def kin(a: str, b: str) -> bool:
@@ -308,11 +362,14 @@ def kin(a: str, b: str) -> bool:
     longer, shorter = (sa, sb) if len(sa) > len(sb) else (sb, sa)
     if len(longer) != len(shorter) + 1:
         return False
-    return any(longer[:i] + longer[i + 1:] == shorter and _mark(longer[i]) for i in range(len(longer)))
+    return any(
+        longer[:i] + longer[i + 1:] == shorter and _mark(longer[i]) for i in range(len(longer))
+    )
 
 
 def _mark(token: str) -> bool:
-    """A token that shows a state rather than a place or a name: glyphs, or a short tag in brackets."""
+    """A token that shows a state rather than a place or a name: glyphs, or a short tag in
+    brackets."""
     if re.fullmatch(r"[\[(<{]\w{1,8}[\])>}][$#%>❯]?", token):
         return True
     return len(token) <= 3 and not any(c.isalpha() and c.isascii() for c in token)

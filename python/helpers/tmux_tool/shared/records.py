@@ -43,12 +43,14 @@ def _json(text: str, kind: type) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """The tool's last injection: its text, whether it was submitted, and the shell's read count then."""
+    """The tool's last injection: its text, whether it was submitted, and the shell's read count
+    then."""
 
     text: str = ""
     submitted: bool = False
     at: float = 0.0
-    tick: int = 0  # the kernel's boot clock tick then: a process started since has a start tick at least this
+    # the kernel's boot clock tick then: a process started since has a start tick at least this
+    tick: int = 0
     shell: int = 0  # pid of the shell that was in front when we typed
     rchar: int = -1  # that shell's bytes read before we typed (-1: unknown)
     size: int = 0  # bytes we typed
@@ -57,8 +59,10 @@ class Sent:
     row: int = -1  # the cursor row when we typed, counted from the top of history (-1: unknown)
     width: int = 0  # the pane's width then (a resize rewraps the rows)
     history: int = 0  # the history's size then (it shrinks only when cleared)
-    above: tuple[str, ...] = ()  # the rows right above the cursor's row then: a multi-line prompt's upper rows
-    delivered: bool = False  # the command's output, prompt back, was given to the agent (send or wait)
+    # the rows right above the cursor's row then: a multi-line prompt's upper rows
+    above: tuple[str, ...] = ()
+    # the command's output, prompt back, was given to the agent (send or wait)
+    delivered: bool = False
 
     @classmethod
     def parse(cls, text: str) -> Sent:
@@ -78,7 +82,8 @@ class Sent:
 
     @property
     def owed(self) -> bool:
-        """A command we submitted whose output, once its prompt is back, has not been given to the agent."""
+        """A command we submitted whose output, once its prompt is back, has not been given to the
+        agent."""
         return self.submitted and bool(self.text) and not self.delivered
 
     @property
@@ -99,7 +104,9 @@ def prompts(text: str) -> dict[str, str]:
 
 def uppers(text: str) -> dict[str, list[str]]:
     """The proven upper rows of each shell's prompt, by shell pid."""
-    return {str(k): [str(r) for r in v] for k, v in _json(text, dict).items() if isinstance(v, list)}
+    return {
+        str(k): [str(r) for r in v] for k, v in _json(text, dict).items() if isinstance(v, list)
+    }
 
 
 def owned(text: str) -> list[str]:
@@ -108,13 +115,14 @@ def owned(text: str) -> list[str]:
 
 
 def dump(value: Any) -> str:
-    """A record as the JSON kept in its option (ASCII only, so it is safe in a tmux command string)."""
+    """A record as the JSON kept in its option (ASCII only, so it is safe in a tmux command
+    string)."""
     return json.dumps(asdict(value) if isinstance(value, Sent) else value).replace("'", "\\u0027")
 
 
 def save(tmux: Tmux, target: str, option: str, value: Any) -> None:
-    """Write one record (:data:`SENT` on the pane, the others on the session); a vanished session is not
-    an error worth raising here."""
+    """Write one record (:data:`SENT` on the pane, the others on the session); a vanished session is
+    not an error worth raising here."""
     scope = ["-p"] if option == SENT else []
     try:
         tmux.cmd("set-option", *scope, "-t", target, option, dump(value))

@@ -19,8 +19,8 @@ from .look import Look, key_time
 
 QUIET = 0.5  # a screen change we did not cause must be this old before we type
 KEY_GAP = 1.0  # no human key (tmux's whole seconds) for this long
-# tmux tells a pane's program its new size at most a quarter second after the one before; a size that
-# stays untold longer is no resize under way (``stty cols`` set one of its own).
+# tmux tells a pane's program its new size at most a quarter second after the one before; a size
+# that stays untold longer is no resize under way (``stty cols`` set one of its own).
 RESIZE_WAIT = 1.0
 SEEN_PANES = 16  # panes whose last screen is remembered
 
@@ -60,7 +60,8 @@ def note_screen(cfg: Config, pane: str, digest: str, *, ours: bool = False) -> f
 
 
 def last_injection(dir_: Path) -> float:
-    """When the agent last typed into the shared session (the audit trail is written with every injection)."""
+    """When the agent last typed into the shared session (the audit trail is written with every
+    injection)."""
     try:
         return (dir_ / "audit.log").stat().st_mtime
     except FileNotFoundError:
@@ -68,12 +69,14 @@ def last_injection(dir_: Path) -> float:
 
 
 def human_quiet(cfg: Config, lk: Look, force: bool) -> guard.Leave:
-    """Hold back while the human is active: a key in the last moments, a screen change we did not cause."""
+    """Hold back while the human is active: a key in the last moments, a screen change we did not
+    cause."""
     still_for = note_screen(cfg, lk.facts.pane_id, lk.snap.digest)
     if force:
         return guard.GO
     key = key_time(lk.facts)
-    # The human's keys go to the active pane of the window they look at; another pane gets none of them.
+    # The human's keys go to the active pane of the window they look at; another pane gets none of
+    # them.
     if lk.facts.focused and time.time() - key < KEY_GAP:
         return guard.Leave(False, "the human pressed a key in the last moments")
     no_key_since_ours = lk.sent.at > 0 and key < int(lk.sent.at)

@@ -32,18 +32,46 @@ MAX_TEXT = 64 * 1024
 
 
 # --- typing ------------------------------------------------------------------
-def send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, audit_as: str = "send",
-         keys: tuple[str, ...] = ()) -> Result:
+def send(
+    cfg: Config,
+    target: Target,
+    text: str,
+    *,
+    enter: bool,
+    timeout: float,
+    force: bool,
+    audit_as: str = "send",
+    keys: tuple[str, ...] = (),
+) -> Result:
     """Type ``text`` (then Enter) or press ``keys`` in the shared session, politely."""
     try:
-        return _send(cfg, target, text, enter=enter, timeout=timeout, force=force, audit_as=audit_as, keys=keys)
+        return _send(
+            cfg,
+            target,
+            text,
+            enter=enter,
+            timeout=timeout,
+            force=force,
+            audit_as=audit_as,
+            keys=keys,
+        )
     finally:
         control.announce(target.tmux, target.pane, "idle")
 
 
-def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float, force: bool, audit_as: str,
-          keys: tuple[str, ...]) -> Result:
-    """Look and judge; refused outright?  Our moment?  (Approved?)  Then type, and follow what was typed."""
+def _send(
+    cfg: Config,
+    target: Target,
+    text: str,
+    *,
+    enter: bool,
+    timeout: float,
+    force: bool,
+    audit_as: str,
+    keys: tuple[str, ...],
+) -> Result:
+    """Look and judge; refused outright?  Our moment?  (Approved?)  Then type, and follow what was
+    typed."""
     tmux: Tmux = target.tmux
     what = text or " ".join(keys)
     if len(text) > MAX_TEXT:
@@ -60,14 +88,20 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
         st, lk = judge.observe(tmux, target.pane, target.name)
         if lk is None:
             return failure(st.evidence, session=target.name)
-        if (refused := moment.refusal(target, st, lk, text, enter, force, checked=checked)) is not None:
+        if (
+            refused := moment.refusal(target, st, lk, text, enter, force, checked=checked)
+        ) is not None:
             return refused
         checked = checked or bool(text and st.status == Status.READY)
         verdict, resizing = moment.verdict(cfg, st, lk, text, keys, force, resizing)
         if verdict.go and not approved and lk.facts.approve:
             refusal = control.await_approval(tmux, target.pane, text, keys, enter, deadline.left())
             if refusal is not None:
-                hint = control.PAUSED_HINT if refusal == control.PAUSED else "ask the human what to do instead"
+                hint = (
+                    control.PAUSED_HINT
+                    if refusal == control.PAUSED
+                    else "ask the human what to do instead"
+                )
                 return failure(refusal, session=target.name, status=st.status, hint=hint)
             approved = True
             continue  # the screen may have changed while the human decided
@@ -84,7 +118,9 @@ def _send(cfg: Config, target: Target, text: str, *, enter: bool, timeout: float
                 sent, entry = typed
                 return outcome.finish(cfg, target, sent, text, timeout=deadline.left(), entry=entry)
             if control.paused(tmux, target.pane):
-                return failure(control.PAUSED, session=target.name, status=st.status, hint=control.PAUSED_HINT)
+                return failure(
+                    control.PAUSED, session=target.name, status=st.status, hint=control.PAUSED_HINT
+                )
             verdict = moment.LAST_MOMENT
         if verdict.final or quiet_by.passed:
             return moment.refused(target, st, verdict)

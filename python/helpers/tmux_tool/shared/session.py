@@ -1,4 +1,5 @@
-"""The shared session: the human's terminal, one pane of it per call, judged from the kernel and tmux.
+"""The shared session: the human's terminal, one pane of it per call, judged from the kernel and
+tmux.
 
 Everything the agent may do here goes through :mod:`.send` (typing, keys,
 Ctrl+C) and :mod:`.judge` (the state); what it may never do here (run with
@@ -30,16 +31,26 @@ class SharedSession:
         return self.target.name
 
     def state(self) -> State:
-        """What ``status`` and ``wait`` report: one look at the call's pane, judged (and what it taught
-        remembered)."""
+        """What ``status`` and ``wait`` report: one look at the call's pane, judged (and what it
+        taught remembered)."""
         return judge.observe(self.target.tmux, self.target.pane, self.name)[0]
 
     # --- results ----------------------------------------------------------------
-    def report(self, st: State, *, ok: bool = True, error: str | None = None, hint: str | None = None,
-               exit_code: int | None = None, **extra: Unpack[Extra]) -> Result:
-        """A result that reports the pane's state and which pane it is, and whether the human has paused
-        the agent."""
-        res = reported(st, self.name, ok=ok, error=error, hint=hint, exit_code=exit_code, in_pane=True, **extra)
+    def report(
+        self,
+        st: State,
+        *,
+        ok: bool = True,
+        error: str | None = None,
+        hint: str | None = None,
+        exit_code: int | None = None,
+        **extra: Unpack[Extra],
+    ) -> Result:
+        """A result that reports the pane's state and which pane it is, and whether the human has
+        paused the agent."""
+        res = reported(
+            st, self.name, ok=ok, error=error, hint=hint, exit_code=exit_code, in_pane=True, **extra
+        )
         if st.facts is not None and st.facts.paused:
             res.extra["paused"] = True
             res.hint = res.hint or f"{control.PAUSED}: {control.PAUSED_HINT}"
@@ -51,11 +62,13 @@ class SharedSession:
         return {"pane": info} if info else {}
 
     def unavailable(self) -> Result | None:
-        """The session must be there, and the pane of our command must not have been closed under it."""
+        """The session must be there, and the pane of our command must not have been closed under
+        it."""
         if self.target.lost:
             return failure(self.target.lost, session=self.name, status=Status.ERROR,
-                           hint="ask the human what became of it if it mattered; the next call uses the pane the "
-                                "human is looking at, or name one (shared:WINDOW.PANE)")
+                           hint="ask the human what became of it if it mattered; the next call "
+                                "uses the pane the human is looking at, or name one "
+                                "(shared:WINDOW.PANE)")
         if not self.target.pane_id:  # resolving the call's pane found no session (or no server)
             return failure(judge.missing(self.name, self.target.tmux.socket), session=self.name)
         return None
@@ -63,15 +76,29 @@ class SharedSession:
     def row(self) -> dict[str, Any]:
         """What ``list`` says of the session: the pane the next call would use, and every pane."""
         st = self.state()
-        return {"session": self.name, "server": f"shared ({self.cfg.shared_socket})", "program": st.program,
-                "status": st.status, "evidence": st.evidence, "pane": pane_info(st.facts),
-                "panes": where.panes(self.target.tmux, self.name)}
+        return {
+            "session": self.name,
+            "server": f"shared ({self.cfg.shared_socket})",
+            "program": st.program,
+            "status": st.status,
+            "evidence": st.evidence,
+            "pane": pane_info(st.facts),
+            "panes": where.panes(self.target.tmux, self.name),
+        }
 
     # --- acting -----------------------------------------------------------------
     def run(self, command: str, timeout: float) -> Result:
-        named = f"the session name {self.name}:{self.target.spec} names the shared terminal: " if self.target.spec else ""
-        return failure(named + message("shared_run_refused"), session=self.name, status=Status.UNKNOWN,
-                       hint=message("shared_run_refused_hint"))
+        named = (
+            f"the session name {self.name}:{self.target.spec} names the shared terminal: "
+            if self.target.spec
+            else ""
+        )
+        return failure(
+            named + message("shared_run_refused"),
+            session=self.name,
+            status=Status.UNKNOWN,
+            hint=message("shared_run_refused_hint"),
+        )
 
     def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:
         res = send.send(self.cfg, self.target, text, enter=enter, timeout=timeout, force=force)
@@ -81,22 +108,42 @@ class SharedSession:
         return res
 
     def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
-        # Keys wait for a quiet moment like text does; a short timeout would refuse them while the human reads.
-        return send.send(self.cfg, self.target, "", enter=False, timeout=max(timeout, 2.0), force=force,
-                         audit_as="keys", keys=tuple(keys))
+        # Keys wait for a quiet moment like text does; a short timeout would refuse them while the
+        # human reads.
+        return send.send(
+            self.cfg,
+            self.target,
+            "",
+            enter=False,
+            timeout=max(timeout, 2.0),
+            force=force,
+            audit_as="keys",
+            keys=tuple(keys),
+        )
 
     def interrupt(self, timeout: float) -> Result:
         """Ctrl+C, only for what the agent started: the human's programs are the human's to stop."""
         if not guard.ours(self.state()):
             return failure(message("shared_interrupt_refused"), session=self.name,
                            status=Status.UNKNOWN, hint="ask the human to stop it")
-        return send.send(self.cfg, self.target, "", enter=False, timeout=timeout, force=True, audit_as="interrupt",
-                         keys=("C-c",))
+        return send.send(
+            self.cfg,
+            self.target,
+            "",
+            enter=False,
+            timeout=timeout,
+            force=True,
+            audit_as="interrupt",
+            keys=("C-c",),
+        )
 
     def kill(self) -> Result:
-        return failure("the shared session is the human's terminal; the tool never ends it",
-                       session=self.name, status=Status.UNKNOWN,
-                       hint="stop it yourself with apps/shared-terminal/stop.sh --kill-session if you must")
+        return failure(
+            "the shared session is the human's terminal; the tool never ends it",
+            session=self.name,
+            status=Status.UNKNOWN,
+            hint="stop it yourself with apps/shared-terminal/stop.sh --kill-session if you must",
+        )
 
     # --- waiting ----------------------------------------------------------------
     def wait_exact(self, timeout: float) -> Result | None:
@@ -104,14 +151,18 @@ class SharedSession:
         return None
 
     def heard(self, res: Result) -> None:
-        """Nothing: the page offers no one-tap answers in the human's own terminal, where they type."""
+        """Nothing: the page offers no one-tap answers in the human's own terminal, where they
+        type."""
 
     def waited(self, res: Result, st: State) -> None:
-        """A command of ours that outlived its send: its output is given with the wait that sees its prompt
-        back, once; a closed or dead pane ends what ran there."""
+        """A command of ours that outlived its send: its output is given with the wait that sees its
+        prompt back, once; a closed or dead pane ends what ran there."""
         if st.status in (Status.READY, Status.BLOCKED):
-            res.output, res.hint, notes = output.deliver(self.cfg, outcome.owed_output(self.target, st), st.facts)
+            res.output, res.hint, notes = output.deliver(
+                self.cfg, outcome.owed_output(self.target, st), st.facts
+            )
             res.extra.update(notes)
         elif st.status == Status.ERROR and (st.facts is None or st.facts.dead):
             res.error = st.evidence
-            res.hint = "ask the human what became of it; the next call uses the pane the human is looking at"
+            res.hint = ("ask the human what became of it; the next call uses the pane the human is "
+                        "looking at")

@@ -39,7 +39,8 @@ _SPEC = re.compile(r"(?:(?P<window>\d{1,6})(?:\.(?P<pane>\d{1,6}))?|(?P<id>%\d{1
 
 
 def split(name: str) -> tuple[str, str]:
-    """A session name and the pane it names (tmux's words), e.g. ``shared:1.0`` -> ``("shared", "1.0")``.
+    """A session name and the pane it names (tmux's words), e.g. ``shared:1.0`` -> ``("shared",
+    "1.0")``.
 
     A bare pane id (``%3``) names no session: the caller's shared session is meant.
     """
@@ -47,8 +48,8 @@ def split(name: str) -> tuple[str, str]:
         return "", name
     session, sep, pane = name.partition(":")
     if sep and not _SPEC.fullmatch(pane):
-        raise BadName(f"session name {name!r} names no pane: write shared:WINDOW.PANE (e.g. shared:1.0), "
-                      "shared:WINDOW, or a pane id such as %3")
+        raise BadName(f"session name {name!r} names no pane: write shared:WINDOW.PANE (e.g. "
+                      "shared:1.0), shared:WINDOW, or a pane id such as %3")
     return session, pane
 
 
@@ -78,9 +79,25 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     """
     base = Target(session, True, tmux)
     try:
-        out = tmux.chain(["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}{SEP}#{{{BOUND}}}"],
-                         ["list-panes", "-s", "-t", f"={session}", "-F",
-                          SEP.join(["#{pane_id}", "#{window_index}", "#{pane_index}", "#{pane_active}", f"#{{{SENT}}}"])])
+        out = tmux.chain(
+            ["display-message", "-p", "-t", f"={session}:", f"#{{pane_id}}{SEP}#{{{BOUND}}}"],
+            [
+                "list-panes",
+                "-s",
+                "-t",
+                f"={session}",
+                "-F",
+                SEP.join(
+                    [
+                        "#{pane_id}",
+                        "#{window_index}",
+                        "#{pane_index}",
+                        "#{pane_active}",
+                        f"#{{{SENT}}}",
+                    ]
+                ),
+            ],
+        )
     except (NoServer, NoTarget):
         return base
     head, _, rest = out.partition("\n")
@@ -88,7 +105,9 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
     rows = [(line.split(SEP, 4) + [""] * 5)[:5] for line in rest.splitlines()]
     bound = _bound(raw)
     ours = next((r for r in rows if r[0] == bound.get("pane")), None)
-    follow = ours is not None and (Sent.parse(ours[4]).pending or (Sent.parse(ours[4]).owed and not fresh))
+    follow = ours is not None and (
+        Sent.parse(ours[4]).pending or (Sent.parse(ours[4]).owed and not fresh)
+    )
     if spec:
         window, _, index = spec.partition(".")
         if follow and ours is not None and window == ours[1] and not index:
@@ -97,16 +116,18 @@ def resolve(tmux: Tmux, session: str, spec: str, *, fresh: bool = False) -> Targ
             if pane == spec or (w == window and (i == index if index else is_active == "1")):
                 return Target(session, True, tmux, pane)
         raise BadName(f"there is no pane {spec} in the session {session!r} (panes: "
-                      f"{', '.join(f'{r[1]}.{r[2]}' for r in rows)}); without a pane, {session!r} means the pane "
-                      "the human is looking at")
+                      f"{', '.join(f'{r[1]}.{r[2]}' for r in rows)}); without a pane, {session!r} "
+                      "means the pane the human is looking at")
     if not bound:
         return Target(session, True, tmux, active)
     if ours is not None:
-        # Bound while the command runs, and for any call but a new command until its output was given.
+        # Bound while the command runs, and for any call but a new command until its output was
+        # given.
         return Target(session, True, tmux, ours[0] if follow else active)
     unbind(tmux, session)
-    lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) where the agent's "
-            f"command {bound.get('text', '')!r} ran was closed; its output and end cannot be known")
+    lost = (f"the pane {bound['pane']} (window {bound.get('window')} {bound.get('name', '')!r}) "
+            f"where the agent's command {bound.get('text', '')!r} ran was closed; its output and "
+            "end cannot be known")
     if fresh:  # a new command goes to the pane the human looks at, as any new command does
         return Target(session, True, tmux, active, closed=lost)
     return Target(session, True, tmux, active, lost)
@@ -116,15 +137,37 @@ def panes(tmux: Tmux, session: str) -> list[dict[str, Any]]:
     """Every pane of the session as the agent may name it: ``session:WINDOW.PANE``, id, window name,
     the program in front, and whether the human is looking at it."""
     try:
-        out = tmux.cmd("list-panes", "-s", "-t", f"={session}", "-F", SEP.join(["#{pane_id}", "#{window_index}", "#{pane_index}", "#{window_name}",
-                                                       "#{pane_current_command}", "#{window_active}#{pane_active}"]))
+        out = tmux.cmd(
+            "list-panes",
+            "-s",
+            "-t",
+            f"={session}",
+            "-F",
+            SEP.join(
+                [
+                    "#{pane_id}",
+                    "#{window_index}",
+                    "#{pane_index}",
+                    "#{window_name}",
+                    "#{pane_current_command}",
+                    "#{window_active}#{pane_active}",
+                ]
+            ),
+        )
     except TmuxError:
         return []
     rows = []
     for line in out.splitlines():
         pane, window, index, name, command, active = (line.split(SEP) + [""] * 6)[:6]
-        rows.append({"name": f"{session}:{window}.{index}", "id": pane, "window_name": name, "command": command,
-                     "looked_at": active == "11"})
+        rows.append(
+            {
+                "name": f"{session}:{window}.{index}",
+                "id": pane,
+                "window_name": name,
+                "command": command,
+                "looked_at": active == "11",
+            }
+        )
     return rows
 
 
@@ -137,8 +180,8 @@ def unbind(tmux: Tmux, session: str) -> None:
 
 
 def unbind_if(pane: str, target: str = "") -> list[str]:
-    """A tmux command that forgets the bound pane if it is ``pane`` (its output was given, or it is gone),
-    decided inside tmux; ``target`` names the session when the pane is gone."""
+    """A tmux command that forgets the bound pane if it is ``pane`` (its output was given, or it is
+    gone), decided inside tmux; ``target`` names the session when the pane is gone."""
     return _if_bound(pane, target or pane, f"set-option -u -t {target or pane} {BOUND}")
 
 
