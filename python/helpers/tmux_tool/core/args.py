@@ -30,7 +30,9 @@ at every look, whatever its timeout."""
 def brief(value: Any, limit: int = 60) -> str:
     """``repr`` of a value for an error, cut short: errors quote, never copy, input."""
     shown = repr(value)
-    return shown if len(shown) <= limit else f"{shown[: limit - 1]}… ({len(str(value))} characters)"
+    return (
+        shown if len(shown) <= limit else f"{shown[: limit - 1]}… ({len(str(value))} characters)"
+    )
 
 
 def _check_chars(where: str, text: str) -> str:
@@ -48,8 +50,8 @@ def _check_chars(where: str, text: str) -> str:
         text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError as exc:
         code = ord(text[exc.start])
-        raise BadArgs(f"{where} contains U+{code:04X} at position {exc.start}, half of a surrogate pair, "
-                      "which is not valid text; send the whole character") from None
+        raise BadArgs(f"{where} contains U+{code:04X} at position {exc.start}, half of a surrogate "
+                      "pair, which is not valid text; send the whole character") from None
     return text
 
 
@@ -81,7 +83,9 @@ class Arg:
                 raise BadArgs(f"{where} is {len(text)} characters long; the limit is {self.limit}"
                               + (f": {self.shorter}" if self.shorter else ""))
             if self.choices and text not in self.choices:
-                raise BadArgs(f"{where} must be one of {', '.join(self.choices)}, not {brief(text)}")
+                raise BadArgs(
+                    f"{where} must be one of {', '.join(self.choices)}, not {brief(text)}"
+                )
             return _check_chars(where, text)
         if self.kind == "bool":
             if isinstance(value, bool):
@@ -143,6 +147,8 @@ def bind(action: str, declared: tuple[Arg, ...], given: Mapping[str, Any]) -> di
     unknown = [k for k in given if k not in known]
     if unknown:
         takes = ", ".join(a.name for a in declared) or "no arguments"
-        named = ", ".join(brief(u) for u in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        named = ", ".join(brief(u) for u in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
         raise BadArgs(f"{action} does not take {named}; it takes: {takes}")
     return {a.name: a.coerce(action, given.get(a.name)) for a in declared}

@@ -39,8 +39,11 @@ from functools import lru_cache
 
 MASK = "[masked]"
 
-_SECRET_NAME = (r"(?:[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?)"
-                r"|(?i:password|passwd|api[_-]?key|secret|token|access[_-]token|auth[_-]token|client[_-]secret))")
+_SECRET_NAME = (
+    r"(?:[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?)"
+    r"|(?i:password|passwd|api[_-]?key|secret|token|access[_-]token|auth[_-]token"
+    r"|client[_-]secret))"
+)
 _PEM = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----")
 _TOKEN_SHAPES = (
     r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
@@ -85,7 +88,8 @@ def _secret_name(name: str | bytes) -> bool:
 
 
 def _env_secrets() -> tuple[str, ...]:
-    """Values of this process's secret-looking environment variables (8 characters or more), longest first.
+    """Values of this process's secret-looking environment variables (8 characters or more), longest
+    first.
 
     Read from the raw environment where there is one (POSIX keeps it as
     bytes), so only the secret values are ever decoded.
@@ -137,7 +141,10 @@ def _spans(text: str, env: tuple[str, ...]) -> list[Span]:
     for value in env:
         found += [m.span() for m in _literal(value).finditer(text)]
     for lo, hi in _around(text, _hits(text, _SHAPE_HINTS), LINE_REACH):
-        found += [m.span("bearer") if m.group("bearer") else m.span() for m in _SHAPES.finditer(text, lo, hi)]
+        found += [
+            m.span("bearer") if m.group("bearer") else m.span()
+            for m in _SHAPES.finditer(text, lo, hi)
+        ]
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lower to two: look case-blind everywhere
         name_hits = [m.start() for m in re.finditer("|".join(_NAME_WORDS), text, re.IGNORECASE)]
@@ -208,7 +215,8 @@ def _across_breaks(text: str, env: tuple[str, ...]) -> list[Span]:
         starts = [b - lo - n for n, b in enumerate(breaks)]  # where each break falls in ``joined``
 
         def to_text(j: int, lo: int = lo, starts: list[int] = starts) -> int:
-            return lo + j + bisect.bisect_right(starts, j)  # every break at or before j removed a newline
+            # every break at or before j removed a newline
+            return lo + j + bisect.bisect_right(starts, j)
 
         for start, end in _spans(joined, env):  # a split name hides a whole value: keep them all
             cut = starts[bisect.bisect_right(starts, start):bisect.bisect_left(starts, end)]

@@ -39,20 +39,23 @@ DEFAULTS: dict[str, str] = {
         "the command is waiting for an answer: reply with send or keys, or stop it with interrupt"
     ),
     "opened_program": (
-        "the command is waiting in {{program}}, which takes input until it is left: drive it with keys or "
-        "send (Vim: Escape : w q Enter saves and quits, Escape : c q Enter cancels), or stop it with interrupt"
+        "the command is waiting in {{program}}, which takes input until it is left: drive it with "
+        "keys or send (Vim: Escape : w q Enter saves and quits, Escape : c q Enter cancels), or "
+        "stop it with interrupt"
     ),
     "blocked": (
         "{{program}} is waiting on a question: read the question and options, answer with keys "
         "(or send for text); if the answer needs the human's decision, ask the human first"
     ),
     "needs_human": (
-        "{{program}} asks for a secret: the human types it, never you (never ask for it in chat). Tell the "
-        "human in one sentence to type it at {{where}}, then call wait: it returns once it is answered"
+        "{{program}} asks for a secret: the human types it, never you (never ask for it in chat). "
+        "Tell the human in one sentence to type it at {{where}}, then call wait: it returns once "
+        "it is answered"
     ),
     "human_holds": "the human has session {{session}}: nothing was typed",
     "human_holds_hint": (
-        "wait until the human hands it back (wait, read and status work meanwhile), or ask the human"
+        "wait until the human hands it back (wait, read and status work meanwhile), or ask the "
+        "human"
     ),
     "human_typing": (
         "the human took over: they have typed {{text}} and not finished; nothing was typed"
@@ -78,17 +81,18 @@ DEFAULTS: dict[str, str] = {
         "human's work"
     ),
     "shared_missing": (
-        "the shared session {{session}} (tmux socket {{socket}}) is not running; the human starts it "
-        "with apps/shared-terminal/start.sh from the tmux_tool checkout"
+        "the shared session {{session}} (tmux socket {{socket}}) is not running; the human starts "
+        "it with apps/shared-terminal/start.sh from the tmux_tool checkout"
     ),
     "no_session_hint": "create one with run (a shell) or start (a program); list shows what exists",
     "mcp_instructions": (
         "Terminals through tmux. run: one shell command in a private scratch session, exact output "
-        "and exit code. The shared session is the human's terminal: read it freely; send/keys there "
-        "are guarded, never erase or submit what the human typed, and never Ctrl+C the human's work. "
-        "Interactive programs (REPLs, AI CLIs) go in private sessions: start, ask, exit. Status busy "
-        "after a timeout means still running: wait again or interrupt. Status blocked means a question "
-        "is on screen: answer it with keys, or ask the human when it is their decision."
+        "and exit code. The shared session is the human's terminal: read it freely; send/keys "
+        "there are guarded, never erase or submit what the human typed, and never Ctrl+C the "
+        "human's work. Interactive programs (REPLs, AI CLIs) go in private sessions: start, ask, "
+        "exit. Status busy after a timeout means still running: wait again or interrupt. Status "
+        "blocked means a question is on screen: answer it with keys, or ask the human when it is "
+        "their decision."
     ),
 }
 
@@ -138,7 +142,8 @@ def template(key: str) -> str:
     if reader is not None:
         try:
             return reader(name).strip()
-        except Exception:  # noqa: BLE001, S110 - the host's reader failing must not silence the tool
+        except Exception:  # noqa: BLE001, S110
+            # the host's reader failing must not silence the tool
             pass
     folder = own_prompts()
     if folder is not None:

@@ -25,15 +25,17 @@ def check(name: object) -> str:
         raise BadName("session name is empty; use letters, digits, '_' and '-', e.g. 'build'")
     shown = name if len(name) <= 40 else name[:40] + "…"
     if len(name) > MAX_LEN:
-        raise BadName(f"session name {shown!r} is {len(name)} characters long; the limit is {MAX_LEN}")
+        raise BadName(
+            f"session name {shown!r} is {len(name)} characters long; the limit is {MAX_LEN}"
+        )
     if name.startswith("-"):
         raise BadName(f"session name {shown!r} starts with '-', which tmux would read as an option")
     bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "_-"))})
     if bad:
         listed = " ".join(repr(c) for c in bad[:8])
         raise BadName(
-            f"session name {shown!r} contains {listed}; tmux reads '.', ':', '$', '%' and others as "
-            "target syntax, so use only letters, digits, '_' and '-'"
+            f"session name {shown!r} contains {listed}; tmux reads '.', ':', '$', '%' and others "
+            "as target syntax, so use only letters, digits, '_' and '-'"
         )
     if not _VALID.fullmatch(name):
         raise BadName(f"session name {shown!r} is not usable; use letters, digits, '_' and '-'")

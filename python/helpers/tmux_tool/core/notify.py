@@ -21,9 +21,9 @@ a command-line call's process exits right after its answer, which would end a
 thread with the notification unsent, while a detached child goes on by itself
 (a session of its own, no descriptor of ours but its stdin), bounded by an
 alarm.  The agent's call pays for a look at the records; a thread records a
-new prompt and starts the child.  Apprise is imported only in that child.  A notifier that fails is written once to ``notify.log`` in the
-state folder: the calls' stdout and stderr are what the agent reads, and a
-detached child has neither.
+new prompt and starts the child.  Apprise is imported only in that child.  A notifier that fails is
+written once to ``notify.log`` in the state folder: the calls' stdout and stderr are what the agent
+reads, and a detached child has neither.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ def asked(root: Path, prompt: Prompt) -> None:
 
 
 def settled(root: Path, host: str, session: str) -> None:
-    """Session ``session`` on ``host`` no longer needs the human: say so, once, for the prompts told of."""
+    """Session ``session`` on ``host`` no longer needs the human: say so, once, for the prompts told
+    of."""
     if any(_is(r, host, session) for r in _read(root).values()):
         _aside(root, _settle, root, host, session)
 
@@ -128,7 +129,8 @@ def _aside(root: Path, work: Callable[..., None], *args: Any) -> None:
     def guarded() -> None:
         try:
             work(*args)
-        except Exception as exc:  # noqa: BLE001 - nothing of the notifier's reaches the agent's call
+        except Exception as exc:  # noqa: BLE001
+            # nothing of the notifier's reaches the agent's call
             log_once(root / LOG, f"notifying failed: {type(exc).__name__}: {exc}")
 
     threading.Thread(target=guarded, name=THREAD).start()
@@ -154,7 +156,8 @@ def _read(root: Path) -> dict[str, Any]:
 
 
 class _Locked:
-    """The records, read and written back under an exclusive lock of the file (processes and threads)."""
+    """The records, read and written back under an exclusive lock of the file (processes and
+    threads)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -198,10 +201,17 @@ def _spawn(root: Path, title: str, body: str) -> None:
     payload = json.dumps({"title": title, "body": body, "log": str(root / LOG)}).encode()
     read_end, write_end = os.pipe()
     try:
-        pid = os.posix_spawn(sys.executable, [sys.executable, "-P", __file__], os.environ, setsid=True,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0),
-                                           (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                                           (os.POSIX_SPAWN_DUP2, 1, 2)])
+        pid = os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-P", __file__],
+            os.environ,
+            setsid=True,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, read_end, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_DUP2, 1, 2),
+            ],
+        )
     except OSError as exc:
         os.close(write_end)
         log_once(root / LOG, f"no notification could be sent: {exc.strerror or exc}")
@@ -213,18 +223,21 @@ def _spawn(root: Path, title: str, body: str) -> None:
             pipe.write(payload)  # a few hundred bytes: the pipe takes them at once
     except OSError:
         pass  # the child ended before reading (killed): it has nothing to send
-    threading.Thread(target=os.waitpid, args=(pid, 0), name=f"{THREAD}-reaper", daemon=True).start()  # no zombie
+    # no zombie
+    threading.Thread(target=os.waitpid, args=(pid, 0), name=f"{THREAD}-reaper", daemon=True).start()
 
 
 def log_once(path: Path, line: str) -> None:
-    """Append ``line`` to the log unless it is there already: a notifier that keeps failing is said once."""
+    """Append ``line`` to the log unless it is there already: a notifier that keeps failing is said
+    once."""
     try:
         known = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
         if any(k.partition(" ")[2] == line for k in known):
             return
         import time
 
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # the child runs without the library
+        # the child runs without the library
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as out:
             out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
     except OSError:
@@ -232,8 +245,8 @@ def log_once(path: Path, line: str) -> None:
 
 
 def _deliver(index: int, url: str, title: str, body: str) -> str | None:
-    """Send to one Apprise URL; why it failed, or None.  The URL is named by its place and scheme only:
-    the rest of it may be a token, a password or a topic that is as good as one (ntfy)."""
+    """Send to one Apprise URL; why it failed, or None.  The URL is named by its place and scheme
+    only: the rest of it may be a token, a password or a topic that is as good as one (ntfy)."""
     import apprise
 
     named = f"item {index} of {ENV} ({url.partition('://')[0][:20]}://...)"
@@ -246,7 +259,8 @@ def _deliver(index: int, url: str, title: str, body: str) -> str | None:
 
 
 def main() -> int:
-    """The detached child: read the message on stdin, send it to every URL, log each failure once."""
+    """The detached child: read the message on stdin, send it to every URL, log each failure
+    once."""
     import signal
     import sys
 
@@ -256,7 +270,10 @@ def main() -> int:
     try:
         import apprise  # noqa: F401 - present, or said once
     except ImportError:
-        log_once(Path(message["log"]), f"{ENV} is set but {sys.executable} has no apprise: pip install apprise")
+        log_once(
+            Path(message["log"]),
+            f"{ENV} is set but {sys.executable} has no apprise: pip install apprise",
+        )
         return 1
     for index, url in enumerate(urls(), 1):
         try:

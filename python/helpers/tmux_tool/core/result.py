@@ -110,14 +110,19 @@ class Result:
                 head.append(f"{key}: {value}")
         pane = self.extra.get("pane")
         if isinstance(pane, dict):
-            head.append(f"pane: {pane.get('id')} (window {pane.get('window')} {pane.get('window_name', '')!r})")
+            head.append(
+                f"pane: {pane.get('id')} (window {pane.get('window')} "
+                f"{pane.get('window_name', '')!r})"
+            )
         parts = [("ok" if self.ok else "FAILED") + " · " + " · ".join(head)]
         if self.error:
             parts.append(f"error: {self.error}")
         question = self.extra.get("question")
         if question:
             options = self.extra.get("options") or []
-            parts.append(f"question: {question}" + (f" (options: {', '.join(options)})" if options else ""))
+            parts.append(
+                f"question: {question}" + (f" (options: {', '.join(options)})" if options else "")
+            )
         sessions = self.extra.get("sessions")
         if sessions:
             parts.append("\n".join(_session_row(s) for s in sessions))
@@ -135,16 +140,28 @@ class Result:
 
 
 def _session_row(s: dict[str, Any]) -> str:
-    bits = [s.get("session", "?"), s.get("server", ""), s.get("program") or "-", s.get("status", "?")]
+    bits = [
+        s.get("session", "?"),
+        s.get("server", ""),
+        s.get("program") or "-",
+        s.get("status", "?"),
+    ]
     panes = s.get("panes") or []
     if len(panes) > 1:
-        bits.append("panes: " + ", ".join(f"{p.get('name')} {p.get('id')} {p.get('command')}"
-                                          + (" (the human's)" if p.get("looked_at") else "") for p in panes))
+        bits.append(
+            "panes: "
+            + ", ".join(
+                f"{p.get('name')} {p.get('id')} {p.get('command')}"
+                + (" (the human's)" if p.get("looked_at") else "")
+                for p in panes
+            )
+        )
     return "  ".join(str(b) for b in bits)
 
 
 def failure(error: str, *, session: str | None = None, hint: str | None = None,
             status: Status = Status.ERROR, **extra: Unpack[Extra]) -> Result:
-    """A failure: ``ok: false`` with a sentence saying what to do (the dispatcher names the action)."""
+    """A failure: ``ok: false`` with a sentence saying what to do (the dispatcher names the
+    action)."""
     return Result(ok=False, session=session, status=status, error=error,
                   hint=hint, extra=extra)

@@ -17,7 +17,8 @@ class Status(StrEnum):
     """What a session is doing (the meanings are in docs/ARCHITECTURE.md, "The contract")."""
 
     READY = "ready"
-    """Waiting for a new instruction: a shell or REPL prompt, an AI CLI's idle input box, an editor."""
+    """Waiting for a new instruction: a shell or REPL prompt, an AI CLI's idle input box, an
+    editor."""
     BUSY = "busy"
     """Working; more output may come."""
     BLOCKED = "blocked"

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from typing import Any
 
 SWITCH = "TMUX_TOOL_TRACE"
-_LIMIT = 2000  # characters of one text field: a command's text, an evidence; a screen is never traced
+# characters of one text field: a command's text, an evidence; a screen is never traced
+_LIMIT = 2000
 _lock = threading.Lock()
 
 
@@ -34,15 +35,20 @@ def on() -> bool:
 
 
 def event(kind: str, **fields: Any) -> None:
-    """Append one event, if a trace is asked for; a trace that cannot be written is given up silently
-    (it must never change what the tool does)."""
+    """Append one event, if a trace is asked for; a trace that cannot be written is given up
+    silently (it must never change what the tool does)."""
     path = os.environ.get(SWITCH)
     if not path:
         return
     from .masking import mask
 
-    line = {"t": round(time.time(), 6), "pid": os.getpid(), "thread": threading.current_thread().name,
-            "kind": kind, **{k: _plain(v, mask) for k, v in fields.items()}}
+    line = {
+        "t": round(time.time(), 6),
+        "pid": os.getpid(),
+        "thread": threading.current_thread().name,
+        "kind": kind,
+        **{k: _plain(v, mask) for k, v in fields.items()},
+    }
     data = json.dumps(line, ensure_ascii=False) + "\n"
     try:
         with _lock, open(path, "a", encoding="utf-8") as f:

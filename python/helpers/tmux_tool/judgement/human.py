@@ -37,14 +37,30 @@ from ..transport.place import HERE, Place
 from ..transport.tmux import Tmux
 from .state import State
 
-__all__ = ["ANSWERED", "HELD", "LEAVE_KEYS", "PAGE", "answering", "asks_secret", "heard", "held", "hint", "page",
-           "page_looking", "page_looks", "refusal", "where_to_type"]
+__all__ = [
+    "ANSWERED",
+    "HELD",
+    "LEAVE_KEYS",
+    "PAGE",
+    "answering",
+    "asks_secret",
+    "heard",
+    "held",
+    "hint",
+    "page",
+    "page_looking",
+    "page_looks",
+    "refusal",
+    "where_to_type",
+]
 
 
 UNKNOWN_READER = -1  # ``State.secret_reader`` of a secret told by the screen alone
 
 
-def asks_secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None) -> State | None:
+def asks_secret(
+    term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program: str | None
+) -> State | None:
     """The state of a terminal that waits for a secret, or None when it does not.
 
     One judgement from all the evidence, failing closed: the kernel's facts
@@ -60,19 +76,26 @@ def asks_secret(term: kernel.Terminal, snap: Snapshot, facts: PaneFacts, program
     if asker is not None and term.secret:
         why = f"{asker.comm} reads a secret with the terminal's echo off: {shown!r}"
     elif asker is not None and term.secret_unseen:
-        why = (f"the terminal is set for a secret (a line, echo off) and {asker.comm} waits where this user "
-               f"cannot see (another user's or a setuid program): {shown!r}")
+        why = (f"the terminal is set for a secret (a line, echo off) and {asker.comm} waits where "
+               f"this user cannot see (another user's or a setuid program): {shown!r}")
     elif asked is not None and (term.waits or not term.known):
         who = term.front.comm if term.front else "the program in front"
-        why = (f"a question for a secret is at the cursor ({asked!r}) and {who} waits; the kernel does not show "
-               "the read (a relay's own terminal, as sudo's or ssh -t's, or a read in raw mode), so the screen "
-               "decides")
+        why = (f"a question for a secret is at the cursor ({asked!r}) and {who} waits; the kernel "
+               "does not show the read (a relay's own terminal, as sudo's or ssh -t's, or a read "
+               "in raw mode), so the screen decides")
         asker = asker or term.front or term.leader
     else:
         return None
     reader = asker.pid if asker is not None else UNKNOWN_READER
-    return State(Status.BLOCKED, why, program or (asker.comm if asker else None), snap, facts, question=shown,
-                 secret_reader=reader)
+    return State(
+        Status.BLOCKED,
+        why,
+        program or (asker.comm if asker else None),
+        snap,
+        facts,
+        question=shown,
+        secret_reader=reader,
+    )
 
 
 LEAVE_KEYS = frozenset({"Escape", "C-c", "C-d"})
@@ -80,26 +103,29 @@ LEAVE_KEYS = frozenset({"Escape", "C-c", "C-d"})
 
 
 def refusal(st: State, text: str, keys: Sequence[str] = ()) -> str | None:
-    """Why nothing may be typed into ``st`` now (None: it is no secret's prompt, or only leave keys)."""
+    """Why nothing may be typed into ``st`` now (None: it is no secret's prompt, or only leave
+    keys)."""
     if not st.needs_human or (not text and set(keys) <= LEAVE_KEYS):
         return None
-    return (f"{st.program or 'a program'} asks for a secret ({st.question!r}), which only the human types; the "
-            "agent may only leave it (Escape, C-c, C-d)")
+    return (f"{st.program or 'a program'} asks for a secret ({st.question!r}), which only the "
+            "human types; the agent may only leave it (Escape, C-c, C-d)")
 
 
 def answering(st: State, asked: State | None) -> bool:
-    """Whether ``st`` is still the human's part of a secret ``asked`` for when a wait began: the same
-    process reads it, or its question is still on screen while the program works on the answer."""
+    """Whether ``st`` is still the human's part of a secret ``asked`` for when a wait began: the
+    same process reads it, or its question is still on screen while the program works on the
+    answer."""
     if asked is None or not asked.needs_human:
         return False
-    if st.needs_human:  # a relay (ssh -t) reads every secret behind it: a new question is a new secret
+    # a relay (ssh -t) reads every secret behind it: a new question is a new secret
+    if st.needs_human:
         return st.secret_reader == asked.secret_reader and st.question == asked.question
     return st.status == Status.BLOCKED and st.question == asked.question
 
 
 def hint(program: str | None, where: str) -> str:
-    """What the agent is told of a secret asked for by ``program``, which the human types at ``where``
-    (:func:`where_to_type`)."""
+    """What the agent is told of a secret asked for by ``program``, which the human types at
+    ``where`` (:func:`where_to_type`)."""
     return message("needs_human", program=program or "the program", where=where)
 
 
@@ -140,8 +166,8 @@ _page_looks: ContextVar[bool] = ContextVar("tmux_tool_page_looks", default=False
 
 @contextmanager
 def page_looks() -> Iterator[None]:
-    """Within the block, results are the page's own looks (it judges sessions with ``status`` too): an
-    answer the human gave from the page (:data:`ANSWERED`) stays there for the agent's result."""
+    """Within the block, results are the page's own looks (it judges sessions with ``status`` too):
+    an answer the human gave from the page (:data:`ANSWERED`) stays there for the agent's result."""
     token = _page_looks.set(True)
     try:
         yield
@@ -155,8 +181,8 @@ def page_looking() -> bool:
 
 
 def heard(tmux: Tmux, session: str) -> str:
-    """The option the human answered ``session``'s question with from the page since the agent's last
-    result ("" when none), read and cleared in one tmux command so that it is told once."""
+    """The option the human answered ``session``'s question with from the page since the agent's
+    last result ("" when none), read and cleared in one tmux command so that it is told once."""
     if page_looking():
         return ""
     target = f"={session}:"

@@ -19,7 +19,8 @@ class Notes:
     """What a look at the human's terminal saw beside the status: who has the line, what is on it,
     and what the look teaches (read by the guard before typing, written by the judge after)."""
 
-    owner: str = ""  # the program in front was started by "agent" or "human" ("" when a shell is in front)
+    # the program in front was started by "agent" or "human" ("" when a shell is in front)
+    owner: str = ""
     human_text: str = ""  # what someone else typed on the input line, not submitted
     in_program: bool = False  # human_text is on a program's input line, not at the shell's prompt
     copy_mode: bool = False  # the human is scrolling in copy mode
@@ -55,7 +56,8 @@ class State:
     cwd: str | None = None
     exact: bool = False
     notes: Notes = field(default_factory=Notes)
-    secret_reader: int = 0  # the process that reads a secret from the terminal (0: none; -1: not known)
+    # the process that reads a secret from the terminal (0: none; -1: not known)
+    secret_reader: int = 0
 
     @property
     def needs_human(self) -> bool:
@@ -64,17 +66,33 @@ class State:
 
 
 def pane_info(facts: PaneFacts | None) -> dict[str, Any] | None:
-    """The pane a result concerns, as the human sees it: its id, its window's index and name, its index."""
+    """The pane a result concerns, as the human sees it: its id, its window's index and name, its
+    index."""
     if facts is None or not facts.pane_id:
         return None
-    return {"id": facts.pane_id, "window": facts.window, "window_name": facts.window_name, "index": facts.index}
+    return {
+        "id": facts.pane_id,
+        "window": facts.window,
+        "window_name": facts.window_name,
+        "index": facts.index,
+    }
 
 
-def reported(st: State, session: str, *, ok: bool = True, output: str = "", error: str | None = None,
-             hint: str | None = None, exit_code: int | None = None, in_pane: bool = False,
-             **extra: Unpack[Extra]) -> Result:
+def reported(
+    st: State,
+    session: str,
+    *,
+    ok: bool = True,
+    output: str = "",
+    error: str | None = None,
+    hint: str | None = None,
+    exit_code: int | None = None,
+    in_pane: bool = False,
+    **extra: Unpack[Extra],
+) -> Result:
     """The one result that reports a session's state: its status with the evidence, the program, the
-    question and its options, the cwd, the screen, and (``in_pane``, in the shared session) which pane."""
+    question and its options, the cwd, the screen, and (``in_pane``, in the shared session) which
+    pane."""
     data = Extra(evidence=st.evidence, program=st.program)
     if st.question:
         data["question"], data["options"] = st.question, list(st.options)

@@ -25,7 +25,8 @@ ENDED = (Status.READY, Status.BLOCKED, Status.ERROR)
 
 @dataclass(slots=True)
 class Stillness:
-    """Since when one screen has been shown (and judged the same way), and which screen was first."""
+    """Since when one screen has been shown (and judged the same way), and which screen was
+    first."""
 
     first: str | None = None
     digest: str | None = None
@@ -33,8 +34,11 @@ class Stillness:
     status: Status | None = None
     judged_since: float = 0.0
 
-    def see(self, digest: str, now: float, changed_at: float | None = None, status: Status | None = None) -> None:
-        """Note the screen of a look; a new screen dates from ``changed_at`` when known (else ``now``).
+    def see(
+        self, digest: str, now: float, changed_at: float | None = None, status: Status | None = None
+    ) -> None:
+        """Note the screen of a look; a new screen dates from ``changed_at`` when known (else
+        ``now``).
 
         ``status`` is what the look judged: the same screen can turn from
         ``busy`` to ``ready`` (keys typed into it were read at last), and an
@@ -77,13 +81,15 @@ class Stillness:
         return max(self.since, self.judged_since) + window if st.status in ENDED else None
 
 
-QUIET_SHARE = 0.25  # of one CPU: what a program waiting for keys may ask for (a timer's tick), and count as idle
+# of one CPU: what a program waiting for keys may ask for (a timer's tick), and count as idle
+QUIET_SHARE = 0.25
 QUIET_KEEP = 30.0  # seconds of samples kept: more than any window asked about
 
 
 @dataclass(slots=True)
 class Quiet:
-    """Whether a program has been idle, by what it asked of the CPU (:func:`..transport.kernel.activity`).
+    """Whether a program has been idle, by what it asked of the CPU
+    (:func:`..transport.kernel.activity`).
 
     A screen that holds still proves nothing while the program behind it is
     still at work: a CLI draws its input box, then works out (for a second,
@@ -109,7 +115,10 @@ class Quiet:
         """Has the program been idle for the last ``window`` seconds (as far as it was sampled)?"""
         if not self.samples:
             return True
-        base = next((i for i in range(len(self.samples) - 1, -1, -1) if self.samples[i][0] <= now - window), None)
+        base = next(
+            (i for i in range(len(self.samples) - 1, -1, -1) if self.samples[i][0] <= now - window),
+            None,
+        )
         if base is None:
             return False  # not watched for that long yet
         since = list(self.samples)[base:]
@@ -123,11 +132,12 @@ WORK_WINDOW = 0.2  # seconds over which one look measures whether a program is a
 
 
 def at_work(sample: Callable[[], Activity | None], window: float = WORK_WINDOW) -> float | None:
-    """The share of one CPU a program asked for over the next ``window`` seconds (``sample`` reads its
+    """The share of one CPU a program asked for over the next ``window`` seconds (``sample`` reads
+    its
     :class:`~..transport.kernel.Activity`), when it is more than a program waiting for keys asks
-    (:data:`QUIET_SHARE`); else 0.  None when the kernel does not say.  One sample of a process's state
-    says little: on a loaded machine an idle CLI that wakes for a timer is often caught waiting in the
-    run queue (``R``)."""
+    (:data:`QUIET_SHARE`); else 0.  None when the kernel does not say.  One sample of a process's
+    state says little: on a loaded machine an idle CLI that wakes for a timer is often caught
+    waiting in the run queue (``R``)."""
     first = sample()
     if first is None:
         return None
@@ -139,8 +149,11 @@ def at_work(sample: Callable[[], Activity | None], window: float = WORK_WINDOW) 
     return share if share > QUIET_SHARE or last.stopped else 0.0
 
 
-def looks(state: Callable[[], State], every: float | Callable[[], float],
-          pause: Callable[[float], object] = time.sleep) -> Iterator[tuple[State, float, Stillness]]:
+def looks(
+    state: Callable[[], State],
+    every: float | Callable[[], float],
+    pause: Callable[[float], object] = time.sleep,
+) -> Iterator[tuple[State, float, Stillness]]:
     """Judge with ``state`` every ``every`` seconds (asked anew after each look, where it is a
     function) for as long as the caller reads on: each state, when it was seen, and how long the
     screen and its judgement have held still.  ``pause`` waits between looks (it may end early,

@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 
 # Where each name lives: the emulator (pyte) loads only for what needs it.
 _HOMES = {
-    "Snapshot": "snapshot", "Span": "snapshot", "Transcript": "transcript", "clean_scrollback": "capture",
-    "quick_clean": "clean", "render_stream": "transcript", "render_transcript": "transcript",
+    "Snapshot": "snapshot",
+    "Span": "snapshot",
+    "Transcript": "transcript",
+    "clean_scrollback": "capture",
+    "quick_clean": "clean",
+    "render_stream": "transcript",
+    "render_transcript": "transcript",
     "snapshot_from_capture": "capture",
 }
 

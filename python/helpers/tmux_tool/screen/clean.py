@@ -116,8 +116,9 @@ def plain_text(data: bytes) -> str | None:
     return text
 
 
-# What ``quick_clean`` replays exactly: all but vertical motion.  Besides the inert sequences: erase in
-# line, and modes that change no text (cursor shown or hidden, bracketed paste, keypad, blinking).
+# What ``quick_clean`` replays exactly: all but vertical motion.  Besides the inert sequences: erase
+# in line, and modes that change no text (cursor shown or hidden, bracketed paste, keypad,
+# blinking).
 _LINE_LOCAL_RE = re.compile(r"\x1b(?:\[[012]?K|\[\?(?:25|2004|1|12)[hl]|[=>])")
 
 

@@ -51,7 +51,8 @@ _STYLED: dict[Style, _StyledCells] = {}
 
 
 def styled_cells(style: Style) -> dict[str, Cell]:
-    """The shared cells of ``style``, one per character, made on first use (at most 1024 styles kept)."""
+    """The shared cells of ``style``, one per character, made on first use (at most 1024 styles
+    kept)."""
     cells = _STYLED.get(style)
     if cells is None:
         if len(_STYLED) > 1024:

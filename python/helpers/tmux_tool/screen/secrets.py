@@ -1,4 +1,5 @@
-"""A question for a secret, read off the screen: the evidence left when the kernel cannot see the read.
+"""A question for a secret, read off the screen: the evidence left when the kernel cannot see the
+read.
 
 The kernel tells a secret by the terminal it is read from (a line, echo off;
 :mod:`..transport.kernel`).  It cannot when the reader's terminal is not the
@@ -27,19 +28,22 @@ import regex
 from .snapshot import Snapshot
 
 QUESTION_LIMIT = 160  # characters: a question is one short row, never a paragraph
-WORDS = r"""
-    \b(?:pass(?:word|wd|phrase|code|kennwort)?s?|pass[ ]phrase|pin|otp|2fa|mfa|one[- ]time|verification[ ]code
+WORDS = (r"""
+    \b(?:pass(?:word|wd|phrase|code|kennwort)?s?|pass[ ]phrase|pin|otp|2fa|mfa|one[- ]time|"""
+         r"""verification[ ]code
        |security[ ]code|auth(?:entication|enticator)?[ ]code|token|secret|api[ _-]?key|credentials?
        |passwort|kennwort|mot[ ]de[ ]passe|phrase[ ]secr[eè]te|contrase[ñn]a|senha|palavra-passe
-       |wachtwoord|has[łl]o|l[öo]senord|adgangskode|passord|salasana|parola|[şs]ifre|heslo|jelsz[óo]
+       |wachtwoord|has[łl]o|l[öo]senord|adgangskode|passord|salasana|parola|[şs]ifre|"""
+         r"""heslo|jelsz[óo]
        |пароль|κωδικός)\b
     |密码|密碼|口令|パスワード|암호|비밀번호
-    """
+    """)
 """The words that name a secret, as a verbose, case-blind pattern: shared with the screen's question
 shapes (:mod:`..programs.questions`) so both take the same rows for a secret's question."""
 _WORDS = regex.compile(WORDS, regex.IGNORECASE | regex.VERBOSE)
 _ENDS = regex.compile(r"[:：]\s*$")
-_FRAME = "│┃║|"  # a full-screen dialog's border (pinentry-curses draws its field inside a box)
+# a full-screen dialog's border (pinentry-curses draws its field inside a box)
+_FRAME = "│┃║|"
 _FIELD = "_ .·" + _FRAME  # what may follow the cursor in a field drawn for the answer
 
 

@@ -58,8 +58,8 @@ class Context:
         return found
 
     def connected_hosts(self) -> list[str]:
-        """The known hosts whose connection is up now (ssh: its master's socket is there; a container's
-        command: always, it needs no connection)."""
+        """The known hosts whose connection is up now (ssh: its master's socket is there; a
+        container's command: always, it needs no connection)."""
         local = PrivateServer(self.cfg).tmux
         return [name for name in self.known_hosts()
                 if (host := hosts.resolve(name, self.cfg.private_dir / "hosts", local)).via
@@ -83,16 +83,20 @@ class Context:
         """
         given = name if name is not None else default
         session, spec = where.split(given) if isinstance(given, str) else (given, "")
-        session = names.check(self.cfg.shared_session if spec.startswith("%") and not session else session)
+        session = names.check(
+            self.cfg.shared_session if spec.startswith("%") and not session else session
+        )
         if session == self.cfg.shared_session:
             return replace(where.resolve(self.shared_tmux, session, spec, fresh=fresh), spec=spec)
         if spec:
-            raise BadName(f"session name {given!r} names a pane, but panes are named only in the shared session "
-                          f"({self.cfg.shared_session}:WINDOW.PANE); a private session such as {session!r} has one")
+            raise BadName(f"session name {given!r} names a pane, but panes are named only in the "
+                          f"shared session ({self.cfg.shared_session}:WINDOW.PANE); a private "
+                          f"session such as {session!r} has one")
         return Target(session, False, self.private.tmux)
 
     def session(self, name: str | None, *, default: str, fresh: bool = False) -> Session:
-        """The session an action is about, as its own kind of object (see :func:`target` for names)."""
+        """The session an action is about, as its own kind of object (see :func:`target` for
+        names)."""
         return self.open(self.target(name, default=default, fresh=fresh))
 
     def open(self, target: Target) -> Session:

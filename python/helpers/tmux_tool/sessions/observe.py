@@ -33,8 +33,9 @@ DEFAULT_STABLE = 1.0
 
 
 SEARCH_LIMIT = 0.1
-"""Seconds one search of a screen by ``wait``'s pattern may take.  A sane pattern takes microseconds;
-one that backtracks without end would hold the wait past its timeout, so it is refused instead."""
+"""Seconds one search of a screen by ``wait``'s pattern may take.  A sane pattern takes
+microseconds; one that backtracks without end would hold the wait past its timeout, so it is refused
+instead."""
 
 
 def state_of(session: Session, *, settle: bool = False) -> State:
@@ -50,9 +51,16 @@ def state_of(session: Session, *, settle: bool = False) -> State:
     """
     st = _settled(session) if settle else session.state()
     if trace.on():
-        trace.event("state", session=session.target.name, status=str(st.status), evidence=st.evidence,
-                    program=st.program, exact=st.exact, needs_human=st.needs_human,
-                    digest=st.snap.digest if st.snap else None)
+        trace.event(
+            "state",
+            session=session.target.name,
+            status=str(st.status),
+            evidence=st.evidence,
+            program=st.program,
+            exact=st.exact,
+            needs_human=st.needs_human,
+            digest=st.snap.digest if st.snap else None,
+        )
     return st
 
 
@@ -68,16 +76,19 @@ def _settled(session: Session) -> State:
             break
         if again.snap.digest == st.snap.digest:
             return again
-        # Ready both times, but drawn anew: an idle program redraws now and then by itself (a notice that
-        # comes and goes), and a loaded machine stretches the time between two looks.  Only a screen that
-        # keeps changing is still at work.
+        # Ready both times, but drawn anew: an idle program redraws now and then by itself (a notice
+        # that comes and goes), and a loaded machine stretches the time between two looks.  Only a
+        # screen that keeps changing is still at work.
         st = again
     again.status, again.evidence = Status.BUSY, f"the screen is still changing ({again.evidence})"
     return again
 
 
-def looks(session: Session, every: float | Callable[[], float] = POLL,
-          pause: Callable[[float], object] = time.sleep) -> Iterator[tuple[State, float, Stillness]]:
+def looks(
+    session: Session,
+    every: float | Callable[[], float] = POLL,
+    pause: Callable[[float], object] = time.sleep,
+) -> Iterator[tuple[State, float, Stillness]]:
     """Look at ``session`` every ``POLL`` seconds (or as ``every`` says, waiting with ``pause``) for
     as long as the caller reads on (see :func:`..judgement.stillness.looks`)."""
     return stillness.looks(lambda: state_of(session), every, pause)
@@ -118,7 +129,8 @@ class Watch:
     dirty_since: float | None = None
     confirm_at: float | None = None
     next_poll: float = 0.0
-    first: State | None = None  # the first look's state (a secret asked for then is the human's to type)
+    # the first look's state (a secret asked for then is the human's to type)
+    first: State | None = None
 
     @property
     def target(self) -> Target:
@@ -158,7 +170,8 @@ class Watch:
             hit, reason = self.still.changed, "the screen changed"
         elif self.until == "stable":
             hit, reason = held >= self.stable_for, f"the screen has not changed for {held:.1f}s"
-        else:  # a secret asked for since before the wait is the human's to type: wait for what follows
+        else:
+            # a secret asked for since before the wait is the human's to type: wait for what follows
             hit = self.still.settled(st, now) and not human.answering(st, self.first)
             reason = st.evidence
         if hit:
@@ -199,12 +212,18 @@ class Watch:
         if self.state is None or heard.seq != self.seen:
             if self.dirty_since is None:
                 self.dirty_since = now
-            stale = self.STALE_SCREEN if self.pattern is not None or self.until == "change" else self.STALE
+            stale = (
+                self.STALE_SCREEN
+                if self.pattern is not None or self.until == "change"
+                else self.STALE
+            )
             look_at = min(heard.quiet_since + self.settle(), self.dirty_since + stale)
             if self.state is not None and now < look_at:
                 return look_at
             self.seen, self.dirty_since = heard.seq, None
-            self.confirm_at = now + self.CONFIRM if self.pattern is None and self.until == "ready" else None
+            self.confirm_at = (
+                now + self.CONFIRM if self.pattern is None and self.until == "ready" else None
+            )
             self.look(now, None if self.state is None else heard.quiet_since)
         elif self.confirm_at is not None and now >= self.confirm_at:
             self.confirm_at = None
@@ -219,8 +238,9 @@ def _search(pattern: regex.Pattern[str], text: str) -> bool:
     try:
         return pattern.search(text, timeout=SEARCH_LIMIT) is not None
     except TimeoutError:
-        raise BadArgs(f"the pattern {pattern.pattern[:60]!r} took more than {SEARCH_LIMIT:g}s to search one screen "
-                      "(it backtracks without end, like (a|aa)+$); give a simpler one") from None
+        raise BadArgs(f"the pattern {pattern.pattern[:60]!r} took more than {SEARCH_LIMIT:g}s to "
+                      "search one screen (it backtracks without end, like (a|aa)+$); give a "
+                      "simpler one") from None
 
 
 def wait_all(watches: list[Watch], mode: str, timeout: float) -> bool:

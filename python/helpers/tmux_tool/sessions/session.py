@@ -30,8 +30,16 @@ class Session(Protocol):
         """Look once and decide the status, with the evidence."""
         ...
 
-    def report(self, st: State, *, ok: bool = True, error: str | None = None, hint: str | None = None,
-               exit_code: int | None = None, **extra: Unpack[Extra]) -> Result:
+    def report(
+        self,
+        st: State,
+        *,
+        ok: bool = True,
+        error: str | None = None,
+        hint: str | None = None,
+        exit_code: int | None = None,
+        **extra: Unpack[Extra],
+    ) -> Result:
         """The result that reports ``st``, with an error, a hint, an exit code and more fields."""
         ...
 
@@ -58,7 +66,8 @@ class Session(Protocol):
     def kill(self) -> Result: ...
 
     def wait_exact(self, timeout: float) -> Result | None:
-        """Wait on facts better than the screen (a private shell's markers), if the session has them."""
+        """Wait on facts better than the screen (a private shell's markers), if the session has
+        them."""
         ...
 
     def waited(self, res: Result, st: State) -> None:
@@ -66,5 +75,6 @@ class Session(Protocol):
         ...
 
     def heard(self, res: Result) -> None:
-        """Add to a result of status or wait what the human answered from the page since the last one."""
+        """Add to a result of status or wait what the human answered from the page since the last
+        one."""
         ...

@@ -1,4 +1,5 @@
-"""One tap: the human answers a question of an agent's terminal from the page, and the agent hears of it.
+"""One tap: the human answers a question of an agent's terminal from the page, and the agent hears
+of it.
 
 The page shows the options of a session that is ``blocked`` on a question
 (``[y/N]``, a numbered list, a menu, an AI CLI's permission dialog) as
@@ -69,8 +70,8 @@ class Tapped:
 @dataclass(frozen=True, slots=True)
 class Choice:
     """How to give an option to the question a screen shows: the ``text`` and ``keys`` to type, the
-    ``rows`` checked at the keystroke, and the rows that say what is asked (``subject``: without a menu's
-    own rows, whose marker moves as it is answered)."""
+    ``rows`` checked at the keystroke, and the rows that say what is asked (``subject``: without a
+    menu's own rows, whose marker moves as it is answered)."""
 
     text: str
     keys: tuple[str, ...]
@@ -80,8 +81,8 @@ class Choice:
 
 
 def choice(st: State, option: str) -> Choice | None:
-    """How to give ``option`` to the question ``st`` shows, or None when the tool does not know how to type
-    that answer.
+    """How to give ``option`` to the question ``st`` shows, or None when the tool does not know how
+    to type that answer.
 
     A menu (an AI CLI's dialog among them) is answered by moving its marker and Enter; a question at
     the cursor as :func:`..programs.questions.typed_answer` says.
@@ -91,11 +92,24 @@ def choice(st: State, option: str) -> Choice | None:
         return None
     menu = menus.find_menu(snap)
     if menu is not None and menu.options == st.options:
-        top = next((y for y in range(menu.first_row - 1, max(-1, menu.first_row - menus.QUESTION_LOOKBACK), -1)
-                    if menus.strip_box(snap.lines[y]) == menu.question), menu.first_row)
+        top = next(
+            (
+                y
+                for y in range(
+                    menu.first_row - 1, max(-1, menu.first_row - menus.QUESTION_LOOKBACK), -1
+                )
+                if menus.strip_box(snap.lines[y]) == menu.question
+            ),
+            menu.first_row,
+        )
         first = max(_subject(snap, top), menu.last_row + 1 - MENU_ROWS)
-        return Choice("", menus.keys_to(menu, menu.options.index(option)),
-                      (*range(first, menu.last_row + 1), snap.cursor[1]), tuple(range(first, menu.first_row)), True)
+        return Choice(
+            "",
+            menus.keys_to(menu, menu.options.index(option)),
+            (*range(first, menu.last_row + 1), snap.cursor[1]),
+            tuple(range(first, menu.first_row)),
+            True,
+        )
     typed = questions.typed_answer(snap, option)
     if typed is None:
         return None
@@ -105,9 +119,10 @@ def choice(st: State, option: str) -> Choice | None:
 
 
 def _subject(snap: Snapshot, top: int) -> int:
-    """The first row of what a menu's question is about: a dialog drawn under a rule (or in a box) says it
-    between the rule and the question (Claude Code: the command it asks to run, above "Do you want to
-    proceed?", the same words for every command).  ``top`` itself when no rule is near above."""
+    """The first row of what a menu's question is about: a dialog drawn under a rule (or in a box)
+    says it between the rule and the question (Claude Code: the command it asks to run, above "Do
+    you want to proceed?", the same words for every command).  ``top`` itself when no rule is near
+    above."""
     for y in range(top - 1, max(-1, top - menus.QUESTION_LOOKBACK), -1):
         if menus.is_rule(menus.strip_box(snap.lines[y])):
             return y + 1
@@ -115,24 +130,27 @@ def _subject(snap: Snapshot, top: int) -> int:
 
 
 def asked(st: State) -> str:
-    """What tells this question from another one in the same words: a digest of the rows that ask it and
-    of its options, "" when there is no question to answer here.
+    """What tells this question from another one in the same words: a digest of the rows that ask it
+    and of its options, "" when there is no question to answer here.
 
-    The page shows it with the question and sends it back with a press, which then types only into the
-    question it was made for: Claude Code asks "Do you want to proceed?" about every command.
+    The page shows it with the question and sends it back with a press, which then types only into
+    the question it was made for: Claude Code asks "Do you want to proceed?" about every command.
     """
     if st.snap is None or not st.options or (found := choice(st, st.options[0])) is None:
         return ""
     lines = st.snap.lines
-    text = "\n".join([*(lines[y].rstrip() for y in found.subject if 0 <= y < len(lines)), *st.options])
+    text = "\n".join(
+        [*(lines[y].rstrip() for y in found.subject if 0 <= y < len(lines)), *st.options]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def still_asked(snap: Snapshot, facts: PaneFacts, rows: tuple[int, ...]) -> str:
-    """The condition tmux checks at the keystroke: the screen still shows the question as ``snap`` did.
+    """The condition tmux checks at the keystroke: the screen still shows the question as ``snap``
+    did.
 
-    The cursor, the history's length and the pane's size are what the look saw, the pane lives, and each
-    of ``rows`` (blank ones aside) is the first row of the screen that reads exactly as it did.
+    The cursor, the history's length and the pane's size are what the look saw, the pane lives, and
+    each of ``rows`` (blank ones aside) is the first row of the screen that reads exactly as it did.
     """
     seen = f"{facts.cursor[0]}/{facts.cursor[1]}/{facts.history_size}/{facts.width}x{facts.height}"
     cond = ("#{&&:#{==:#{cursor_x}/#{cursor_y}/#{history_size}/#{pane_width}x#{pane_height}," + seen
@@ -142,25 +160,41 @@ def still_asked(snap: Snapshot, facts: PaneFacts, rows: tuple[int, ...]) -> str:
         if not 0 <= y < len(lines) or not lines[y]:
             continue
         first = lines.index(lines[y]) + 1
-        cond = "#{&&:" + cond + ",#{==:#{C/r:" + _format_text("^" + ERE_SPECIAL.sub(r"\\\1", lines[y]) + "$") \
-            + "}," + str(first) + "}}"
+        cond = (
+            "#{&&:"
+            + cond
+            + ",#{==:#{C/r:"
+            + _format_text("^" + ERE_SPECIAL.sub(r"\\\1", lines[y]) + "$")
+            + "},"
+            + str(first)
+            + "}}"
+        )
     return cond
 
 
 def _format_text(text: str) -> str:
-    """``text`` as literal characters inside a tmux format's argument (``#``, ``,`` and ``}`` escaped)."""
+    """``text`` as literal characters inside a tmux format's argument (``#``, ``,`` and ``}``
+    escaped)."""
     return text.replace("#", "##").replace(",", "#,").replace("}", "#}")
 
 
-def answer(target: Target, st: State, question: str, option: str, log: Path, *, look: Callable[[], State],
-           seen: str | None = None) -> Tapped:
-    """Type ``option`` as the answer to ``question`` if ``st`` (a fresh look) still asks it (``seen``: the
-    question's :func:`asked` as the press saw it, when it says), and tmux finds it still asked at the
-    keystroke; record it in the audit trail ``log``.
+def answer(
+    target: Target,
+    st: State,
+    question: str,
+    option: str,
+    log: Path,
+    *,
+    look: Callable[[], State],
+    seen: str | None = None,
+) -> Tapped:
+    """Type ``option`` as the answer to ``question`` if ``st`` (a fresh look) still asks it
+    (``seen``: the question's :func:`asked` as the press saw it, when it says), and tmux finds it
+    still asked at the keystroke; record it in the audit trail ``log``.
 
-    A menu's marker is moved one key at a time, each typed only if the screen is the one ``look`` saw
-    after the key before (an Ink CLI reads Down+Enter sent at once as one unknown sequence, and Enter then
-    takes the option that was marked); Enter, last, tells the agent the human answered.
+    A menu's marker is moved one key at a time, each typed only if the screen is the one ``look``
+    saw after the key before (an Ink CLI reads Down+Enter sent at once as one unknown sequence, and
+    Enter then takes the option that was marked); Enter, last, tells the agent the human answered.
     """
     if st.needs_human:
         return Tapped(False, "a secret is typed by the human's own keys, never by a button")
@@ -171,16 +205,27 @@ def answer(target: Target, st: State, question: str, option: str, log: Path, *, 
     for _ in range(len(st.options) + 1):  # a move of the marker each round, the answer in the last
         found = choice(st, option)
         if found is None:
-            return Tapped(False, f"the tool does not know how to type {option!r} here: answer in the terminal")
+            return Tapped(
+                False, f"the tool does not know how to type {option!r} here: answer in the terminal"
+            )
         last = not found.menu or len(found.keys) == 1
         keys = found.keys if last else found.keys[:1]
         if not _type(target, st, found, keys, option if last else None):
             return Tapped(False, CHANGED if not pressed else MOVED)
         pressed.extend(keys)
         if last:
-            audit.record_answer(log, {"time": time.time(), "action": "answered by the human",
-                                      "session": target.name, "question": question, "option": option,
-                                      "text": found.text, "keys": pressed})
+            audit.record_answer(
+                log,
+                {
+                    "time": time.time(),
+                    "action": "answered by the human",
+                    "session": target.name,
+                    "question": question,
+                    "option": option,
+                    "text": found.text,
+                    "keys": pressed,
+                },
+            )
             return Tapped(True, text=found.text, keys=tuple(pressed))
         moved = _moved(look, st, question, option, wanted)
         if moved is None:
@@ -190,28 +235,38 @@ def answer(target: Target, st: State, question: str, option: str, log: Path, *, 
 
 
 def _asks(st: State, question: str, option: str, wanted: str) -> bool:
-    """``st`` is blocked on ``question`` (the one of digest ``wanted``) with ``option`` among its options."""
+    """``st`` is blocked on ``question`` (the one of digest ``wanted``) with ``option`` among its
+    options."""
     return (st.status == Status.BLOCKED and st.question == question and option in st.options
             and st.snap is not None and st.facts is not None and asked(st) == wanted)
 
 
-def _type(target: Target, st: State, found: Choice, keys: tuple[str, ...], option: str | None) -> bool:
-    """Type ``found``'s text (if any) and ``keys`` only if the screen is still ``st``'s at the keystroke;
-    ``option``: the answer given, kept on the session for the agent's next result."""
+def _type(
+    target: Target, st: State, found: Choice, keys: tuple[str, ...], option: str | None
+) -> bool:
+    """Type ``found``'s text (if any) and ``keys`` only if the screen is still ``st``'s at the
+    keystroke; ``option``: the answer given, kept on the session for the agent's next result."""
     assert st.snap is not None and st.facts is not None
     pane = target.pane
     actions = []
     if found.text:
         actions.append(f"send-keys -t {protocol.quote(pane)} -l {protocol.quote(found.text)}")
-    actions.append(f"send-keys -t {protocol.quote(pane)} " + " ".join(protocol.quote(k) for k in keys))
+    actions.append(
+        f"send-keys -t {protocol.quote(pane)} " + " ".join(protocol.quote(k) for k in keys)
+    )
     if option is not None:
-        actions.append(f"set-option -t {protocol.quote(f'={target.name}:')} {ANSWERED} {protocol.quote(option)}")
+        actions.append(
+            f"set-option -t {protocol.quote(f'={target.name}:')} {ANSWERED} "
+            f"{protocol.quote(option)}"
+        )
     out = target.tmux.cmd("if-shell", "-F", "-t", pane, still_asked(st.snap, st.facts, found.rows),
                           " ; ".join(actions), f"display-message -p {REFUSED}")
     return REFUSED not in out
 
 
-def _moved(look: Callable[[], State], before: State, question: str, option: str, wanted: str) -> State | None:
+def _moved(
+    look: Callable[[], State], before: State, question: str, option: str, wanted: str
+) -> State | None:
     """The look once the menu shows its marker moved by the key just typed, the same question asked;
     None if it did not within :data:`STEP_SHOWN`."""
     assert before.snap is not None
