@@ -35,8 +35,10 @@ class AskLog:
 
 def read(target: Target) -> AskLog:
     """The session's ask log as tmux keeps it (nothing asked yet: no turns)."""
-    out = target.tmux.display(target.pane, SEP.join(f"#{{{o}}}" for o in (options.TURNS, options.TURN_OPEN,
-                                                                            options.ASKED)))
+    out = target.tmux.display(
+        target.pane,
+        SEP.join(f"#{{{o}}}" for o in (options.TURNS, options.TURN_OPEN, options.ASKED)),
+    )
     turns, is_open, asked = (out.split(SEP) + ["", "", ""])[:3]
     return AskLog(int(turns) if turns.isdigit() else 0, asked, is_open == "1")
 
@@ -46,7 +48,8 @@ _FIELDS = {"turns": options.TURNS, "turn_open": options.TURN_OPEN, "asked": opti
 
 
 def remember(target: Target, **values: str) -> None:
-    """Write the ask log's fields (``turns``, ``turn_open``, ``asked``, ``turn_recorded``) to their options."""
+    """Write the ask log's fields (``turns``, ``turn_open``, ``asked``, ``turn_recorded``) to their
+    options."""
     target.tmux.chain(*(["set-option", "-t", f"={target.name}:", _FIELDS[key], value]
                         for key, value in values.items()))
 
@@ -66,25 +69,46 @@ def refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result 
         pending = profile.pending_input(st.snap)
     if isinstance(profile, AiProfile):
         rec = read(target)
-        running = st.status == Status.BUSY or (rec.open and st.status == Status.READY and st.snap is not None
-                                           and not _shows_end(st.snap, profile, rec.asked))
+        running = st.status == Status.BUSY or (
+            rec.open
+            and st.status == Status.READY
+            and st.snap is not None
+            and not _shows_end(st.snap, profile, rec.asked)
+        )
         if running:
-            earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when its timeout "
-                       "passed" if rec.open else "an earlier turn")
+            earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when "
+                       "its timeout passed" if rec.open else "an earlier turn")
             if st.status != Status.BUSY:
-                st.status, st.evidence = Status.BUSY, "that turn shows neither its end nor an answer yet"
-            return reported(st, target.name, ok=False, error=f"{program} is still working on {earlier}: {st.evidence}",
-                            hint="a prompt sent now would only be queued: ask again once that turn has ended (read "
-                            "shows its answer), or interrupt it")
+                st.status, st.evidence = (
+                    Status.BUSY,
+                    "that turn shows neither its end nor an answer yet",
+                )
+            return reported(
+                st,
+                target.name,
+                ok=False,
+                error=f"{program} is still working on {earlier}: {st.evidence}",
+                hint="a prompt sent now would only be queued: ask again once that turn has ended "
+                "(read shows its answer), or interrupt it",
+            )
         if rec.open:
             remember(target, turn_open="0")
     if st.status != Status.READY and not (st.status == Status.ERROR and pending is not None):
-        return reported(st, target.name, ok=False, error=f"{program} is not ready for a prompt: {st.evidence}",
-                        hint="answer its question with keys, wait for it, or interrupt it")
+        return reported(
+            st,
+            target.name,
+            ok=False,
+            error=f"{program} is not ready for a prompt: {st.evidence}",
+            hint="answer its question with keys, wait for it, or interrupt it",
+        )
     if pending:
-        return reported(st, target.name, ok=False,
-                        error=f"the input box already holds text that was not sent: {pending[:80]!r}",
-                        hint="it may be the human's: ask before clearing it (keys C-u) or sending it")
+        return reported(
+            st,
+            target.name,
+            ok=False,
+            error=f"the input box already holds text that was not sent: {pending[:80]!r}",
+            hint="it may be the human's: ask before clearing it (keys C-u) or sending it",
+        )
     return None
 
 

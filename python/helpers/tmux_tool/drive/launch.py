@@ -35,10 +35,12 @@ from ..transport import keyboard, panes
 from ..transport.target import Target
 from .turn_pages import next_screen
 
-SKIP_ENV = frozenset({"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS",
-                      "LINES"})
+SKIP_ENV = frozenset(
+    {"TMUX", "TMUX_PANE", "PWD", "OLDPWD", "SHLVL", "_", "TT_NONCE", "TT_DIR", "COLUMNS", "LINES"}
+)
 TURN_START = 3.0  # seconds for a submitted input to leave the input box and show as started
-SIGNED_SETTLE = 0.15  # quiet needed when the CLI itself signs the end of a turn (on screen, or in its record)
+# quiet needed when the CLI itself signs the end of a turn (on screen, or in its record)
+SIGNED_SETTLE = 0.15
 ASKED_AGAIN = 2.0  # seconds a program left with its exit key has to end or ask for the key again
 PAGERS = ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER")  # set to cat in private shells
 
@@ -66,7 +68,9 @@ def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | N
         base = srv.tmux.cmd("show-environment", "-g")
     except Exception:  # noqa: BLE001 - a missing server just means no base
         base = ""
-    server_env = dict(line.split("=", 1) for line in base.splitlines() if "=" in line and not line.startswith("-"))
+    server_env = dict(
+        line.split("=", 1) for line in base.splitlines() if "=" in line and not line.startswith("-")
+    )
     changed = {k: v for k, v in ctx_env.items() if k not in SKIP_ENV and server_env.get(k) != v
                and k.replace("_", "").isalnum()}
     if not changed:
@@ -222,12 +226,18 @@ def press_submit(target: Target, profile: Profile) -> None:
     keyboard.press(target.tmux, target.pane, list(profile.submit))
 
 
-def program_session(ctx: Context, session: str, action: str) -> tuple[Target, Shell, Profile] | Result:
+def program_session(
+    ctx: Context, session: str, action: str
+) -> tuple[Target, Shell, Profile] | Result:
     """The private session a program runs in, its shell record and the program's profile."""
     name = names.check(session)
     if name == ctx.cfg.shared_session:
-        return failure(f"{action} drives programs in private sessions; the shared terminal is the "
-                       "human's", session=name, status=Status.UNKNOWN, hint="use send in the shared terminal")
+        return failure(
+            f"{action} drives programs in private sessions; the shared terminal is the human's",
+            session=name,
+            status=Status.UNKNOWN,
+            hint="use send in the shared terminal",
+        )
     srv = ctx.private
     shell = srv.shell(name)
     if shell is None or not srv.exists(name):
@@ -254,7 +264,9 @@ def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> None:
         mark = srv.last_mark(shell)
         if mark is None or mark.kind != "S":
             return  # it has ended
-        if (key := programs.GenericProfile.asks_again(panes.look(target.tmux, target.pane)[0])) is not None:
+        if (
+            key := programs.GenericProfile.asks_again(panes.look(target.tmux, target.pane)[0])
+        ) is not None:
             keyboard.press(target.tmux, target.pane, [key])
             return
 
@@ -289,5 +301,10 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
             res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"
             return res
     st = observe.state_of(ctx.open(target))
-    return reported(st, target.name, ok=False, error=f"{shell.program} did not exit within {timeout:g}s",
-                    hint="read the screen; interrupt it, or kill the session")
+    return reported(
+        st,
+        target.name,
+        ok=False,
+        error=f"{shell.program} did not exit within {timeout:g}s",
+        hint="read the screen; interrupt it, or kill the session",
+    )

@@ -30,7 +30,8 @@ from ..transport.target import Target
 from . import ask_log
 from .launch import SIGNED_SETTLE, settle_for
 
-AGREEING = 0.01  # seconds between looks once the record says the turn ended: the screen follows soon
+# seconds between looks once the record says the turn ended: the screen follows soon
+AGREEING = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,26 +137,57 @@ def result(rec: Recorded, target: Target, shell: Shell, timeout: float, turn_no:
         extra["record"] = turn.note
     if turn.error is not None:
         ask_log.remember(target, turn_open="0")
-        st.status, st.evidence = Status.ERROR, f"{rec.cli} ended the turn with an error: {turn.error}"
-        return reported(st, target.name, ok=False, error=f"the turn ended with an error: {turn.error}",
-                        hint="read the screen for the CLI's message", **extra)
+        st.status, st.evidence = (
+            Status.ERROR,
+            f"{rec.cli} ended the turn with an error: {turn.error}",
+        )
+        return reported(
+            st,
+            target.name,
+            ok=False,
+            error=f"the turn ended with an error: {turn.error}",
+            hint="read the screen for the CLI's message",
+            **extra,
+        )
     if turn.ended:
         ask_log.remember(target, turn_open="0")
         if st.status == Status.BUSY:  # the answer is whole; the CLI does not take a prompt yet
-            return reported(st, target.name, output=turn.answer or "", answer_source="transcript",
-                            hint="the answer is complete, but the CLI still shows work: wait for it to be "
-                            "ready before the next prompt", **extra)
+            return reported(
+                st,
+                target.name,
+                output=turn.answer or "",
+                answer_source="transcript",
+                hint="the answer is complete, but the CLI still shows work: wait for it to be "
+                "ready before the next prompt",
+                **extra,
+            )
         st.status, st.evidence = Status.READY, f"{rec.cli} recorded the end of the turn"
         if turn.answer is None:
-            return reported(st, target.name, ok=False, error=f"the turn ended, but {rec.cli} recorded no answer "
-                            "text", hint="read the session to see what it did", answer_source="transcript",
-                            **extra)
+            return reported(
+                st,
+                target.name,
+                ok=False,
+                error=f"the turn ended, but {rec.cli} recorded no answer text",
+                hint="read the session to see what it did",
+                answer_source="transcript",
+                **extra,
+            )
         return reported(st, target.name, output=turn.answer, answer_source="transcript", **extra)
     if st.status == Status.BLOCKED:
         if turn.asking:
             extra["asking"] = turn.asking
-        return reported(st, target.name, hint=message("blocked", program=shell.program or "the program"),
-                        **extra)
+        return reported(
+            st,
+            target.name,
+            hint=message("blocked", program=shell.program or "the program"),
+            **extra,
+        )
     st.status = Status.BUSY
-    return reported(st, target.name, ok=False, error=f"no answer within {timeout:g}s",
-                    hint="still working after the timeout: wait for it, then read; or interrupt it", **extra)
+    return reported(
+        st,
+        target.name,
+        ok=False,
+        error=f"no answer within {timeout:g}s",
+        hint="still working after the timeout: wait for it, then read; or interrupt it",
+        **extra,
+    )

@@ -26,7 +26,9 @@ from .launch import TURN_START, press_submit, settle_for
 SCROLLBACK_LINES = 2000
 
 
-def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, timeout: float) -> Result:
+def ask(
+    ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, timeout: float
+) -> Result:
     """Type ``prompt`` into the REPL, submit it, and return its output once the prompt is back."""
     deadline = Deadline(timeout)
     before = panes.look(target.tmux, target.pane)[0].digest
@@ -38,8 +40,13 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
         started = _await_repl_start(ctx, target, before, prompt)
     if not started:
         st = observe.state_of(ctx.open(target))
-        return reported(st, target.name, ok=False, error="the prompt was typed but did not start running",
-                        hint="read the screen; press Enter with keys if the prompt is still on the input line")
+        return reported(
+            st,
+            target.name,
+            ok=False,
+            error="the prompt was typed but did not start running",
+            hint="read the screen; press Enter with keys if the prompt is still on the input line",
+        )
     st = _await_repl_done(ctx, target, profile, deadline)
     lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
     answer = profile.extract_answer(lines, prompt)
@@ -51,13 +58,25 @@ def ask(ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: st
         hint = message("blocked", program=shell.program or "the program")
     elif answer is None:
         hint = "the answer could not be cut out of the screen; read the session to see it"
-    return reported(st, target.name, ok=done and st.status != Status.ERROR, output=answer or "", hint=hint,
-                    error=None if done and st.status != Status.ERROR else
-                    (f"the turn ended with an error: {st.evidence}" if done else f"no answer within {timeout:g}s"))
+    return reported(
+        st,
+        target.name,
+        ok=done and st.status != Status.ERROR,
+        output=answer or "",
+        hint=hint,
+        error=None
+        if done and st.status != Status.ERROR
+        else (
+            f"the turn ended with an error: {st.evidence}"
+            if done
+            else f"no answer within {timeout:g}s"
+        ),
+    )
 
 
 def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:
-    """The input runs: the program went busy, or its screen moved on without our text on the input line."""
+    """The input runs: the program went busy, or its screen moved on without our text on the input
+    line."""
     tail = prompt.strip().splitlines()[-1][-24:]
     for _ in Deadline(TURN_START).ticks(POLL):
         st = observe.state_of(ctx.open(target))

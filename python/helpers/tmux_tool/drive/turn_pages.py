@@ -36,8 +36,10 @@ from ..transport.target import Target
 ANCHOR_ROWS = 12  # non-blank rows that mark where the transcript ended before a prompt
 MIN_MATCH = 2  # rows of the anchor that must be found when the CLI redrew or scrolled away the rest
 MAX_ANCHOR_ROWS = 200  # an anchor grows until it is found only once (repeated identical turns)
-RECENT_LINES = 400  # history lines read while a turn starts (far more than scroll between two looks)
-HISTORY_LINES = 3000  # history lines read first for an answer; all of it when the turn starts higher up
+# history lines read while a turn starts (far more than scroll between two looks)
+RECENT_LINES = 400
+# history lines read first for an answer; all of it when the turn starts higher up
+HISTORY_LINES = 3000
 MAX_PAGES = 60
 PAGE_SHOWN = 5.0  # seconds for a page to move after a page key (a busy machine draws late)
 # OpenCode 1.18 draws a scrolled page as one frame 5-12 ms after the key (measured at 80x24 and
@@ -71,7 +73,10 @@ class Anchor:
 def rows(snap: Snapshot, profile: AiProfile) -> list[str]:
     """The transcript rows of a snapshot: above the input box, cut at the transcript's width."""
     width = profile.transcript_width(snap)
-    return [snap.lines[y][:width].rstrip() for y in range(min(profile.transcript_end(snap), len(snap.lines)))]
+    return [
+        snap.lines[y][:width].rstrip()
+        for y in range(min(profile.transcript_end(snap), len(snap.lines)))
+    ]
 
 
 def anchor(transcript: Sequence[str], profile: AiProfile, *, whole: bool = False) -> Anchor:
@@ -97,18 +102,29 @@ def _count(rows_: Sequence[str], run: Sequence[str]) -> int:
     size, run = len(run), tuple(run)
     if not size:
         return 0
-    return sum(1 for i in range(len(rows_) - size + 1) if rows_[i] == run[0] and tuple(rows_[i:i + size]) == run)
+    return sum(
+        1
+        for i in range(len(rows_) - size + 1)
+        if rows_[i] == run[0] and tuple(rows_[i : i + size]) == run
+    )
 
 
 def matches(shown: str, prompt: str) -> bool:
-    """Whether an echo row shows (the start of) ``prompt``, or a CLI's short stand-in for a long paste."""
+    """Whether an echo row shows (the start of) ``prompt``, or a CLI's short stand-in for a long
+    paste."""
     got, want = squash(shown), squash(prompt)
     if not got or not want:
         return False
-    return want.startswith(got) or got.startswith(want) or ("[Pasted" in shown and len(want) > len(got))
+    return (
+        want.startswith(got)
+        or got.startswith(want)
+        or ("[Pasted" in shown and len(want) > len(got))
+    )
 
 
-def find_turn(transcript: Sequence[str], mark: Anchor, profile: AiProfile, *, whole: bool = False) -> int | None:
+def find_turn(
+    transcript: Sequence[str], mark: Anchor, profile: AiProfile, *, whole: bool = False
+) -> int | None:
     """The row of the echo that starts the turn after ``mark``, or None when it is not (yet) there.
 
     Where the transcript ended is where a piece of the anchor's tail is
@@ -186,19 +202,24 @@ def cut(snap: Snapshot, start: int, stop: int, chrome: int) -> Snapshot:
                     styles=tuple(snap.spans(y) for y in keep) if snap.styles else ())
 
 
-def turn_of(snap: Snapshot, mark: Anchor, profile: AiProfile, *, whole: bool = False) -> Snapshot | None:
+def turn_of(
+    snap: Snapshot, mark: Anchor, profile: AiProfile, *, whole: bool = False
+) -> Snapshot | None:
     """The new turn in ``snap``: from its echo to the next echo (if any), with the chrome below."""
     transcript = rows(snap, profile)
     y = find_turn(transcript, mark, profile, whole=whole)
     if y is None:
         return None
-    nxt = next((i for i in range(y + 1, len(transcript)) if profile.echo(transcript[i]) is not None),
-               len(transcript))
+    nxt = next(
+        (i for i in range(y + 1, len(transcript)) if profile.echo(transcript[i]) is not None),
+        len(transcript),
+    )
     return cut(snap, y, nxt, len(transcript))
 
 
 def last_turn(snap: Snapshot, profile: AiProfile) -> Snapshot | None:
-    """The last turn in ``snap``: from the last echo down, with the chrome below; None without an echo."""
+    """The last turn in ``snap``: from the last echo down, with the chrome below; None without an
+    echo."""
     found = rows(snap, profile)
     y = max((i for i, r in enumerate(found) if profile.echo(r) is not None), default=None)
     return None if y is None else cut(snap, y, len(found), len(found))
@@ -241,11 +262,15 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
 def _page_rows(snap: Snapshot, end: int, width: int) -> list[Row]:
     """The transcript rows of a page, cut at the transcript's width: a side panel
     stays put while the transcript scrolls, so it must not take part in the overlap."""
-    return [(snap.lines[y][:width].rstrip(), snap.spans(y)) for y in range(min(end, len(snap.lines)))]
+    return [
+        (snap.lines[y][:width].rstrip(), snap.spans(y)) for y in range(min(end, len(snap.lines)))
+    ]
 
 
 def _joined(rows_: list[Row], like: Snapshot) -> Snapshot:
-    return Snapshot(tuple(r for r, _ in rows_), like.width, len(rows_), styles=tuple(s for _, s in rows_))
+    return Snapshot(
+        tuple(r for r, _ in rows_), like.width, len(rows_), styles=tuple(s for _, s in rows_)
+    )
 
 
 def next_screen(target: Target, shown: str) -> Snapshot | None:
@@ -313,7 +338,8 @@ def _broken(row: str, nxt: str, indent: int, width: int) -> bool:
 
 
 def _indent(lines: Sequence[str], turn: Snapshot) -> int:
-    """The column the answer's text starts at in the CLI's rendering (a bullet or margin before it)."""
+    """The column the answer's text starts at in the CLI's rendering (a bullet or margin before
+    it)."""
     first = next((line.strip() for line in lines if line.strip()), "")
     for row in turn.lines:
         text = row.rstrip()

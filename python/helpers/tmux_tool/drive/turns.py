@@ -59,7 +59,8 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
         return failure("the prompt is empty", session=target.name, status=Status.UNKNOWN)
     st = observe.state_of(ctx.open(target))
     if chat.speaks(profile, st.snap):  # a CLI no profile knows, at its input area: driven as a chat
-        profile = chat.speaker(profile.name, ask_log.read(target).asked)  # the last turn's, to see its end
+        # the last turn's, to see its end
+        profile = chat.speaker(profile.name, ask_log.read(target).asked)
     if refused := ask_log.refuse(target, shell, profile, st):
         return refused
     if isinstance(profile, chat.ChatProfile):
@@ -69,7 +70,8 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
     return repl_turn.ask(ctx, target, shell, profile, prompt, timeout)
 
 
-# --- AI CLIs ----------------------------------------------------------------------------------------
+# --- AI CLIs
+# ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,16 +188,24 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
             elif other is None or other[0] != shown:
                 other = (shown, now)
             if other is not None and now - other[1] >= settle_for(profile):
-                return reported(st, target.name, ok=False,
-                                error=f"another prompt started a turn before this one: {brief(shown)}",
-                                hint="read the session: the CLI may have had a queued prompt; this prompt "
-                                "may be queued behind it")
+                return reported(
+                    st,
+                    target.name,
+                    ok=False,
+                    error=f"another prompt started a turn before this one: {brief(shown)}",
+                    hint="read the session: the CLI may have had a queued prompt; this prompt "
+                    "may be queued behind it",
+                )
             if st.status == Status.BLOCKED:
                 return Started(False, busy)
         if holds and not resubmitted and now >= retry_at and not working:
             press_submit(target, profile)
             resubmitted, give_up = True, max(give_up, now + TURN_START)
-        elif now >= (give_up if (busy and not holds) or (holds and not working) else max(give_up, deadline.at)):
+        elif now >= (
+            give_up
+            if (busy and not holds) or (holds and not working)
+            else max(give_up, deadline.at)
+        ):
             if busy and not holds:
                 return Started(False, True)
             return _not_started(target, st, holds, 2 if resubmitted else 1)
@@ -205,11 +215,15 @@ def _await_turn(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, 
 def _not_started(target: Target, st: State, holds: bool, pressed: int) -> Result:
     if holds:
         ask_log.remember(target, turn_open="0")
-        error = (f"the prompt is still in the input box after Enter was pressed {'twice' if pressed > 1 else 'once'}"
-                 + ("" if pressed > 1 else " (the CLI was at work all the while)"))
+        error = (
+            "the prompt is still in the input box after Enter was pressed "
+            f"{'twice' if pressed > 1 else 'once'}"
+            + ("" if pressed > 1 else " (the CLI was at work all the while)")
+        )
         hint = "read the screen; the CLI may not take input now"
     else:
-        error = f"the prompt left the input box, but no turn for it shows yet (the screen: {st.evidence})"
+        error = ("the prompt left the input box, but no turn for it shows yet (the screen: "
+                 f"{st.evidence})")
         hint = "the program took the prompt: read the session later for its turn and answer"
         st.status = Status.BUSY
     return reported(st, target.name, ok=False, error=error, hint=hint)
@@ -234,8 +248,14 @@ class Ended:
     still_until: float = 0.0
 
 
-def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: Deadline, seen_busy: bool,
-                glance: Glance) -> Ended:
+def _await_done(
+    ctx: Context,
+    target: Target,
+    profile: AiProfile,
+    deadline: Deadline,
+    seen_busy: bool,
+    glance: Glance,
+) -> Ended:
     """Ready (or blocked, or failed) and holding still after the turn started; busy always wins.
 
     How long "still" must last depends on what was seen: a turn seen busy
@@ -262,7 +282,9 @@ def _await_done(ctx: Context, target: Target, profile: AiProfile, deadline: Dead
 
 def _still_until(target: Target, shown: str, until: float) -> bool:
     """Whether the screen still shows ``shown`` now and at every look up to ``until``."""
-    return all(_screen(target).digest == shown for _ in Deadline(until - time.monotonic()).ticks(POLL))
+    return all(
+        _screen(target).digest == shown for _ in Deadline(until - time.monotonic()).ticks(POLL)
+    )
 
 
 def _await_change(target: Target, shown: str, seconds: float) -> bool:
@@ -271,13 +293,27 @@ def _await_change(target: Target, shown: str, seconds: float) -> bool:
 
 
 def _quiet_needed(profile: AiProfile, st: State, settle: float, seen_busy: bool) -> float:
-    if seen_busy and st.status == Status.READY and st.snap is not None and profile.finished(st.snap):
+    if (
+        seen_busy
+        and st.status == Status.READY
+        and st.snap is not None
+        and profile.finished(st.snap)
+    ):
         return min(settle, SIGNED_SETTLE)
     return settle
 
 
-def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor, prompt: str,
-                  deadline: Deadline, started: Started, unwrap: bool, glance: Glance) -> tuple[State, str | None]:
+def _await_answer(
+    ctx: Context,
+    target: Target,
+    profile: AiProfile,
+    mark: Anchor,
+    prompt: str,
+    deadline: Deadline,
+    started: Started,
+    unwrap: bool,
+    glance: Glance,
+) -> tuple[State, str | None]:
     """The state the turn ended in and its answer (None when it could not be cut out).
 
     A CLI may draw its end-of-turn line before the answer's text (OpenCode
@@ -303,14 +339,23 @@ def _await_answer(ctx: Context, target: Target, profile: AiProfile, mark: Anchor
             return st, answer
         ended = seen_busy or (turn is not None and profile.finished(turn))
         left = deadline.left()
-        if left <= 0 or (not _await_change(target, st.snap.digest, min(EMPTY_SETTLE, left)) and ended):
+        if left <= 0 or (
+            not _await_change(target, st.snap.digest, min(EMPTY_SETTLE, left)) and ended
+        ):
             if not ended:
-                st.status, st.evidence = Status.BUSY, ("the prompt's turn has started (its echo shows), but the CLI "
-                                                  "shows neither work nor an answer yet")
+                st.status, st.evidence = (
+                    Status.BUSY,
+                    (
+                        "the prompt's turn has started (its echo shows), but the CLI "
+                        "shows neither work nor an answer yet"
+                    ),
+                )
             return st, answer
 
 
-def _answer_in(turn: Snapshot | None, target: Target, profile: AiProfile, prompt: str, unwrap: bool) -> str | None:
+def _answer_in(
+    turn: Snapshot | None, target: Target, profile: AiProfile, prompt: str, unwrap: bool
+) -> str | None:
     """The answer in a turn cut out of the transcript; None when there is no turn or its
     echo is not this prompt's."""
     if turn is None or not turn_pages.matches(profile.echo(turn.lines[0]) or "", prompt):
@@ -321,7 +366,9 @@ def _answer_in(turn: Snapshot | None, target: Target, profile: AiProfile, prompt
     return answer
 
 
-def _turn(target: Target, profile: AiProfile, mark: Anchor, prompt: str, echoed: bool) -> Snapshot | None:
+def _turn(
+    target: Target, profile: AiProfile, mark: Anchor, prompt: str, echoed: bool
+) -> Snapshot | None:
     """This turn cut out of the scrollback, or for a CLI on the alternate screen (no
     scrollback) out of its pages read back.
 
@@ -341,7 +388,9 @@ def _turn(target: Target, profile: AiProfile, mark: Anchor, prompt: str, echoed:
     if facts.alternate and profile.page_keys:
         turn = find(screen, False)
         if turn is None:
-            pages = turn_pages.page_back(target, profile, screen, lambda joined: find(joined, True) is not None)
+            pages = turn_pages.page_back(
+                target, profile, screen, lambda joined: find(joined, True) is not None
+            )
             turn = find(pages, True) if pages is not None else None
         return turn
     turn = find(turn_pages.capture(target, turn_pages.HISTORY_LINES, styled=True), False)

@@ -47,7 +47,8 @@ def _flag(arg: Arg) -> str:
 
 
 def parse(argv: list[str], args: tuple[Arg, ...]) -> tuple[dict[str, Any], bool]:
-    """The arguments given for one action's declared ``args``, and whether ``--json`` was asked for."""
+    """The arguments given for one action's declared ``args``, and whether ``--json`` was asked
+    for."""
     by_flag = {_flag(a): a for a in args}
     given: dict[str, Any] = {}
     as_json = False
@@ -66,7 +67,9 @@ def parse(argv: list[str], args: tuple[Arg, ...]) -> tuple[dict[str, Any], bool]
                 given[negated.name] = False
                 continue
         if arg is None:
-            raise Usage(f"unknown option {word!r}" if word.startswith("-") else f"unexpected word {word!r}")
+            raise Usage(
+                f"unknown option {word!r}" if word.startswith("-") else f"unexpected word {word!r}"
+            )
         if eq:
             given[arg.name] = inline
         elif arg.kind == "bool":
@@ -77,7 +80,9 @@ def parse(argv: list[str], args: tuple[Arg, ...]) -> tuple[dict[str, Any], bool]
                 given[arg.name] = True
         elif arg.kind == "list":
             items = []
-            while i < len(argv) and not (argv[i] == "--json" or argv[i].split("=", 1)[0] in by_flag):
+            while i < len(argv) and not (
+                argv[i] == "--json" or argv[i].split("=", 1)[0] in by_flag
+            ):
                 items.append(argv[i])
                 i += 1
             if not items:
@@ -136,7 +141,11 @@ def answer(argv: list[str]) -> tuple[int, str, str]:
         return 0, _line(_overview(actions.ACTIONS)), ""
     spec = actions.ACTIONS.get(argv[0])
     if spec is None:
-        return 2, "", f"{PROG}: unknown action {argv[0]!r}; the actions are: {', '.join(actions.ACTIONS)}\n"
+        return (
+            2,
+            "",
+            f"{PROG}: unknown action {argv[0]!r}; the actions are: {', '.join(actions.ACTIONS)}\n",
+        )
     if "-h" in argv[1:] or "--help" in argv[1:]:
         return 0, _line(_help_for(spec.name, spec.summary, spec.args)), ""
     try:
@@ -152,7 +161,8 @@ def answer(argv: list[str]) -> tuple[int, str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one action from the command line in this process; the exit status says whether it was ``ok``.
+    """Run one action from the command line in this process; the exit status says whether it was
+    ``ok``.
 
     Two words are not actions: ``mcp`` runs the MCP server and ``install``
     puts the tool into an Agent Zero tree; both are imported only when asked

@@ -3,7 +3,8 @@
 Standard library only, and runnable as a script with any Python 3.11+, so it
 works before anything is installed (in Agent Zero's container, say)::
 
-    python3 python/helpers/tmux_tool/frontends/install.py /a0 [--uninstall] [--dry-run] [--python PATH]
+    python3 python/helpers/tmux_tool/frontends/install.py /a0 [--uninstall] [--dry-run] [--python
+    PATH]
 
 Agent Zero changed its layout in v0.9.9 (March 2026); both layouts keep only
 ``usr/`` across updates of Agent Zero, so that is where everything goes:
@@ -71,7 +72,9 @@ def checkout(start: Path = Path(__file__)) -> Path | None:
     files); None for a copy of the library without them.
     """
     for folder in start.resolve().parents:
-        if (folder / "plugin.yaml").is_file() and (folder / "python" / "tools" / "tmux_tool.py").is_file():
+        if (folder / "plugin.yaml").is_file() and (
+            folder / "python" / "tools" / "tmux_tool.py"
+        ).is_file():
             return folder
     return None
 
@@ -84,7 +87,8 @@ class Layout:
     """Where the parts go in one Agent Zero layout (paths relative to its root)."""
 
     name: str
-    places: tuple[tuple[str, str], ...]  # (folder or file in the checkout, where it goes), in plan order
+    # (folder or file in the checkout, where it goes), in plan order
+    places: tuple[tuple[str, str], ...]
     manifest: str
     plugin_dir: str | None = None
 
@@ -113,7 +117,9 @@ OLD_MANIFESTS = ("python/helpers/tmux_tool/" + MANIFEST,)
 def detect(root: Path) -> Layout:
     """Tell the layout of the Agent Zero tree at ``root``."""
     if not root.is_dir():
-        raise InstallError(f"{root} is not a folder; give the Agent Zero folder (the one with agent.py)")
+        raise InstallError(
+            f"{root} is not a folder; give the Agent Zero folder (the one with agent.py)"
+        )
     if (root / "helpers" / "tool.py").is_file() and (root / "plugins").is_dir():
         return PLUGIN
     if (root / "python" / "helpers" / "tool.py").is_file() and (root / "python" / "tools").is_dir():
@@ -127,8 +133,8 @@ def detect(root: Path) -> Layout:
 # --- what to write -----------------------------------------------------------
 def _source(source: Path | None) -> Path:
     if source is None:
-        raise InstallError("this copy of tmux_tool has no plugin.yaml above it; run the installer from a "
-                           "checkout of the repository")
+        raise InstallError("this copy of tmux_tool has no plugin.yaml above it; run the installer "
+                           "from a checkout of the repository")
     return source
 
 
@@ -171,7 +177,9 @@ def plan(layout: Layout, source: Path | None = SOURCE) -> dict[str, bytes]:
             found = [("", path)]
         for rel, file in found:
             if not file.is_file():
-                raise InstallError(f"{source} is not a complete tmux_tool checkout ({part}/{rel} is missing)")
+                raise InstallError(
+                    f"{source} is not a complete tmux_tool checkout ({part}/{rel} is missing)"
+                )
             files[f"{dest}/{rel}" if rel else dest] = file.read_bytes()
     return files
 
@@ -194,12 +202,14 @@ class Manifest:
     def load(cls, path: Path) -> Manifest | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(str(data["version"]), str(data["layout"]), dict(data["files"]), list(data["dirs"]))
+            return cls(
+                str(data["version"]), str(data["layout"]), dict(data["files"]), list(data["dirs"])
+            )
         except FileNotFoundError:
             return None
         except (ValueError, KeyError, TypeError) as exc:
-            raise InstallError(f"the install manifest {path} is damaged ({exc}); remove the tmux_tool "
-                               "files by hand, then install again") from None
+            raise InstallError(f"the install manifest {path} is damaged ({exc}); remove the "
+                               "tmux_tool files by hand, then install again") from None
 
     def dump(self) -> bytes:
         data = {"tool": NAME, "version": self.version, "layout": self.layout,
@@ -249,7 +259,8 @@ def _remove(path: Path) -> None:
 
 
 def _prune(root: Path, dirs: list[str]) -> list[str]:
-    """Remove the folders in ``dirs`` that hold nothing but bytecode; return the others that exist."""
+    """Remove the folders in ``dirs`` that hold nothing but bytecode; return the others that
+    exist."""
     left = []
     for rel in sorted(dirs, key=lambda d: d.count("/"), reverse=True):
         folder = root / rel
@@ -266,7 +277,8 @@ def _prune(root: Path, dirs: list[str]) -> list[str]:
 
 
 def _installed(root: Path, layout: Layout) -> tuple[Manifest, list[str]]:
-    """What earlier installs wrote (one manifest, or an older installer's too), and their manifests."""
+    """What earlier installs wrote (one manifest, or an older installer's too), and their
+    manifests."""
     found = [m for m in (layout.manifest, *OLD_MANIFESTS) if (root / m).is_file()]
     merged = Manifest()
     for rel in found:
@@ -360,27 +372,34 @@ def install(root: Path, *, dry_run: bool = False, source: Path | None = SOURCE,
 
 
 def _summary(layout: Layout, rels: list[str]) -> str:
-    """How many of ``rels`` belong to each part, e.g. ``python/helpers/tmux_tool 58, prompts 19``."""
-    counts = {part: sum(1 for r in rels if r == dest or r.startswith(dest + "/")) for part, dest in layout.places}
+    """How many of ``rels`` belong to each part, e.g. ``python/helpers/tmux_tool 58, prompts
+    19``."""
+    counts = {
+        part: sum(1 for r in rels if r == dest or r.startswith(dest + "/"))
+        for part, dest in layout.places
+    }
     return ", ".join(f"{part} {n}" for part, n in counts.items() if n) + " (--dry-run lists them)"
 
 
 def framework_python(given: Path | None) -> Path | None:
-    """The Python that runs Agent Zero: ``--python``, else the one of its Docker image if present."""
+    """The Python that runs Agent Zero: ``--python``, else the one of its Docker image if
+    present."""
     if given is not None:
         return given
     return FRAMEWORK_PYTHON if FRAMEWORK_PYTHON.is_file() else None
 
 
-def _dependencies(report: Report, layout: Layout, root: Path, source: Path, python: Path | None) -> None:
+def _dependencies(
+    report: Report, layout: Layout, root: Path, source: Path, python: Path | None
+) -> None:
     """Run the plugin's ``hooks.py`` with Agent Zero's Python, as Agent Zero does on install."""
     hooks = root / layout.plugin_dir / "hooks.py" if layout.plugin_dir else source / "hooks.py"
     target = framework_python(python)
     report.add("next:")
     if target is None:
-        report.add("  install the Python packages into the Python that runs Agent Zero: "
-                   f"`<that python> {shlex.quote(str(hooks))}` (in Agent Zero's Docker image that python is "
-                   f"{FRAMEWORK_PYTHON}; or run this installer again with --python)")
+        report.add("  install the Python packages into the Python that runs Agent Zero: `<that "
+                   f"python> {shlex.quote(str(hooks))}` (in Agent Zero's Docker image that python "
+                   f"is {FRAMEWORK_PYTHON}; or run this installer again with --python)")
     else:
         try:
             done = subprocess.run([str(target), str(hooks)], capture_output=True, text=True,
@@ -391,10 +410,14 @@ def _dependencies(report: Report, layout: Layout, root: Path, source: Path, pyth
         report.lines.extend(f"  {line}" for line in said.splitlines())
         if failed:
             report.ok = False
-            report.add(f"  the tool cannot run until that is fixed: then run `{target} {hooks}` again")
+            report.add(
+                f"  the tool cannot run until that is fixed: then run `{target} {hooks}` again"
+            )
     report.add("  restart Agent Zero if it is running, so it reads the new tool prompt"
                + (" and plugin" if layout.plugin_dir else ""))
-    report.add("  for the human's shared terminal run apps/shared-terminal/start.sh from this checkout")
+    report.add(
+        "  for the human's shared terminal run apps/shared-terminal/start.sh from this checkout"
+    )
 
 
 def _library(module: str) -> ModuleType:
@@ -418,7 +441,8 @@ def _library(module: str) -> ModuleType:
 
 
 def uninstall(root: Path, *, dry_run: bool = False) -> Report:
-    """Remove exactly what :func:`install` wrote into ``root``, and Agent Zero's switch of the plugin.
+    """Remove exactly what :func:`install` wrote into ``root``, and Agent Zero's switch of the
+    plugin.
 
     The agent's private tmux server ends too, with whatever still runs in it,
     as the plugin's own ``uninstall`` hook does when Agent Zero deletes it.
@@ -458,16 +482,28 @@ def uninstall(root: Path, *, dry_run: bool = False) -> Report:
 
 
 def main(argv: list[str]) -> int:
-    """``install AGENT_ZERO_DIR [--uninstall] [--dry-run] [--python PATH]``; exit status 0 on success."""
+    """``install AGENT_ZERO_DIR [--uninstall] [--dry-run] [--python PATH]``; exit status 0 on
+    success."""
     parser = argparse.ArgumentParser(
         prog=f"python3 {Path(__file__).name}",
-        description="Install tmux_tool into an Agent Zero tree (either layout), or remove it again.",
+        description="Install tmux_tool into an Agent Zero tree (either layout), or remove it "
+                    "again.",
     )
-    parser.add_argument("agent_zero_dir", type=Path, help="the Agent Zero folder (the one with agent.py)")
-    parser.add_argument("--uninstall", action="store_true", help="remove exactly what the install wrote")
-    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
-    parser.add_argument("--python", type=Path, help="the Python that runs Agent Zero, to install the packages "
-                        f"the tool needs into (default {FRAMEWORK_PYTHON} when it exists)")
+    parser.add_argument(
+        "agent_zero_dir", type=Path, help="the Agent Zero folder (the one with agent.py)"
+    )
+    parser.add_argument(
+        "--uninstall", action="store_true", help="remove exactly what the install wrote"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="say what would change, change nothing"
+    )
+    parser.add_argument(
+        "--python",
+        type=Path,
+        help="the Python that runs Agent Zero, to install the packages "
+        f"the tool needs into (default {FRAMEWORK_PYTHON} when it exists)",
+    )
     ns = parser.parse_args(argv)
     try:
         if ns.uninstall:

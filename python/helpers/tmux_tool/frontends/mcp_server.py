@@ -45,10 +45,17 @@ from ..core.messages import message
 from ..core.status import Status
 
 SERVER_NAME = "tmux_tool"
-# A text argument for the SDK's model: declared ``str`` (so the SDK never parses a JSON-looking text into
-# a list or number), accepted as given whatever its type (so the library's check answers a wrong type).
+# A text argument for the SDK's model: declared ``str`` (so the SDK never parses a JSON-looking text
+# into a list or number), accepted as given whatever its type (so the library's check answers a
+# wrong type).
 _TEXT = Annotated[str, PlainValidator(lambda value: value)]
-JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "list": "array"}
+JSON_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+}
 RESULT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -62,7 +69,17 @@ RESULT_SCHEMA: dict[str, Any] = {
         "error": {"type": ["string", "null"]},
         "hint": {"type": ["string", "null"]},
     },
-    "required": ["ok", "action", "session", "status", "exit_code", "output", "screen", "error", "hint"],
+    "required": [
+        "ok",
+        "action",
+        "session",
+        "status",
+        "exit_code",
+        "output",
+        "screen",
+        "error",
+        "hint",
+    ],
 }
 
 
@@ -112,12 +129,20 @@ def _call_for(action: Action) -> Any:
             is_error=not result["ok"],
         )
 
-    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context)] + [
-        inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                          annotation=_TEXT if arg.kind == "str" else Any)
+    params = [
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Context)
+    ] + [
+        inspect.Parameter(
+            arg.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=_TEXT if arg.kind == "str" else Any,
+        )
         for arg in action.args
     ]
-    call.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=CallToolResult
+    )
     call.__name__ = action.name
     return call
 
@@ -125,7 +150,11 @@ def _call_for(action: Action) -> Any:
 def _hands_to_human(result: dict[str, Any]) -> bool:
     """Does the result wait for the human at an address the client could open (the page's view)?"""
     where = str(result.get("where") or "")
-    return bool(result.get("needs_human") and result.get("session") and where.startswith(("http://", "https://")))
+    return bool(
+        result.get("needs_human")
+        and result.get("session")
+        and where.startswith(("http://", "https://"))
+    )
 
 
 def _opens_addresses(ctx: Context) -> bool:
@@ -145,15 +174,21 @@ def _timeout(action: Action, args: dict[str, Any]) -> float:
 
 async def _through_the_human(ctx: Context, result: dict[str, Any], args: dict[str, Any],
                              until: float) -> dict[str, Any]:
-    """Ask the client to send its user to the page's view of the terminal, then wait there for the answer
-    until the call's own deadline.  Declined or cancelled: the result as it was, saying so."""
+    """Ask the client to send its user to the page's view of the terminal, then wait there for the
+    answer until the call's own deadline.  Declined or cancelled: the result as it was, saying
+    so."""
     question = str(result.get("question") or "a secret").strip().splitlines()
-    asked = f"{result['session']}: {question[0] if question else 'a secret'} - only you can answer it, in the page"
+    asked = (f"{result['session']}: {question[0] if question else 'a secret'} - only you can "
+             "answer it, in the page")
     elicitation = uuid.uuid4().hex
-    reply = await ctx.elicit_url(message=asked, url=str(result["where"]), elicitation_id=elicitation)
+    reply = await ctx.elicit_url(
+        message=asked, url=str(result["where"]), elicitation_id=elicitation
+    )
     if reply.action != "accept":
         return {**result, "elicitation": reply.action}
-    wait = {key: args[key] for key in ("session", "host") if key in args} | {"session": result["session"]}
+    wait = {key: args[key] for key in ("session", "host") if key in args} | {
+        "session": result["session"]
+    }
     waited = await acall("wait", **wait, timeout=max(0.0, until - time.monotonic()))
     if not waited.get("needs_human"):
         await ctx.session.send_elicit_complete(elicitation, related_request_id=ctx.request_id)

@@ -79,12 +79,12 @@ ToolError: TypeAlias = errors.ToolError
 shared session's host cannot be used."""
 
 Tapped: TypeAlias = tap.Tapped
-"""How the human's tap on an option ended: typed (with the keys), or the sentence saying why nothing was
-typed; the page says it beside the buttons."""
+"""How the human's tap on an option ended: typed (with the keys), or the sentence saying why nothing
+was typed; the page says it beside the buttons."""
 
 HostWaits: TypeAlias = hosts.HostWaits
-"""The connection to a host waits for the human (a password, a passphrase, a new host key): start.sh's
-hand names the session where the human answers it."""
+"""The connection to a host waits for the human (a password, a passphrase, a new host key):
+start.sh's hand names the session where the human answers it."""
 
 # --- the options the page reads and writes itself --------------------------------------------
 SEP = tmux.SEP
@@ -92,17 +92,18 @@ SEP = tmux.SEP
 sessions with one such format."""
 
 HELD = human.HELD
-"""The option of a private session that says which human holds it: the page sets it to take a session's
-keyboard, unsets it to hand the keyboard back, and shows it in its list."""
+"""The option of a private session that says which human holds it: the page sets it to take a
+session's keyboard, unsets it to hand the keyboard back, and shows it in its list."""
 
 PAGE = human.PAGE
-"""The shared server's option that keeps the page's address: the page sets it while it serves, so the
-tool can tell the agent where the human types a secret."""
+"""The shared server's option that keeps the page's address: the page sets it while it serves, so
+the tool can tell the agent where the human types a secret."""
 
 
 # --- the agent's servers ---------------------------------------------------------------------
 def agent_socket() -> str:
-    """The socket of the agent's private tmux server here: the page lists, views and holds its sessions."""
+    """The socket of the agent's private tmux server here: the page lists, views and holds its
+    sessions."""
     return config.load().private_socket
 
 
@@ -119,8 +120,8 @@ def connected_hosts() -> list[str]:
 
 
 def names_a_host(name: str) -> bool:
-    """Whether ``name`` may name a host: the page refuses any other ``HOST`` in a session's ``NAME@HOST``
-    before it reaches tmux, ssh or a container's command."""
+    """Whether ``name`` may name a host: the page refuses any other ``HOST`` in a session's
+    ``NAME@HOST`` before it reaches tmux, ssh or a container's command."""
     try:
         hosts.check(name)
     except errors.BadName:
@@ -129,9 +130,9 @@ def names_a_host(name: str) -> bool:
 
 
 def connect(host: str) -> Place:
-    """The place ``host`` names, its connection made now unless it is up: the shared session the page
-    shows may live there (``start.sh --host``; a :data:`Tmux` there is made with ``place=``), and the
-    app's configuration is copied there over it (``run``).
+    """The place ``host`` names, its connection made now unless it is up: the shared session the
+    page shows may live there (``start.sh --host``; a :data:`Tmux` there is made with ``place=``),
+    and the app's configuration is copied there over it (``run``).
 
     Raises :data:`HostWaits` while the connection waits for the human, and :data:`ToolError` with a
     sentence when the host cannot be used.
@@ -143,23 +144,28 @@ def connect(host: str) -> Place:
 
 
 def private_folder(name: str) -> Path:
-    """The folder ``name`` of the tool's state, made readable by this user only: the page compiles the
-    terminal description of its views there."""
+    """The folder ``name`` of the tool's state, made readable by this user only: the page compiles
+    the terminal description of its views there."""
     return config.private_path(config.load().state_root / name)
 
 
 # --- the agent's sessions as the agent sees them -----------------------------------------------
 def status_of(session: str, host: str | None = None) -> dict[str, Any]:
-    """The tool's own ``status`` of ``session`` (here, or on ``host``), as the contract's dict: the page
-    shows each terminal with the facts the agent gets, and sees when a secret is no longer asked for."""
+    """The tool's own ``status`` of ``session`` (here, or on ``host``), as the contract's dict: the
+    page shows each terminal with the facts the agent gets, and sees when a secret is no longer
+    asked for."""
     with human.page_looks():  # an answer the human tapped stays for the agent's own next result
-        return dispatch("status", {"session": session, **({"host": host} if host else {})}).to_dict()
+        return dispatch(
+            "status", {"session": session, **({"host": host} if host else {})}
+        ).to_dict()
 
 
-def answer_question(session: str, host: str | None, question: str, option: str, asked: str | None = None) -> Tapped:
-    """The human taps ``option`` of the ``question`` the agent's ``session`` (here, or on ``host``) is
-    blocked on (``asked``: the digest the page's look gave the question, its result's ``asked``): typed only
-    if that question is still asked at the keystroke, never for a secret, and audited."""
+def answer_question(
+    session: str, host: str | None, question: str, option: str, asked: str | None = None
+) -> Tapped:
+    """The human taps ``option`` of the ``question`` the agent's ``session`` (here, or on ``host``)
+    is blocked on (``asked``: the digest the page's look gave the question, its result's ``asked``):
+    typed only if that question is still asked at the keystroke, never for a secret, and audited."""
     cfg = config.load()
     ctx = Context(cfg, host)
     target = Target(session, False, ctx.private.tmux)
@@ -169,7 +175,8 @@ def answer_question(session: str, host: str | None, question: str, option: str, 
 
 
 def holder(server: Tmux, session: str) -> str:
-    """Who holds ``session`` ("" when the agent has it): a view of it types only while the page does."""
+    """Who holds ``session`` ("" when the agent has it): a view of it types only while the page
+    does."""
     return human.held(server, session)
 
 
@@ -191,14 +198,16 @@ def set_approve(server: Tmux, target: str, on: bool) -> None:
 
 
 def pending_digest(pending: dict[str, Any]) -> str:
-    """The digest an answer to the ``pending`` request must carry: the page hands it out with the request,
-    so an answer names exactly the text the human was shown."""
+    """The digest an answer to the ``pending`` request must carry: the page hands it out with the
+    request, so an answer names exactly the text the human was shown."""
     return control.pending_digest(pending)
 
 
-def answer_approval(server: Tmux, target: str, request_id: str, verdict: str, digest: str) -> str | None:
-    """The human's answer from the page to the request waiting for approval: None when recorded, else
-    why not (answered already, withdrawn, expired, or for other text)."""
+def answer_approval(
+    server: Tmux, target: str, request_id: str, verdict: str, digest: str
+) -> str | None:
+    """The human's answer from the page to the request waiting for approval: None when recorded,
+    else why not (answered already, withdrawn, expired, or for other text)."""
     return control.answer(server, target, request_id, verdict, digest)
 
 

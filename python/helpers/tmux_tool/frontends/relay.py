@@ -45,11 +45,21 @@ def library_dir() -> str:
 
 
 def identity(env: Mapping[str, str] | None = None, cwd: str | None = None) -> list[bytes]:
-    """What a resident process must share with a caller (this process, unless told) to answer for it."""
-    pairs = os.environb.items() if env is None else ((os.fsencode(k), os.fsencode(v)) for k, v in env.items())
+    """What a resident process must share with a caller (this process, unless told) to answer for
+    it."""
+    pairs = (
+        os.environb.items()
+        if env is None
+        else ((os.fsencode(k), os.fsencode(v)) for k, v in env.items())
+    )
     entries = sorted(k + b"=" + v for k, v in pairs)
-    return [PROTOCOL, os.fsencode(library_dir()), os.fsencode(sys.executable), os.fsencode(cwd or os.getcwd()),
-            *(e for e in entries if not e.startswith(_VOLATILE))]
+    return [
+        PROTOCOL,
+        os.fsencode(library_dir()),
+        os.fsencode(sys.executable),
+        os.fsencode(cwd or os.getcwd()),
+        *(e for e in entries if not e.startswith(_VOLATILE)),
+    ]
 
 
 def address(ident: list[bytes]) -> bytes:
@@ -138,9 +148,14 @@ def call(argv: list[str]) -> int | None:
         answer = b""
     head, _, body = answer[3:].partition(b"\n")
     parts = head.split()
-    if len(parts) != 3 or not all(p.isdigit() for p in parts) or len(body) != int(parts[1]) + int(parts[2]):
-        msg = ("FAILED · status: error\nerror: the tool's resident process ended before it answered; the "
-               "action may have run\nhint: look with status or read before trying again\n")
+    if (
+        len(parts) != 3
+        or not all(p.isdigit() for p in parts)
+        or len(body) != int(parts[1]) + int(parts[2])
+    ):
+        msg = ("FAILED · status: error\nerror: the tool's resident process ended before it "
+               "answered; the action may have run\nhint: look with status or read before trying "
+               "again\n")
         write(1, msg.encode())
         return 1
     code, out_len = int(parts[0]), int(parts[1])
@@ -150,7 +165,8 @@ def call(argv: list[str]) -> int | None:
 
 
 def write(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd``; a reader that has gone (``| head``) ends the output quietly."""
+    """Write all of ``data`` to ``fd``; a reader that has gone (``| head``) ends the output
+    quietly."""
     view = memoryview(data)
     try:
         while view:
@@ -174,9 +190,11 @@ def start(where: bytes) -> None:
                      close_fds=True, start_new_session=True)
 
 
-def ask(kind: bytes, env: Mapping[str, str] | None = None, cwd: str | None = None) -> tuple[int, int] | None:
-    """``ping`` or ``stop`` the resident process of a caller's identity: its pid and how many calls it
-    answered, or None if none runs.
+def ask(
+    kind: bytes, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> tuple[int, int] | None:
+    """``ping`` or ``stop`` the resident process of a caller's identity: its pid and how many calls
+    it answered, or None if none runs.
 
     The caller is this process, or one started with ``env`` in ``cwd``.
     """

@@ -48,7 +48,8 @@ MAX_CALLS = 256  # calls answered at once (a thread each; a thread is kept for t
 
 
 def code_stamp(root: Path) -> frozenset[tuple[str, int, int]]:
-    """Every module of the library with its modification time and size: changes when the code does."""
+    """Every module of the library with its modification time and size: changes when the code
+    does."""
     found = set()
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -64,7 +65,8 @@ def code_stamp(root: Path) -> frozenset[tuple[str, int, int]]:
 
 
 def preload(root: Path, package: str) -> None:
-    """Import the library's layers now, so that no call pays for an import (the front ends aside)."""
+    """Import the library's layers now, so that no call pays for an import (the front ends
+    aside)."""
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).with_suffix("")
         if rel.parts[0] == "frontends" or rel.name == "__main__":
@@ -76,7 +78,9 @@ def preload(root: Path, package: str) -> None:
 class Resident:
     """The listening socket, the calls under way, and when to leave."""
 
-    def __init__(self, listener: socket.socket, ident: list[bytes], idle: float, root: Path) -> None:
+    def __init__(
+        self, listener: socket.socket, ident: list[bytes], idle: float, root: Path
+    ) -> None:
         self.listener = listener
         self.ident = ident
         self.idle = idle
@@ -96,7 +100,8 @@ class Resident:
 
     def serve(self) -> None:
         """Accept calls until it is time to leave; then let the calls under way finish."""
-        # Threads are kept for later calls: a thread's inotify instance (transport.logwatch) lives with it.
+        # Threads are kept for later calls: a thread's inotify instance (transport.logwatch) lives
+        # with it.
         workers = ThreadPoolExecutor(MAX_CALLS, thread_name_prefix="call")
         try:
             next_check = time.monotonic() + TICK
@@ -182,7 +187,8 @@ class Resident:
         """The exit status, stdout and stderr of ``argv``, as the command line would print them."""
         try:
             code, out, err = cli.answer(argv)
-        except Exception:  # noqa: BLE001 - answer with what an uncaught error prints in a process of its own
+        except Exception:  # noqa: BLE001
+            # answer with what an uncaught error prints in a process of its own
             code, out, err = 1, "", traceback.format_exc()
         out_b = out.encode(sys.stdout.encoding or "utf-8", sys.stdout.errors or "strict")
         err_b = err.encode(sys.stderr.encoding or "utf-8", "backslashreplace")
@@ -194,12 +200,14 @@ def _leave(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Serve the identity named by ``argv[0]`` (the caller's), unless it is not this process's own."""
+    """Serve the identity named by ``argv[0]`` (the caller's), unless it is not this process's
+    own."""
     ident = relay.identity()
     where = relay.address(ident)
     idle = relay.idle_seconds()
     if argv[:1] != [where[1:].decode()] or idle is None:
-        return 2  # started for another identity (the caller's Python imports another library): serve nobody
+        # started for another identity (the caller's Python imports another library): serve nobody
+        return 2
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(where)
