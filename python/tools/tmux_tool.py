@@ -94,15 +94,16 @@ _load()
 
 def _missing_message() -> str:
     """What the tool answers when its library cannot be imported here."""
-    return (f"FAILED · status: error\nerror: tmux_tool cannot run in this Python ({sys.executable}): "
-            f"{_MISSING}. Install what it needs into exactly this Python: "
-            f"`{sys.executable} -m pip install pyte wcwidth regex`, then call the tool again (no restart needed).\n"
-            "hint: tell the human; the tool works again once the package is installed")
+    return ("FAILED · status: error\nerror: tmux_tool cannot run in this Python "
+            f"({sys.executable}): {_MISSING}. Install what it needs into exactly this Python: "
+            f"`{sys.executable} -m pip install pyte wcwidth regex`, then call the tool again (no "
+            "restart needed).\nhint: tell the human; the tool works again once the package is "
+            "installed")
 
 
 def __getattr__(name: str) -> Any:
-    """``call``, ``acall``, ``text``, ``atext`` and ``classify``: the library's, or an ImportError that
-    says what is missing."""
+    """``call``, ``acall``, ``text``, ``atext`` and ``classify``: the library's, or an ImportError
+    that says what is missing."""
     if name not in ("call", "acall", "text", "atext", "classify"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     lib = _load()
@@ -115,11 +116,16 @@ if __name__ == "__main__":  # the command line; everything below is for Agent Ze
     if _load() is None:
         print(_missing_message(), file=sys.stderr)
         sys.exit(1)
-    # Run as a module (``-m``), the resident process answers when it can (a call then costs little more
-    # than Python's start); a library loaded by path has no module name to start a resident under.
+    # Run as a module (``-m``), the resident process answers when it can (a call then costs little
+    # more than Python's start); a library loaded by path has no module name to start a resident
+    # under.
     relay = importlib.import_module(_lib.__name__ + ".frontends.relay") if __package__ else None
     relayed = relay.call(sys.argv[1:]) if relay else None
-    sys.exit(relayed if relayed is not None else importlib.import_module(_lib.__name__ + ".frontends.cli").main())
+    sys.exit(
+        relayed
+        if relayed is not None
+        else importlib.import_module(_lib.__name__ + ".frontends.cli").main()
+    )
 
 try:  # Agent Zero v0.9.9 and later
     from helpers.tool import Response, Tool  # type: ignore[import-not-found]
@@ -131,7 +137,9 @@ except ImportError:
         class Response:  # type: ignore[no-redef]
             """What an Agent Zero tool returns."""
 
-            def __init__(self, message: str, break_loop: bool, additional: dict[str, Any] | None = None) -> None:
+            def __init__(
+                self, message: str, break_loop: bool, additional: dict[str, Any] | None = None
+            ) -> None:
                 self.message, self.break_loop, self.additional = message, break_loop, additional
 
         class Tool:  # type: ignore[no-redef]
@@ -173,7 +181,9 @@ class TmuxTool(Tool):
             _ok, message = await job
         return Response(message=message, break_loop=False)
 
-    async def _show_progress(self, job: asyncio.Future[Any], action: str, args: dict[str, Any]) -> None:
+    async def _show_progress(
+        self, job: asyncio.Future[Any], action: str, args: dict[str, Any]
+    ) -> None:
         """Until ``job`` ends, show its sessions' screens and states in the log item and progress.
 
         As Agent Zero's own code execution tool streams output: the log item

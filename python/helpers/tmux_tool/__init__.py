@@ -23,10 +23,12 @@ __version__ = "0.1.0"  # the release, as in pyproject.toml (a unit test holds th
 
 
 def __getattr__(name: str) -> Any:
-    """The entry points, imported on first use: a command-line call loads only what its action needs."""
+    """The entry points, imported on first use: a command-line call loads only what its action
+    needs."""
     if name == "classify":
         return import_module(f"{__name__}.programs").classify
     if name in __all__ or name == "api":
-        api = import_module(f"{__name__}.api")  # (``from . import api`` would ask this function again)
+        # (``from . import api`` would ask this function again)
+        api = import_module(f"{__name__}.api")
         return api if name == "api" else getattr(api, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

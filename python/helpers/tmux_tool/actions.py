@@ -29,11 +29,19 @@ from .transport import hosts
 from .transport.hosts import HostWaits, LinkLost
 from .transport.tmux import Tmux
 
-_SESSION = Arg("session", "str", "session name (default: the shared session; for run: the scratch session); "
-               "a pane of the shared session as shared:WINDOW.PANE or %N")
+_SESSION = Arg(
+    "session",
+    "str",
+    "session name (default: the shared session; for run: the scratch session); "
+    "a pane of the shared session as shared:WINDOW.PANE or %N",
+)
 _TIMEOUT = "seconds to wait"
-_HOST = Arg("host", "str", "where: an ssh destination (user@name, a Host of ~/.ssh/config) or a name of the "
-            "hosts file (a container); default: this machine")
+_HOST = Arg(
+    "host",
+    "str",
+    "where: an ssh destination (user@name, a Host of ~/.ssh/config) or a name of the "
+    "hosts file (a container); default: this machine",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +66,9 @@ def _drive(module: str, name: str) -> Callable[..., Result]:
     which the other actions (and the command line's start) do without."""
 
     def handler(ctx: Context, **args: Any) -> Result:
-        found: Callable[..., Result] = getattr(importlib.import_module(f"{__package__}.drive.{module}"), name)
+        found: Callable[..., Result] = getattr(
+            importlib.import_module(f"{__package__}.drive.{module}"), name
+        )
         return found(ctx, **args)
 
     handler.__name__ = name
@@ -68,63 +78,180 @@ def _drive(module: str, name: str) -> Callable[..., Result]:
 ACTIONS: dict[str, Action] = {
     a.name: replace(a, args=(*a.args, _HOST))
     for a in (
-        Action("run", "run one shell command in a private scratch session; output and exit code",
-               (Arg("command", "str", "the shell command to run", required=True),
+        Action(
+            "run",
+            "run one shell command in a private scratch session; output and exit code",
+            (
+                Arg("command", "str", "the shell command to run", required=True),
                 Arg("session", "str", "private session name (default: the scratch session)"),
-                Arg("timeout", "float", _TIMEOUT + " before returning busy (the command keeps running)",
-                    default=30.0)),
-               handlers.do_run),
-        Action("send", "type text into a session (guarded in the shared one) and press Enter",
-               (Arg("text", "str", "the text to type", required=True), _SESSION,
+                Arg(
+                    "timeout",
+                    "float",
+                    _TIMEOUT + " before returning busy (the command keeps running)",
+                    default=30.0,
+                ),
+            ),
+            handlers.do_run,
+        ),
+        Action(
+            "send",
+            "type text into a session (guarded in the shared one) and press Enter",
+            (
+                Arg("text", "str", "the text to type", required=True),
+                _SESSION,
                 Arg("enter", "bool", "press Enter after the text", default=True),
-                Arg("timeout", "float", _TIMEOUT + " for a quiet moment and for the result", default=10.0),
-                Arg("force", "bool", "shared session: type even though the human seems active", default=False)),
-               handlers.do_send),
-        Action("keys", "press named keys (C-c, Enter, Escape, Up, Tab, y, ...)",
-               (Arg("keys", "list", "key names, a list or separated by spaces", required=True), _SESSION,
+                Arg(
+                    "timeout",
+                    "float",
+                    _TIMEOUT + " for a quiet moment and for the result",
+                    default=10.0,
+                ),
+                Arg(
+                    "force",
+                    "bool",
+                    "shared session: type even though the human seems active",
+                    default=False,
+                ),
+            ),
+            handlers.do_send,
+        ),
+        Action(
+            "keys",
+            "press named keys (C-c, Enter, Escape, Up, Tab, y, ...)",
+            (
+                Arg("keys", "list", "key names, a list or separated by spaces", required=True),
+                _SESSION,
                 Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
-                Arg("force", "bool", "shared session: allow C-c/C-u etc. on what the human runs", default=False)),
-               handlers.do_keys, destructive=True),
-        Action("read", "the rendered screen, or the last N lines of history, cleaned",
-               (_SESSION, Arg("lines", "int", "how many lines of history and screen (default: the screen)")),
-               handlers.do_read, read_only=True),
-        Action("wait", "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
-               (_SESSION, Arg("sessions", "list", "several sessions to wait on"),
-                Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
-                Arg("until", "str", "ready, stable or change", default="ready",
-                    choices=("ready", "stable", "change")),
-                Arg("pattern", "str", "a regular expression to wait for on the screen", limit=MAX_PATTERN,
-                    shorter="wait for a short, distinctive part of the line you expect"),
-                Arg("timeout", "float", _TIMEOUT, default=30.0)),
-               handlers.do_wait, read_only=True),
-        Action("status", "the state of a session, the program in it, and the evidence", (_SESSION,),
-               handlers.do_status, read_only=True),
-        Action("start", "start a program in a new private session; wait until it is ready or blocked",
-               (Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
-                    "or a command line", required=True),
+                Arg(
+                    "force",
+                    "bool",
+                    "shared session: allow C-c/C-u etc. on what the human runs",
+                    default=False,
+                ),
+            ),
+            handlers.do_keys,
+            destructive=True,
+        ),
+        Action(
+            "read",
+            "the rendered screen, or the last N lines of history, cleaned",
+            (
+                _SESSION,
+                Arg("lines", "int", "how many lines of history and screen (default: the screen)"),
+            ),
+            handlers.do_read,
+            read_only=True,
+        ),
+        Action(
+            "wait",
+            "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
+            (
+                _SESSION,
+                Arg("sessions", "list", "several sessions to wait on"),
+                Arg(
+                    "mode",
+                    "str",
+                    "with sessions: any or all",
+                    default="any",
+                    choices=("any", "all"),
+                ),
+                Arg(
+                    "until",
+                    "str",
+                    "ready, stable or change",
+                    default="ready",
+                    choices=("ready", "stable", "change"),
+                ),
+                Arg(
+                    "pattern",
+                    "str",
+                    "a regular expression to wait for on the screen",
+                    limit=MAX_PATTERN,
+                    shorter="wait for a short, distinctive part of the line you expect",
+                ),
+                Arg("timeout", "float", _TIMEOUT, default=30.0),
+            ),
+            handlers.do_wait,
+            read_only=True,
+        ),
+        Action(
+            "status",
+            "the state of a session, the program in it, and the evidence",
+            (_SESSION,),
+            handlers.do_status,
+            read_only=True,
+        ),
+        Action(
+            "start",
+            "start a program in a new private session; wait until it is ready or blocked",
+            (
+                Arg(
+                    "program",
+                    "str",
+                    "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
+                    "or a command line",
+                    required=True,
+                ),
                 Arg("session", "str", "name of the new private session (default: generated)"),
                 Arg("cwd", "str", "directory to start in"),
                 Arg("args", "list", "extra arguments for the program"),
                 Arg("timeout", "float", _TIMEOUT + " for the program to be ready", default=60.0),
-                Arg("accept", "list", "start-up dialogs to accept by name (trust, theme, ...) or 'safe'"),
-                Arg("skip_permissions", "bool", "launch with the program's permission-skipping flag",
-                    default=False)),
-               _drive("launch", "do_start")),
-        Action("ask", "give an interactive program one prompt; return its answer when it is done",
-               (Arg("session", "str", "the program's private session", required=True),
+                Arg(
+                    "accept",
+                    "list",
+                    "start-up dialogs to accept by name (trust, theme, ...) or 'safe'",
+                ),
+                Arg(
+                    "skip_permissions",
+                    "bool",
+                    "launch with the program's permission-skipping flag",
+                    default=False,
+                ),
+            ),
+            _drive("launch", "do_start"),
+        ),
+        Action(
+            "ask",
+            "give an interactive program one prompt; return its answer when it is done",
+            (
+                Arg("session", "str", "the program's private session", required=True),
                 Arg("prompt", "str", "the prompt to give", required=True),
                 Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0),
-                Arg("unwrap", "bool", "join the lines the program broke to fit the terminal", default=False)),
-               _drive("turns", "do_ask")),
-        Action("exit", "leave an interactive program the right way for it",
-               (Arg("session", "str", "the program's private session", required=True),
-                Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0)),
-               _drive("launch", "do_exit"), destructive=True),
-        Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
-               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)), handlers.do_interrupt, destructive=True),
+                Arg(
+                    "unwrap",
+                    "bool",
+                    "join the lines the program broke to fit the terminal",
+                    default=False,
+                ),
+            ),
+            _drive("turns", "do_ask"),
+        ),
+        Action(
+            "exit",
+            "leave an interactive program the right way for it",
+            (
+                Arg("session", "str", "the program's private session", required=True),
+                Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0),
+            ),
+            _drive("launch", "do_exit"),
+            destructive=True,
+        ),
+        Action(
+            "interrupt",
+            "press Ctrl+C and wait for the prompt to come back",
+            (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)),
+            handlers.do_interrupt,
+            destructive=True,
+        ),
         Action("list", "sessions, their programs and states", (), handlers.do_list, read_only=True),
-        Action("kill", "end a private session and what runs in it (never the shared one; a `setsid` process stays)",
-               (Arg("session", "str", "private session name", required=True),), handlers.do_kill, destructive=True),
+        Action(
+            "kill",
+            "end a private session and what runs in it (never the shared one; a `setsid` process "
+            "stays)",
+            (Arg("session", "str", "private session name", required=True),),
+            handlers.do_kill,
+            destructive=True,
+        ),
     )
 }
 
@@ -132,15 +259,17 @@ ACTIONS: dict[str, Action] = {
 TYPING = frozenset({"run", "send", "keys", "ask", "interrupt", "exit", "kill"})
 """The actions that type into a session (or end it): none while the human holds it."""
 _UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
-"""Why a file cannot be made or written that the person can fix (any other failure is the tool's)."""
+"""Why a file cannot be made or written that the person can fix (any other failure is the
+tool's)."""
 NOT_ON_CONNECTIONS = (TYPING - {"kill"}) | {"wait"}
-"""What the agent never does in the session of an ssh connection here: its keys could end the connection,
-and a wait there never ends (once connected, ssh shows nothing more); ``kill`` ends it on purpose."""
+"""What the agent never does in the session of an ssh connection here: its keys could end the
+connection, and a wait there never ends (once connected, ssh shows nothing more); ``kill`` ends it
+on purpose."""
 
 
 def _held(ctx: Context, session: str | None) -> str:
-    """Who of the humans holds private session ``session`` ("" when none does, it is the shared one, or it
-    is no usable name: the action itself says so)."""
+    """Who of the humans holds private session ``session`` ("" when none does, it is the shared one,
+    or it is no usable name: the action itself says so)."""
     cfg = ctx.cfg
     if not session or session.partition(":")[0] == cfg.shared_session:
         return ""
@@ -190,9 +319,9 @@ def dispatch(action: str, args: Mapping[str, Any] | None = None) -> Result:
 
 
 def _tell_the_human(result: Result) -> None:
-    """The human learns of a prompt only the human answers, wherever they are (``TMUX_TOOL_NOTIFY``): once
-    per prompt, and once more when a later judged result of its session no longer needs them.  A failure
-    here is the notifier's, never the agent's call's."""
+    """The human learns of a prompt only the human answers, wherever they are
+    (``TMUX_TOOL_NOTIFY``): once per prompt, and once more when a later judged result of its session
+    no longer needs them.  A failure here is the notifier's, never the agent's call's."""
     session, connection = result.session, result.extra.get("connection")
     host = str(connection or result.extra.get("host") or "")
     if not session:
@@ -208,11 +337,14 @@ def _tell_the_human(result: Result) -> None:
         elif result.ok and result.status != Status.UNKNOWN:
             notify.settled(root, host, session)
     except Exception as exc:  # noqa: BLE001 - the tool must never raise into the agent loop
-        notify.log_once(config.load().state_root / notify.LOG, f"notifying failed: {type(exc).__name__}")
+        notify.log_once(
+            config.load().state_root / notify.LOG, f"notifying failed: {type(exc).__name__}"
+        )
 
 
 def _connection(ctx: Context, session: str | None) -> str | None:
-    """The host whose ssh connection runs in ``session`` here (None: the session is no connection)."""
+    """The host whose ssh connection runs in ``session`` here (None: the session is no
+    connection)."""
     if ctx.host_name is not None or not session:
         return None
     return hosts.connection_in(Tmux(ctx.cfg.private_socket), session)
@@ -224,8 +356,8 @@ def _then_call_again(host: str) -> str:
 
 def _connecting(exc: HostWaits, host: str | None, then: str, error: str = "") -> Result:
     """ssh asks the human something in its session here as it connects to ``host`` (a password, a
-    passphrase, a new host key): what the agent is told (``error``, else ssh's question), and what to call
-    once the human has answered (``then``)."""
+    passphrase, a new host key): what the agent is told (``error``, else ssh's question), and what
+    to call once the human has answered (``then``)."""
     where = human.where_to_type(config.load(), exc.session)
     return failure(error or str(exc), session=exc.session, status=Status.BLOCKED, needs_human=True,
                    question=exc.question, program="ssh", where=where, connection=host,
@@ -243,15 +375,16 @@ def _connection_hint(session: str, *, secret: bool, where: str, then: str) -> st
     (:func:`human.where_to_type`).
     """
     if secret:
-        ask = ("ssh asks for a secret to connect (a password or a key's passphrase): the human types it, "
-               f"never you (never ask for it in chat). Tell the human in one sentence to type it at {where}")
+        ask = ("ssh asks for a secret to connect (a password or a key's passphrase): the human "
+               "types it, never you (never ask for it in chat). Tell the human in one sentence to "
+               f"type it at {where}")
     else:
-        ask = ("ssh asks the human a question to connect (for a new host key: whether to trust it, a yes/no "
-               "question, not a secret: the human checks the key's fingerprint first). Tell the human in one "
-               f"sentence to answer it at {where}")
-    return (f"{ask}; {then}: it goes on over the new connection (made before that, it answers blocked again). "
-            f"Leave {session} to the human: it is the connection itself, and any key the agent sends there can "
-            "end it")
+        ask = ("ssh asks the human a question to connect (for a new host key: whether to trust it, "
+               "a yes/no question, not a secret: the human checks the key's fingerprint first). "
+               f"Tell the human in one sentence to answer it at {where}")
+    return (f"{ask}; {then}: it goes on over the new connection (made before that, it answers "
+            f"blocked again). Leave {session} to the human: it is the connection itself, and any "
+            "key the agent sends there can end it")
 
 
 def _name_host(result: Result, host: object) -> None:
@@ -278,12 +411,18 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         cfg = config.load()
         ctx = Context(cfg, bound.pop("host"))
         if name in TYPING and (holder := _held(ctx, session)):
-            return failure(message("human_holds", session=session), session=session, status=Status.UNKNOWN,
-                           hint=message("human_holds_hint"), held_by=holder)
+            return failure(
+                message("human_holds", session=session),
+                session=session,
+                status=Status.UNKNOWN,
+                hint=message("human_holds_hint"),
+                held_by=holder,
+            )
         connection = _connection(ctx, session)
         if connection is not None and name in NOT_ON_CONNECTIONS:
-            return failure(f"session {session} is the ssh connection to {connection}: the agent never types or "
-                           "waits there (ssh asks the human there what it needs to connect)", session=session,
+            return failure(f"session {session} is the ssh connection to {connection}: the agent "
+                           "never types or waits there (ssh asks the human there what it needs to "
+                           "connect)", session=session,
                            status=Status.UNKNOWN, hint=_then_call_again(connection))
         result = spec.handler(ctx, **bound)
         if connection is not None:
@@ -296,11 +435,22 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return _masked(result)
     except LinkLost as exc:
         if isinstance(exc.cause, HostWaits):
-            return _masked(_connecting(exc.cause, ctx.host_name if ctx else None, f"call {exc.then}", str(exc)))
-        return _masked(failure(str(exc), session=exc.session, status=Status.BUSY, started=True,
-                               hint=f"do not run the command again: once the host is reachable, call {exc.then}"))
+            return _masked(
+                _connecting(exc.cause, ctx.host_name if ctx else None, f"call {exc.then}", str(exc))
+            )
+        return _masked(
+            failure(
+                str(exc),
+                session=exc.session,
+                status=Status.BUSY,
+                started=True,
+                hint=f"do not run the command again: once the host is reachable, call {exc.then}",
+            )
+        )
     except HostWaits as exc:
-        return _masked(_connecting(exc, ctx.host_name if ctx else None, f"make this call ({name}) again"))
+        return _masked(
+            _connecting(exc, ctx.host_name if ctx else None, f"make this call ({name}) again")
+        )
     except BadInput as exc:
         return failure(str(exc), session=session, status=Status.UNKNOWN)
     except NoServer as exc:
@@ -323,16 +473,18 @@ def _internal(exc: Exception, session: str | None) -> Result:
     import traceback
 
     where = traceback.extract_tb(exc.__traceback__)[-1]
-    return failure(f"internal error {type(exc).__name__}: {exc} (at {where.filename.rsplit('/', 1)[-1]}"
-                   f":{where.lineno}); please report it", session=session)
+    return failure(f"internal error {type(exc).__name__}: {exc} (at "
+                   f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); please "
+                   "report it", session=session)
 
 
 def _state_trouble(exc: OSError) -> str | None:
-    """The sentence for a file of the tool's own state folder that cannot be made or written (None when
-    the file is elsewhere): the person fixes the folder, or names another, and calls again."""
+    """The sentence for a file of the tool's own state folder that cannot be made or written (None
+    when the file is elsewhere): the person fixes the folder, or names another, and calls again."""
     root = config.load().state_root
     path = Path(os.fsdecode(exc.filename)) if isinstance(exc.filename, (str, bytes)) else None
     if exc.errno not in _UNWRITABLE or path is None or not (path == root or root in path.parents):
         return None
-    return (f"the tool cannot write its state folder {root} ({exc.strerror or exc}: {path}): make it writable "
-            "for this user (or free space there), or set TMUX_TOOL_STATE_DIR to a folder that is, then call again")
+    return (f"the tool cannot write its state folder {root} ({exc.strerror or exc}: {path}): make "
+            "it writable for this user (or free space there), or set TMUX_TOOL_STATE_DIR to a "
+            "folder that is, then call again")

@@ -46,7 +46,9 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
     return ses.send(text, enter=enter, timeout=timeout, force=force)
 
 
-def do_keys(ctx: Context, keys: list[str], session: str | None, timeout: float, force: bool) -> Result:
+def do_keys(
+    ctx: Context, keys: list[str], session: str | None, timeout: float, force: bool
+) -> Result:
     ses = ctx.session(session, default=ctx.cfg.shared_session)
     names_ = keyboard.key_names(keys)
     if (missing := ses.unavailable()) is not None:
@@ -65,11 +67,17 @@ def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
     rows = panes.scrollback(ses.target.tmux, ses.target.pane, lines) if lines else st.snap.lines
     hint = None
     notes: dict[str, Any] = {}
-    if lines and len(rows) < lines and facts.history_limit and facts.history_size >= facts.history_limit * 9 // 10:
-        # tmux drops the oldest tenth of its history each time it reaches the limit: what is asked for is gone.
+    if (
+        lines
+        and len(rows) < lines
+        and facts.history_limit
+        and facts.history_size >= facts.history_limit * 9 // 10
+    ):
+        # tmux drops the oldest tenth of its history each time it reaches the limit: what is asked
+        # for is gone.
         notes["output_truncated"] = True
-        hint = (f"only {len(rows)} of the {lines} lines asked for are left: the pane's history-limit is "
-                f"{facts.history_limit} lines and older ones were dropped")
+        hint = (f"only {len(rows)} of the {lines} lines asked for are left: the pane's "
+                f"history-limit is {facts.history_limit} lines and older ones were dropped")
     res = ses.report(st, hint=hint, cursor=list(facts.cursor), size=[facts.width, facts.height],
                      alternate=facts.alternate, lines=lines, **notes)
     if lines:
@@ -88,12 +96,14 @@ def do_status(ctx: Context, session: str | None) -> Result:
     if st.options and human.page_looking():
         from .sessions import tap
 
-        res.extra["asked"] = tap.asked(st)  # which question the page's buttons answer: a press sends it back
+        # which question the page's buttons answer: a press sends it back
+        res.extra["asked"] = tap.asked(st)
     return _heard(ses, res)
 
 
 def _heard(ses: Session, res: Result) -> Result:
-    """A result of status or wait with what the human answered there from the page since the last one."""
+    """A result of status or wait with what the human answered there from the page since the last
+    one."""
     ses.heard(res)
     return res
 
@@ -112,7 +122,9 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         try:
             compiled = regex.compile(pattern, regex.MULTILINE)
         except regex.error as exc:
-            raise BadArgs(f"pattern {brief(pattern)} is not a valid regular expression: {exc}") from None
+            raise BadArgs(
+                f"pattern {brief(pattern)} is not a valid regular expression: {exc}"
+            ) from None
     if len(found) == 1 and until == "ready" and compiled is None:
         exact = found[0].wait_exact(timeout)
         if exact is not None:
@@ -124,19 +136,37 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         res = w.session.report(w.last, ok=ok)
         w.session.waited(res, w.last)
         if res.error is None and not ok:
-            res.error = f"{_not_seen(w.session.name, until, pattern)} within {timeout:g}s (it is {w.last.status})"
+            res.error = (f"{_not_seen(w.session.name, until, pattern)} within {timeout:g}s (it is "
+                         f"{w.last.status})")
             res.hint = message("wait_timeout_hint")
         elif ok:
             res.extra["reason"] = w.reason
         return _heard(w.session, res)
-    rows = [{"session": w.session.name, "status": w.last.status, "done": w.done, "evidence": w.last.evidence,
-             "program": w.last.program, **w.session.where(w.last)} for w in watches]
+    rows = [
+        {
+            "session": w.session.name,
+            "status": w.last.status,
+            "done": w.done,
+            "evidence": w.last.evidence,
+            "program": w.last.program,
+            **w.session.where(w.last),
+        }
+        for w in watches
+    ]
     done = [w.session.name for w in watches if w.done]
-    status = watches[0].last.status if len(done) == len(watches) else (Status.READY if done else Status.BUSY)
+    status = (
+        watches[0].last.status
+        if len(done) == len(watches)
+        else (Status.READY if done else Status.BUSY)
+    )
     seen = f"showed the pattern {brief(pattern)}" if pattern else f"became {until}"
-    return Result(ok=ok, session=",".join(wanted), status=status,
-                  error=None if ok else f"not {mode} of {', '.join(wanted)} {seen} within {timeout:g}s",
-                  extra={"sessions": rows, "done": done, "mode": mode})
+    return Result(
+        ok=ok,
+        session=",".join(wanted),
+        status=status,
+        error=None if ok else f"not {mode} of {', '.join(wanted)} {seen} within {timeout:g}s",
+        extra={"sessions": rows, "done": done, "mode": mode},
+    )
 
 
 def _not_seen(who: str, until: str, pattern: str | None) -> str:
@@ -156,11 +186,14 @@ def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
 
 
 def do_list(ctx: Context) -> Result:
-    """The sessions here (with the shared one), or on the action's host; here, also those of every host
-    connected now.  A host used before but not connected is named, not reached: that could take long."""
+    """The sessions here (with the shared one), or on the action's host; here, also those of every
+    host connected now.  A host used before but not connected is named, not reached: that could take
+    long."""
     rows: list[dict[str, Any]] = []
     local = ctx.host_name is None
-    contexts = [ctx, *(Context(ctx.cfg, name) for name in ctx.connected_hosts())] if local else [ctx]
+    contexts = (
+        [ctx, *(Context(ctx.cfg, name) for name in ctx.connected_hosts())] if local else [ctx]
+    )
     away: list[str] = []
     for each in contexts:
         try:
@@ -178,10 +211,15 @@ def do_list(ctx: Context) -> Result:
     extra = Extra(sessions=rows)
     if local and (idle := sorted(set(ctx.known_hosts()) - set(ctx.connected_hosts()) | set(away))):
         extra["hosts_not_connected"] = idle
-    return Result(status=Status.READY, extra=extra,
-                  output="" if rows else "no sessions",
-                  hint=None if rows else "start the shared terminal with apps/shared-terminal/start.sh, "
-                                        "or create a private session with run or start")
+    return Result(
+        status=Status.READY,
+        extra=extra,
+        output="" if rows else "no sessions",
+        hint=None
+        if rows
+        else "start the shared terminal with apps/shared-terminal/start.sh, "
+        "or create a private session with run or start",
+    )
 
 
 def do_kill(ctx: Context, session: str) -> Result:
