@@ -14,6 +14,7 @@ from typing import Any
 import regex
 
 from .core.args import brief
+from .core.clock import Deadline
 from .core.errors import BadArgs, BadName, TmuxError
 from .core.messages import message
 from .core.result import Extra, Result, failure
@@ -25,16 +26,16 @@ from .sessions.session import Session
 from .transport import keyboard, panes
 
 
-def do_run(ctx: Context, command: str, session: str | None, timeout: float) -> Result:
+def do_run(ctx: Context, command: str, session: str | None, deadline: Deadline) -> Result:
     ses = ctx.session(session, default=ctx.cfg.scratch_session)
     if not command.strip():
         return failure("the command is empty", session=ses.name, status=Status.UNKNOWN,
                        hint="give the shell command to run, e.g. command: 'ls -la'")
     keyboard.check_text(command)
-    return ses.run(command, timeout)
+    return ses.run(command, deadline)
 
 
-def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: float,
+def do_send(ctx: Context, text: str, session: str | None, enter: bool, deadline: Deadline,
             force: bool) -> Result:
     ses = ctx.session(session, default=ctx.cfg.shared_session, fresh=bool(text.strip()))
     keyboard.check_text(text)
@@ -43,17 +44,17 @@ def do_send(ctx: Context, text: str, session: str | None, enter: bool, timeout: 
                        session=ses.name, status=Status.UNKNOWN)
     if (missing := ses.unavailable()) is not None:
         return missing
-    return ses.send(text, enter=enter, timeout=timeout, force=force)
+    return ses.send(text, enter=enter, deadline=deadline, force=force)
 
 
 def do_keys(
-    ctx: Context, keys: list[str], session: str | None, timeout: float, force: bool
+    ctx: Context, keys: list[str], session: str | None, deadline: Deadline, force: bool
 ) -> Result:
     ses = ctx.session(session, default=ctx.cfg.shared_session)
     names_ = keyboard.key_names(keys)
     if (missing := ses.unavailable()) is not None:
         return missing
-    return ses.keys(names_, timeout=timeout, force=force)
+    return ses.keys(names_, deadline=deadline, force=force)
 
 
 def do_read(ctx: Context, session: str | None, lines: int | None) -> Result:
@@ -109,7 +110,7 @@ def _heard(ses: Session, res: Result) -> Result:
 
 
 def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode: str, until: str,
-            pattern: str | None, timeout: float) -> Result:
+            pattern: str | None, deadline: Deadline) -> Result:
     if session and sessions:
         raise BadArgs("give either session or sessions, not both")
     wanted = sessions or [session if session is not None else ctx.cfg.shared_session]
@@ -126,17 +127,17 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
                 f"pattern {brief(pattern)} is not a valid regular expression: {exc}"
             ) from None
     if len(found) == 1 and until == "ready" and compiled is None:
-        exact = found[0].wait_exact(timeout)
+        exact = found[0].wait_exact(deadline)
         if exact is not None:
             return _heard(found[0], exact)
     watches = [observe.Watch(ses, until, compiled, observe.DEFAULT_STABLE) for ses in found]
-    ok = observe.wait_all(watches, mode, timeout)
+    ok = observe.wait_all(watches, mode, deadline)
     if len(watches) == 1:
         w = watches[0]
         res = w.session.report(w.last, ok=ok)
         w.session.waited(res, w.last)
         if res.error is None and not ok:
-            res.error = (f"{_not_seen(w.session.name, until, pattern)} within {timeout:g}s (it is "
+            res.error = (f"{_not_seen(w.session.name, until, pattern)} within {deadline.seconds:g}s (it is "
                          f"{w.last.status})")
             res.hint = message("wait_timeout_hint")
         elif ok:
@@ -164,7 +165,7 @@ def do_wait(ctx: Context, session: str | None, sessions: list[str] | None, mode:
         ok=ok,
         session=",".join(wanted),
         status=status,
-        error=None if ok else f"not {mode} of {', '.join(wanted)} {seen} within {timeout:g}s",
+        error=None if ok else f"not {mode} of {', '.join(wanted)} {seen} within {deadline.seconds:g}s",
         extra={"sessions": rows, "done": done, "mode": mode},
     )
 
@@ -178,11 +179,11 @@ def _not_seen(who: str, until: str, pattern: str | None) -> str:
     return f"the screen of {who} did not {'change' if until == 'change' else 'hold still'}"
 
 
-def do_interrupt(ctx: Context, session: str | None, timeout: float) -> Result:
+def do_interrupt(ctx: Context, session: str | None, deadline: Deadline) -> Result:
     ses = ctx.session(session, default=ctx.cfg.shared_session)
     if (missing := ses.unavailable()) is not None:
         return missing
-    return ses.interrupt(timeout)
+    return ses.interrupt(deadline)
 
 
 def do_list(ctx: Context) -> Result:

@@ -1,10 +1,14 @@
 """The one way to wait: a deadline, and short bounded steps until it passes.
 
 Every wait of the tool (a look every few milliseconds, a select on a pipe,
-an event that may not come) is bounded by a :class:`Deadline` made once at
-the start of the call, so a timeout holds however many steps, retries or
-helpers the call goes through: each takes what is left, never a fresh
-allowance of its own.
+an event that may not come) is bounded by a :class:`Deadline`.  The call's
+own deadline is made once, by the dispatcher from the action's ``timeout``,
+and carried down to every step, so a timeout holds however many steps,
+retries or helpers the call goes through: each takes what is left, never a
+fresh allowance of its own.  Where a step must have a time of its own
+whatever the call's budget (the shell taking a command it was just given, a
+tmux prompt that comes and goes), it says so by name:
+:meth:`Deadline.at_least`.
 """
 
 from __future__ import annotations
@@ -16,10 +20,19 @@ from collections.abc import Iterator
 class Deadline:
     """A moment on the monotonic clock by which a call answers."""
 
-    __slots__ = ("at",)
+    __slots__ = ("at", "seconds")
 
     def __init__(self, seconds: float) -> None:
-        self.at = time.monotonic() + max(0.0, seconds)
+        self.seconds = max(0.0, seconds)  # what the call was given: its answer says so
+        self.at = time.monotonic() + self.seconds
+
+    def at_least(self, seconds: float) -> Deadline:
+        """This deadline, or one ``seconds`` after this one was made if that is later: the floor of
+        a step that must have that long whatever the call's budget."""
+        later = Deadline(0.0)
+        later.seconds = max(self.seconds, seconds)
+        later.at = self.at - self.seconds + later.seconds
+        return later
 
     def left(self) -> float:
         """Seconds until the deadline, never negative."""
