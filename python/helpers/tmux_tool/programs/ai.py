@@ -35,8 +35,8 @@ collapsed), tool blocks and tips (:meth:`AiProfile.answer_from`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..core.status import Status
@@ -94,6 +94,12 @@ class AiProfile(Profile):
     parser has loaded).  ``page_keys`` (up, back to the bottom) are set for CLIs on the
     alternate screen, whose transcript has no tmux scrollback.  Every CLI
     takes its prompt by bracketed paste.
+
+    A CLI's profile is a data file (``profiles/<name>.toml``, :mod:`.schema`)
+    naming its reader: a subclass registered under :attr:`READER`, whose
+    sign patterns (:attr:`SIGNS`, required, and :attr:`MAY_SIGN`, optional,
+    each with the named groups it reads) the file gives in ``[signs]``;
+    :meth:`sign` hands them to the reader's code.
     """
 
     kind: Kind = "ai"
@@ -102,7 +108,16 @@ class AiProfile(Profile):
     start_settle: float = 1.0
     first_settle: float = 0.0
     page_keys: tuple[str, ...] = ()
+    sign_patterns: Mapping[str, re.Pattern[str]] = field(default_factory=dict, compare=False,
+                                                         hash=False)
     strict_echo: ClassVar[bool] = False  # True: only an echo of this very prompt starts its answer
+    READER: ClassVar[str] = ""  # the name data files give as their reader ("" for none)
+    SIGNS: ClassVar[Mapping[str, tuple[str, ...]]] = {}  # sign -> named groups read: required
+    MAY_SIGN: ClassVar[Mapping[str, tuple[str, ...]]] = {}  # the same, optional
+
+    def sign(self, name: str) -> re.Pattern[str]:
+        """The pattern of sign ``name`` as the profile's data file gives it."""
+        return self.sign_patterns[name]
 
     # ---- what each CLI supplies -------------------------------------------------------------
 

@@ -37,8 +37,9 @@ stalls: a turn is over only once the screen has held still for
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from ..core.status import Status
 from ..screen.cells import text_width
@@ -92,19 +93,29 @@ def input_area(snap: Snapshot) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class ChatProfile(AiProfile):
-    """A CLI known only by its input area; ``asked`` is the prompt of the turn being driven ("" for none)."""
+    """A CLI read by its input area; ``asked`` is the prompt of the turn being driven ("" for none).
+
+    It reads a CLI no profile knows, and is the reader (``reader = "chat"``)
+    of the data files of CLIs that need no reader of their own (pi, Qwen
+    Code): they add their dialogs, exit steps and, as sign ``busy``, what
+    their status rows show while they work.  Where no input area shows,
+    such a profile reads the screen as the generic profile does.
+    """
 
     asked: str = ""
     settle: float = SETTLE
     start_settle: float = START_SETTLE
+    READER: ClassVar[str] = "chat"
+    MAY_SIGN: ClassVar[Mapping[str, tuple[str, ...]]] = {"busy": ()}
 
     def classify(self, snap: Snapshot) -> Verdict | None:
         """Signs of work first (a spinner's key hint is no menu's), then a menu at the input area,
         then the reading every AI CLI gets (a command list, a failed turn, ready)."""
         frame = self.frame(snap)
         if frame is None:
-            return None
-        if sign := next(filter(None, map(signs.activity, frame.status)), None):
+            return self._unframed(snap)
+        if sign := next(filter(None, map(signs.activity, frame.status)), None) \
+                or self.busy(snap, frame):
             return self.verdict(Status.BUSY, f"{quote(sign)} shows work at the input area")
         if menu := menus.find_menu(snap, frame.top, exclude=frame.input):
             return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)} at the input area; "
@@ -114,6 +125,32 @@ class ChatProfile(AiProfile):
 
     def in_front(self, snap: Snapshot) -> bool:
         return True  # the detector chose this speaker for the program in front
+
+    def busy(self, snap: Snapshot, frame: Frame) -> str | None:
+        """A status row showing the CLI's own sign of work (``busy`` in its data file)."""
+        mark = self.sign_patterns.get("busy")
+        if mark is None:
+            return None
+        return next((row.strip() for row in frame.status if mark.search(row)), None)
+
+    def when_silent(self, snap: Snapshot) -> Verdict:
+        return self._generic().when_silent(snap)
+
+    def _unframed(self, snap: Snapshot) -> Verdict | None:
+        """No input area: the generic reading, a question of it named after this CLI's own
+        dialog when its data file knows the dialog (Qwen Code's permission question)."""
+        verdict = self._generic().classify(snap)
+        blocked = verdict is not None and verdict.status == Status.BLOCKED
+        known = self.find_dialog(snap.text) if blocked else None
+        if verdict is None or known is None:
+            return verdict
+        return replace(verdict, evidence=f"the {known.name} dialog: {verdict.evidence}",
+                       question=f"{known.question}: {verdict.question}")
+
+    def _generic(self) -> Profile:
+        from .generic import generic  # the generic profile reads chats through this module
+
+        return generic(self.name)
 
     def frame(self, snap: Snapshot) -> Frame | None:
         found = input_area(snap)
@@ -181,11 +218,22 @@ def _typed(snap: Snapshot, upper: int, lower: int) -> str:
 
 
 def speaker(name: str, asked: str = "") -> ChatProfile:
-    """The chat reading of program ``name`` (for one prompt, when ``asked`` is given)."""
+    """The chat reading of program ``name`` (for one prompt, when ``asked`` is given): its own
+    profile when a data file gives it the chat reader, else one that knows only its name."""
+    from .registry import profile_for  # the registry loads this module's reader
+
+    own = profile_for(name)
+    if isinstance(own, ChatProfile) and own.name == name:
+        return replace(own, asked=asked)
     return ChatProfile(name, (name,), asked=asked)
 
 
 def speaks(profile: Profile, snap: Snapshot | None) -> bool:
-    """Whether ``profile`` is the generic one and ``snap`` shows an input area it can drive as a chat."""
-    return profile.kind == "program" and snap is not None and input_area(snap) is not None
+    """Whether ``profile`` is the generic one or a chat CLI's, and ``snap`` shows an input area it
+    can drive as a chat."""
+    chatty = profile.kind == "program" or isinstance(profile, ChatProfile)
+    return chatty and snap is not None and input_area(snap) is not None
+
+
+READERS = (ChatProfile,)
 
