@@ -30,7 +30,7 @@ def write(folder: Path, text: str, name: str = "demo") -> Path:
 
 def test_the_ai_clis_are_data_files() -> None:
     names = {path.stem for path in FILES}
-    assert {"claude", "codex", "gemini", "opencode", "kimi", "aider"} <= names
+    assert {"claude", "codex", "gemini", "opencode", "kimi", "aider", "pi", "qwen"} <= names
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
