@@ -1,4 +1,5 @@
-"""Aider (0.86.2), a line-oriented prompt_toolkit chat that scrolls like a shell (tmux names it ``python3``).
+"""Aider (0.86.2), a line-oriented prompt_toolkit chat that scrolls like a shell (tmux names it
+``python3``).
 
 Its face (tests/fixtures/screens/aider/): a full-width ``─`` rule, the names
 of the files in the chat (if any), and the prompt ``> `` on the cursor row.
@@ -32,7 +33,8 @@ FILE_ROWS = 6
 def _prompt_row(snap: Snapshot) -> int | None:
     """The cursor row when it is aider's prompt right under a rule (files in the chat between)."""
     cl = cursor_line(snap)
-    if not cl.before.startswith(PROMPT.rstrip()) or not (cl.before + cl.after).startswith((PROMPT, ">")):
+    if not cl.before.startswith(PROMPT.rstrip()) \
+            or not (cl.before + cl.after).startswith((PROMPT, ">")):
         return None
     for y in range(cl.row - 1, max(-1, cl.row - FILE_ROWS - 1), -1):
         if menus.FULL_RULE.match(snap.lines[y] if y < len(snap.lines) else ""):
@@ -84,16 +86,17 @@ class AiderProfile(AiProfile):
         """Aider asks line by line at the cursor (``Create new file? (Y)es/(N)o [Yes]:``)."""
         cl = cursor_line(snap)
         if self.sign("yes_no").search(cl.before) and not cl.after.strip():
-            return self.verdict(Status.BLOCKED, f"aider asks {quote(cl.before)} at the cursor", cl.before.strip(),
-                                ("y", "n"))
+            return self.verdict(Status.BLOCKED, f"aider asks {quote(cl.before)} at the cursor",
+                                cl.before.strip(), ("y", "n"))
         return None
 
     def without_frame(self, snap: Snapshot) -> Verdict | None:
         waiting = next((r for r in reversed(snap.lines) if self.sign("waiting").search(r)), None)
         if waiting:
             return self.verdict(Status.BUSY, f"{quote(waiting.strip())} below the prompt")
-        # Only tmux's word that aider is in front makes a screen without its prompt aider's - and tmux
-        # says `python3` for every Python program: one asking at the cursor (input()) is not aider.
+        # Only tmux's word that aider is in front makes a screen without its prompt aider's - and
+        # tmux says `python3` for every Python program: one asking at the cursor (input()) is not
+        # aider.
         if snap.program is None or self._only_launched(snap.lines) \
                 or ask(snap, self.name) is not None:
             return None

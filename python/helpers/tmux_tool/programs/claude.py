@@ -89,7 +89,8 @@ class ClaudeProfile(AiProfile):
         if signs.is_dim(snap, top + 1, 2):
             pending = ""
         else:
-            pending = "\n".join([rows[0][1:].strip("\xa0 "), *(r.strip() for r in rows[1:])]).strip()
+            pending = "\n".join([rows[0][1:].strip("\xa0 "),
+                                 *(r.strip() for r in rows[1:])]).strip()
         status = [] if palette else below
         if (row := _status_row(lines, top)) is not None:
             status.append(row)
@@ -123,8 +124,8 @@ class ClaudeProfile(AiProfile):
         summary = self.sign("summary")
         if any(summary.match(row) for row in rows) or (rows and rows[-1].startswith(RESULT)):
             return None
-        return ("the answer has no '✻ … for Ns' line after it yet: the turn is still running (the footer "
-                "shows a notice instead of 'esc to interrupt')")
+        return ("the answer has no '✻ … for Ns' line after it yet: the turn is still running (the "
+                "footer shows a notice instead of 'esc to interrupt')")
 
     def finished(self, snap: Snapshot) -> bool:
         frame = self.frame(snap)

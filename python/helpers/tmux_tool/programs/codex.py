@@ -1,4 +1,5 @@
-"""Codex CLI (0.169.0 pinned, 0.171.0 newest), a Rust TUI started through a Node wrapper (tmux names it ``node``).
+"""Codex CLI (0.169.0 pinned, 0.171.0 newest), a Rust TUI started through a Node wrapper (tmux
+names it ``node``).
 
 Its face, bottom up (tests/fixtures/screens/codex/, codex-0.171.0/): a footer
 (``← for agents · ? for shortcuts``, warnings), the model line (``gpt-5-codex

@@ -95,7 +95,8 @@ class GeminiProfile(AiProfile):
         return rows[y].startswith(ANSWER)
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
-        """The answer, with the numbers Gemini CLI puts in front of a code block's lines taken off."""
+        """The answer, with the numbers Gemini CLI puts in front of a code block's lines taken
+        off."""
         return super().cut(snap, unnumbered(rows, y, end), y, end)
 
 

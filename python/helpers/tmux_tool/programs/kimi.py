@@ -62,7 +62,8 @@ class KimiProfile(AiProfile):
         rule = next((y for y in range(len(lines) - 1, -1, -1) if input_rule.match(lines[y])), None)
         if rule is None:
             return None
-        close = next((y for y in range(rule + 1, len(lines)) if menus.FULL_RULE.match(lines[y])), None)
+        close = next((y for y in range(rule + 1, len(lines)) if menus.FULL_RULE.match(lines[y])),
+                     None)
         rows = lines[rule + 1:close if close is not None else len(lines)]
         pending = "\n".join(row.strip() for row in rows if row.strip())
         command_row = self.sign("command_row")
@@ -83,8 +84,8 @@ class KimiProfile(AiProfile):
         """Kimi prints a failure as plain rows at column 0 after the echo (answers are ``•``)."""
         if start is None:
             return None
-        row = next((r for r in snap.lines[start + 1:frame.top] if r.strip() and not r.startswith((ANSWER, " "))),
-                   None)
+        row = next((r for r in snap.lines[start + 1:frame.top]
+                    if r.strip() and not r.startswith((ANSWER, " "))), None)
         return quote(row, 80) if row else None
 
     def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:

@@ -83,7 +83,8 @@ class OpencodeProfile(AiProfile):
         asked = next((y for y in range(len(lines) - 1, max(-1, len(lines) - PERMISSION_ROWS), -1)
                       if self.sign("permission").search(lines[y])), None)
         if asked is not None and any(self.sign("choices").search(row) for row in lines[asked:]):
-            what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4] if menus.strip_box(row))
+            what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4]
+                            if menus.strip_box(row))
             question = f"Permission required: {what}".strip()
             return self.verdict(Status.BLOCKED, f"OpenCode asks {quote(question, 80)}", question,
                                 ("Allow once", "Allow always", "Reject"))
@@ -127,7 +128,8 @@ class OpencodeProfile(AiProfile):
             return None
         begin = self._last_turn_end(lines, end)
         turn = range(begin + 1 if begin is not None else 0, end)
-        if any(lines[y].startswith(ANSWER_INDENT) and lines[y].strip()[:1] not in ("", "┃") for y in turn):
+        if any(lines[y].startswith(ANSWER_INDENT) and lines[y].strip()[:1] not in ("", "┃")
+               for y in turn):
             return None
         texts = [(y, menus.strip_box(lines[y])) for y in turn if self.sign("block").match(lines[y])]
         texts = [(y, t) for y, t in texts if t]
@@ -144,10 +146,12 @@ class OpencodeProfile(AiProfile):
         if start is None:
             return None
         if end is None or end < start:
-            return "the prompt is echoed but no '▣' line follows it yet: the turn has only just begun"
+            return ("the prompt is echoed but no '▣' line follows it yet: the turn has only just "
+                    "begun")
         width = self.transcript_width(snap)
         if _bare_quote([row[:width] for row in snap.lines[start + 1:end]]):
-            return "a block quote of the answer stands without its text yet: OpenCode is still drawing the answer"
+            return ("a block quote of the answer stands without its text yet: OpenCode is still "
+                    "drawing the answer")
         return None
 
     def finished(self, snap: Snapshot) -> bool:
