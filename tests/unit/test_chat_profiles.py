@@ -104,3 +104,19 @@ def test_a_turn_is_driven_with_the_profile_s_own_data() -> None:
     assert speaker.exit_steps == qwen.exit_steps and "busy" in speaker.sign_patterns
     plain = chat.speaker("some-cli", "Say hello")
     assert plain.dialogs == () and not plain.sign_patterns
+
+
+@pytest.mark.parametrize("folder", ["cn", "pi", "qwen"])
+def test_a_chat_screen_tmux_names_only_node_is_not_claimed_by_pi_or_qwen(folder: str) -> None:
+    # Continue's cn and Qwen Code run as `node` (pi too, where its launcher is not on PATH), and
+    # they look alike: with nothing but the screen and `node`, the result must not name a CLI it
+    # cannot tell apart from the others.
+    screens = sorted((SCREENS / folder).glob("*.json"))
+    assert screens
+    for path in screens:
+        fx = json.loads(path.read_text(encoding="utf-8"))
+        w, h = fx["size"]
+        snap = snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
+                                     alternate=fx["alternate"], program="node")
+        assert detect(snap).program not in ("pi", "qwen"), path.name
+        assert detect(_snap(path)).program != "qwen" or folder == "qwen", path.name

@@ -19,7 +19,7 @@ import fnmatch
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from ..core.status import Status
 from ..screen.cells import char_width
@@ -156,6 +156,9 @@ class Profile:
     rank: int = 50
     skip_permission_args: tuple[str, ...] = field(default=())
     launch_env: tuple[tuple[str, str], ...] = ()
+    # Whether its screen alone tells it from other programs.  A CLI read by the chat reader looks
+    # like any other chat CLI: it speaks only for a pane known to run it, never claims a screen.
+    OWN_FACE: ClassVar[bool] = True
 
     def launch(self, args: Sequence[str] = (), *, skip_permissions: bool = False) -> list[str]:
         """The argv that starts this program (never a shell string)."""

@@ -112,6 +112,7 @@ class ChatProfile(AiProfile):
     settle: float = SETTLE
     start_settle: float = START_SETTLE
     READER: ClassVar[str] = "chat"
+    OWN_FACE: ClassVar[bool] = False
     MAY_SIGN: ClassVar[Mapping[str, tuple[str, ...]]] = {"busy": ()}
 
     def classify(self, snap: Snapshot) -> Verdict | None:

@@ -64,7 +64,7 @@ MAX_COLUMNS = 2000
 def _recognise(snap: Snapshot, kinds: Sequence[Kind] | None = None) -> Verdict | None:
     """The first profile (in rank order) that sees its own signals."""
     for p in PROFILES:
-        if (kinds is None or p.kind in kinds) and (v := p.classify(snap)):
+        if p.OWN_FACE and (kinds is None or p.kind in kinds) and (v := p.classify(snap)):
             return v
     return None
 
@@ -210,7 +210,7 @@ def _detect(snap: Snapshot, program: str | None) -> Verdict:
         # node REPL): the first, in rank order, that recognises its own screen speaks.
         if fg_profile.kind != "shell":
             for p in PROFILES:
-                if p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
+                if p.OWN_FACE and p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
                     return v
         speaker = fg_profile
     elif fg is not None:
