@@ -3,7 +3,10 @@ it was stopped; without samples the screen alone decides."""
 
 from __future__ import annotations
 
-from python.helpers.tmux_tool.judgement.stillness import QUIET_SHARE, Quiet
+import time
+from collections.abc import Callable
+
+from python.helpers.tmux_tool.judgement.stillness import QUIET_SHARE, Quiet, at_work
 from python.helpers.tmux_tool.transport.kernel import Activity
 
 MS = 1_000_000
@@ -57,3 +60,21 @@ def test_without_samples_the_screen_decides() -> None:
     quiet = Quiet()
     quiet.see(0.0, None)
     assert quiet.held(5.0, 1.0)
+
+
+def _samples(*demands: int) -> Callable[[], Activity]:
+    """A ``sample`` for :func:`at_work` giving these CPU demands (ns) one after another."""
+    it = iter(demands)
+    return lambda: Activity({7: next(it)}, False)
+
+
+def test_at_work_gives_the_share_of_a_program_that_works_and_zero_for_an_idle_one() -> None:
+    busy = at_work(_samples(0, 10**9), window=0.05)  # a second of CPU asked for in 0.05 s
+    assert busy is not None and busy > QUIET_SHARE
+    assert at_work(_samples(0, 1000), window=0.05) == 0.0  # a microsecond: a timer's tick
+
+
+def test_at_work_does_not_wait_when_the_kernel_does_not_say() -> None:
+    begun = time.monotonic()
+    assert at_work(lambda: None, window=5.0) is None
+    assert time.monotonic() - begun < 1.0

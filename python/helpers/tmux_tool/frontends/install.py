@@ -3,8 +3,8 @@
 Standard library only, and runnable as a script with any Python 3.11+, so it
 works before anything is installed (in Agent Zero's container, say)::
 
-    python3 python/helpers/tmux_tool/frontends/install.py /a0 [--uninstall] [--dry-run] [--python
-    PATH]
+    python3 python/helpers/tmux_tool/frontends/install.py /a0 \\
+        [--uninstall] [--dry-run] [--python PATH]
 
 Agent Zero changed its layout in v0.9.9 (March 2026); both layouts keep only
 ``usr/`` across updates of Agent Zero, so that is where everything goes:

@@ -133,20 +133,21 @@ WORK_WINDOW = 0.2  # seconds over which one look measures whether a program is a
 
 def at_work(sample: Callable[[], Activity | None], window: float = WORK_WINDOW) -> float | None:
     """The share of one CPU a program asked for over the next ``window`` seconds (``sample`` reads
-    its
-    :class:`~..transport.kernel.Activity`), when it is more than a program waiting for keys asks
-    (:data:`QUIET_SHARE`); else 0.  None when the kernel does not say.  One sample of a process's
-    state says little: on a loaded machine an idle CLI that wakes for a timer is often caught
-    waiting in the run queue (``R``)."""
-    first = sample()
+    its :class:`~..transport.kernel.Activity`) when :class:`Quiet` does not hold it idle over that
+    window; else 0.  None when the kernel does not say.  One sample of a process's state says
+    little: on a loaded machine an idle CLI that wakes for a timer is often caught waiting in the
+    run queue (``R``)."""
+    quiet, first = Quiet(), sample()
     if first is None:
         return None
+    begun = time.monotonic()
+    quiet.see(begun, first)
     Deadline(window).sleep(window)
-    last = sample()
-    if last is None:
+    if (last := sample()) is None:
         return None
-    share = last.since(first) / window
-    return share if share > QUIET_SHARE or last.stopped else 0.0
+    now = time.monotonic()
+    quiet.see(now, last)
+    return 0.0 if quiet.held(now, window) else last.since(first) / (now - begun)
 
 
 def looks(

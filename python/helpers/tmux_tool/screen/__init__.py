@@ -14,26 +14,10 @@ except ``\\n`` (and ``\\t`` from ``quick_clean``).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .capture import clean_scrollback, snapshot_from_capture
-    from .clean import quick_clean
-    from .snapshot import Snapshot, Span
-    from .transcript import Transcript, render_stream, render_transcript
-
-# Where each name lives: the emulator (pyte) loads only for what needs it.
-_HOMES = {
-    "Snapshot": "snapshot",
-    "Span": "snapshot",
-    "Transcript": "transcript",
-    "clean_scrollback": "capture",
-    "quick_clean": "clean",
-    "render_stream": "transcript",
-    "render_transcript": "transcript",
-    "snapshot_from_capture": "capture",
-}
+from .capture import clean_scrollback, snapshot_from_capture
+from .clean import quick_clean
+from .snapshot import Snapshot, Span
+from .transcript import Transcript, render_stream, render_transcript
 
 __all__ = [
     "Snapshot",
@@ -45,10 +29,3 @@ __all__ = [
     "render_transcript",
     "snapshot_from_capture",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f".{home}", __name__), name)

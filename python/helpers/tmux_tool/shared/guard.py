@@ -195,7 +195,7 @@ def syntax_error(text: str, shell: str) -> str | None:
     program = shutil.which(argv[0]) if argv else None
     if not argv or not program:
         return None
-    try:  # spawned as the transport spawns tmux: half the cost of subprocess, on every send
+    try:
         code, _, stderr = run(argv, text.encode("utf-8", "surrogateescape"), 3, program)
     except (OSError, TimeoutError):
         return None

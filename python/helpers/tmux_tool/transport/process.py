@@ -1,19 +1,21 @@
 """Starting the programs the tool runs: tmux, ssh, a container engine, a log follower.
 
-Every process is started here, with ``posix_spawn`` and its standard files
-given as descriptors of ours (a pipe's end) or ``/dev/null``.  The command
-line runs a few tmux processes per call, and would otherwise spend more
-importing ``subprocess`` than running them.  A process is ended only by the
-PID it was started with.
+Every process is started here.  One that is run to its end and read
+(:func:`run`) goes through ``subprocess``: a hand-made ``posix_spawn`` and
+``select`` loop measured no faster (``bench/cold_bench.py``), and every
+action loads ``subprocess`` anyway (pyte's ``wcwidth`` does).  One that
+lives on beside the tool (a control-mode client, a log follower) is started
+by :func:`spawn` with its standard files given as descriptors of ours, and
+is known by its PID: it is ended only by that PID.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import select
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 
@@ -107,66 +109,13 @@ def _run(
 ) -> tuple[int, bytes, bytes]:
     """Run ``argv`` with ``data`` on its stdin; its exit status, stdout and stderr.
 
-    What ``subprocess.run`` does, with pipes read by one ``select`` loop.  A
-    process still running at ``timeout`` is killed (our own child, by PID) and
+    A process still running at ``timeout`` is killed (our own child) and
     :class:`TimeoutError` raised; a process that cannot start raises
     :class:`OSError`.
     """
-    in_r, in_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
     try:
-        pid = spawn(argv, stdin=in_r, stdout=out_w, stderr=err_w, file=file)
-    except OSError:
-        for fd in (in_w, out_r, err_r):
-            os.close(fd)
-        raise
-    finally:
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
-    outputs = {out_r: bytearray(), err_r: bytearray()}
-    reading = dict(outputs)
-    todo = memoryview(data)
-    if not todo:
-        os.close(in_w)
-        in_w = -1
-    else:
-        os.set_blocking(in_w, False)
-    deadline = Deadline(timeout)
-    try:
-        while reading or in_w >= 0:
-            left = deadline.left()
-            if left <= 0:
-                raise TimeoutError
-            readable, writable, _ = select.select(
-                list(reading), [in_w] if in_w >= 0 else [], [], left
-            )
-            for fd in readable:
-                chunk = os.read(fd, 1 << 16)
-                if chunk:
-                    reading[fd] += chunk
-                else:
-                    del reading[fd]
-            if writable:
-                try:
-                    todo = todo[os.write(in_w, todo):]
-                except BlockingIOError:
-                    continue
-                except BrokenPipeError:
-                    todo = todo[:0]
-                if not todo:
-                    os.close(in_w)
-                    in_w = -1
-        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:  # it closed its outputs: it is ending
-            if deadline.passed:
-                raise TimeoutError
-            time.sleep(0.0005)
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        for fd in (in_w, out_r, err_r):
-            if fd >= 0:
-                os.close(fd)
-    return os.waitstatus_to_exitcode(done[1]), bytes(outputs[out_r]), bytes(outputs[err_r])
+        done = subprocess.run(list(argv), input=data, capture_output=True, timeout=timeout,
+                              executable=file, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise TimeoutError(f"{argv[0]} did not end within {timeout:g}s") from exc
+    return done.returncode, done.stdout, done.stderr
