@@ -1,8 +1,10 @@
-"""Coding CLIs no profile knows, driven by the generic chat reading: start, turns of their own, exit.
+"""Coding CLIs driven by the chat reading: start, turns of their own, exit.
 
-pi, Qwen Code and Continue (`cn`) run against the scripted model server with nothing of
-theirs in the tool: ``start`` must find each idle at its input area
-(``profile: "generic"``), every ``ask`` must come back with its own answer
+pi, Qwen Code and Continue (`cn`) run against the scripted model server; pi and Qwen Code
+have profiles of their own that name the chat reading as their reader (a data file each,
+``programs/profiles/``), `cn` has nothing of its own in the tool: ``start`` must find each
+idle at its input area (``profile: "pi"``, ``"qwen"``, ``"generic"``), every ``ask`` must
+come back with its own answer
 read off the screen - after the model's last byte, also when the stream
 stalls for two seconds in the middle, when a prompt or an answer repeats the
 one before - and ``exit`` must leave the shell with no process of the CLI
@@ -22,6 +24,7 @@ from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, TimedReply, explain
 
 GENERIC = ("pi", "qwen", "cn")
+PROFILED = ("pi", "qwen")  # data files read by the chat reader: start names their profile
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")
@@ -65,7 +68,7 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
     started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
                    timeout=START_TIMEOUT)
     assert started["ok"] and started["status"] == "ready", explain(started)
-    assert started["profile"] == "generic", started
+    assert started["profile"] == (program if program in PROFILED else "generic"), started
 
     for number, (prompt, reply) in enumerate(TURNS, start=1):
         before = len(cli.server.calls("main"))

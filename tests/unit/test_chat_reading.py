@@ -1,4 +1,7 @@
-"""The generic chat reading on recorded screens of CLIs no profile knows (pi, Qwen Code, Continue's cn).
+"""The chat reading on recorded screens of chat CLIs (pi, Qwen Code, Continue's cn).
+
+pi and Qwen Code have profiles of their own that name this reading as their reader
+(programs/profiles/pi.toml, qwen.toml); cn is known by no profile.
 
 Each screen under tests/fixtures/screens/pi, .../qwen and .../cn was captured from
 the real CLI against the scripted model server (see the READMEs there).  The

@@ -23,13 +23,14 @@ def fixture_lines(name: str) -> list[str]:
     return json.loads((SCREENS / name).read_text())["lines"]
 
 
-def test_registry_holds_every_module_profile_once() -> None:
+def test_registry_holds_every_module_profile_and_data_file_once() -> None:
     declared: list[str] = []
     for info in pkgutil.iter_modules(programs.__path__):
-        if info.name in registry.MACHINERY:
+        if info.name in registry.MACHINERY or info.ispkg:
             continue
         module = importlib.import_module(f"{programs.__name__}.{info.name}")
         declared += [p.name for p in getattr(module, "PROFILES", ())]
+    declared += [path.stem for path in registry.FOLDER.glob("*.toml")]
     assert sorted(declared) == sorted(p.name for p in PROFILES)
     assert len(declared) == len(set(declared))
 

@@ -292,8 +292,8 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         time.sleep(POLL)
     rec = run_record.load_record(srv, target.name)
     if rec is not None:
-        if isinstance(profile, programs.GenericProfile):
-            _press_again(srv, shell, target)
+        if isinstance(profile, (programs.GenericProfile, chat.ChatProfile)):
+            _press_again(srv, shell, target)  # its second Ctrl+D may come too soon, or be lost
         res = runs.collect(srv, shell, rec, timeout)
         if res.status == Status.READY:
             srv.set_program(target.name, None)

@@ -48,13 +48,13 @@ MAX_CALLS = 256  # calls answered at once (a thread each; a thread is kept for t
 
 
 def code_stamp(root: Path) -> frozenset[tuple[str, int, int]]:
-    """Every module of the library with its modification time and size: changes when the code
-    does."""
+    """Every module and profile data file of the library with its modification time and size:
+    changes when the code or a program's profile does."""
     found = set()
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         for name in files:
-            if name.endswith(".py"):
+            if name.endswith((".py", ".toml")):
                 path = os.path.join(folder, name)
                 try:
                     st = os.stat(path)

@@ -1,4 +1,5 @@
-"""The AI CLIs' own records of their sessions: hook events, transcripts, rollouts, databases, saved chats."""
+"""The AI CLIs' own records of their sessions: hook events, transcripts, rollouts, databases,
+saved chats."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
 from .opencode import OpencodeJournal
 
-JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(), "gemini": GeminiJournal(),
-                               "kimi": KimiJournal(), "opencode": OpencodeJournal()}
+JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
+                               "gemini": GeminiJournal(), "kimi": KimiJournal(),
+                               "opencode": OpencodeJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:

@@ -30,7 +30,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import EVENTS, Feed, Journal, Setup, Turn, events, hook_argv, last_event, same_prompt, size
+from .journal import (
+    EVENTS,
+    Feed,
+    Journal,
+    Setup,
+    Turn,
+    events,
+    hook_argv,
+    last_event,
+    same_prompt,
+    size,
+)
 
 SETTINGS = "claude-settings.json"  # in the session's folder: the hooks, passed with --settings
 HOOKED = ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure", "Notification")
@@ -86,10 +97,11 @@ class ClaudeReading:
         if answer is not None and (last is None or answer.rstrip() == last.rstrip()):
             return Turn(started=True, ended=True, answer=answer)
         if time.monotonic() - self.ended_at < TRANSCRIPT_LAG:
-            return Turn(started=True, ending=True)  # the transcript trails the event: look again soon
+            # the transcript trails the event: look again soon
+            return Turn(started=True, ending=True)
         return Turn(started=True, ended=True, answer=last,
-                    note="the transcript did not show this turn's answer; it is the Stop hook's copy, "
-                    "without trailing blank lines")
+                    note="the transcript did not show this turn's answer; it is the Stop hook's "
+                    "copy, without trailing blank lines")
 
     def watched(self) -> Path | None:
         return self.feed.path
@@ -97,9 +109,12 @@ class ClaudeReading:
     def _take(self, event: dict[str, Any]) -> None:
         name = event.get("hook_event_name")
         path = event.get("transcript_path")
-        if isinstance(path, str) and (self.transcript is None or Path(path) != self.transcript.path):
-            self.transcript = Feed(Path(path), 0)  # a new transcript (the first one, or after /clear)
-        if name == "UserPromptSubmit" and not self.started and same_prompt(event.get("prompt"), self.prompt):
+        if isinstance(path, str) and (self.transcript is None
+                                      or Path(path) != self.transcript.path):
+            # a new transcript (the first one, or after /clear)
+            self.transcript = Feed(Path(path), 0)
+        if name == "UserPromptSubmit" and not self.started \
+                and same_prompt(event.get("prompt"), self.prompt):
             self.started, self.prompt_id = True, _str(event.get("prompt_id"))
         elif not self.started:
             return

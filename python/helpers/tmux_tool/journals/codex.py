@@ -35,7 +35,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, open_files, recalled, remember, same_prompt, size, written_after
+from .journal import (
+    Feed,
+    Journal,
+    Turn,
+    open_files,
+    recalled,
+    remember,
+    same_prompt,
+    size,
+    written_after,
+)
 
 ROLLOUT = "rollout-*.jsonl"
 
@@ -83,7 +93,8 @@ class CodexReading:
             return Turn()
         if self.error is not None:
             return Turn(started=True, ended=True, error=self.error)
-        return Turn(started=True, ended=self.ended, answer=(self.answer or "") if self.ended else None)
+        return Turn(started=True, ended=self.ended,
+                    answer=(self.answer or "") if self.ended else None)
 
     def watched(self) -> Path | None:
         return self.feeds[-1].path if self.feeds else None
@@ -110,14 +121,16 @@ class CodexReading:
                 text = _texts(payload, "output_text")
                 if text is not None:
                     self.answer = text
-        elif kind == "event_msg" and self.turn_id is not None and payload.get("turn_id") == self.turn_id:
+        elif kind == "event_msg" and self.turn_id is not None \
+                and payload.get("turn_id") == self.turn_id:
             if what == "task_complete":
                 self.ended = True
                 error = payload.get("error")
                 if isinstance(error, dict):
                     self.error = str(error.get("message") or "the request failed")
             elif what == "turn_aborted":
-                self.ended, self.error = True, f"the turn was aborted ({payload.get('reason') or 'interrupted'})"
+                self.ended, self.error = True, ("the turn was aborted "
+                                                f"({payload.get('reason') or 'interrupted'})")
 
 
 class CodexJournal(Journal):
@@ -127,4 +140,5 @@ class CodexJournal(Journal):
 
     def begin(self, folder: Path, prompt: str, pid: int) -> CodexReading | None:
         paths = dict.fromkeys([*_rollouts(pid), *filter(None, [recalled(folder).get("rollout")])])
-        return CodexReading(prompt, pid, folder, time.time(), [Feed(Path(p), size(p)) for p in paths])
+        return CodexReading(prompt, pid, folder, time.time(),
+                            [Feed(Path(p), size(p)) for p in paths])

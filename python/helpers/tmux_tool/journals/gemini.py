@@ -28,14 +28,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, holding_prompt, recalled, remember, same_prompt, size, written_after
+from .journal import (
+    Feed,
+    Journal,
+    Turn,
+    holding_prompt,
+    recalled,
+    remember,
+    same_prompt,
+    size,
+    written_after,
+)
 
-TRIMMED = ("Gemini CLI saves an answer without its leading and trailing blank lines, HTML comments (<!-- -->) "
-           "and zero-width characters")
+TRIMMED = ("Gemini CLI saves an answer without its leading and trailing blank lines, HTML comments "
+           "(<!-- -->) and zero-width characters")
 
 
 def _environ(pid: int) -> dict[str, str]:
-    """The environment of the program under the shell ``pid`` (its first child), as the kernel has it."""
+    """The environment of the program under the shell ``pid`` (its first child), as the kernel
+    has it."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
             child = fh.read().split()[0]
@@ -57,7 +68,8 @@ def _text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        texts = [b["text"] for b in content
+                 if isinstance(b, dict) and isinstance(b.get("text"), str)]
         return "".join(texts) if texts else None
     return None
 
@@ -116,7 +128,8 @@ class GeminiReading:
         kind, ident = record.get("type"), str(record.get("id"))
         if kind == "user":
             text = _text(record.get("content"))
-            if not self.started and written_after(record, self.since) and same_prompt(text, self.prompt):
+            if not self.started and written_after(record, self.since) \
+                    and same_prompt(text, self.prompt):
                 self.started, self.user_id = True, ident
                 return True
             if self.started and text is not None and ident != self.user_id:

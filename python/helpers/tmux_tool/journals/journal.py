@@ -121,14 +121,16 @@ def last_event(folder: Path) -> dict[str, Any] | None:
                 lines = tail.rstrip(b"\n").split(b"\n")
                 if len(lines) > 1 or start == 0:
                     item = _json(lines[-1])
-                    return item.get("event") if item and isinstance(item.get("event"), dict) else None
+                    return item.get("event") if item and isinstance(item.get("event"), dict) \
+                        else None
     except OSError:
         return None
     return None
 
 
 class Reading(Protocol):
-    """One ask's view of the record: what was appended since the prompt was sent, read as it comes."""
+    """One ask's view of the record: what was appended since the prompt was sent, read as it
+    comes."""
 
     def turn(self) -> Turn:
         """What the record says so far of this prompt's turn."""
@@ -228,9 +230,10 @@ def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
 
 def holding_prompt(feeds: list[Feed], pattern: str | None, since: float,
                    take: Callable[[dict[str, Any]], bool]) -> Feed | None:
-    """The record, among the files ``pattern`` matches that were written since the ask began (``since``),
-    where this prompt appears: each new file joins ``feeds`` and is followed from its start, every line
-    read is given to ``take`` (True for the prompt's own line), even after the prompt's."""
+    """The record, among the files ``pattern`` matches that were written since the ask began
+    (``since``), where this prompt appears: each new file joins ``feeds`` and is followed from its
+    start, every line read is given to ``take`` (True for the prompt's own line), even after the
+    prompt's."""
     known = {str(f.path) for f in feeds}
     for path in glob.glob(pattern) if pattern else []:
         try:
@@ -241,7 +244,8 @@ def holding_prompt(feeds: list[Feed], pattern: str | None, since: float,
             feeds.append(Feed(Path(path), 0))
     for feed in feeds:
         found = False
-        for line in feed:  # every line, not only up to the prompt's: a reader learns from all it reads
+        # every line, not only up to the prompt's: a reader learns from all it reads
+        for line in feed:
             found = take(line) or found
         if found:
             return feed

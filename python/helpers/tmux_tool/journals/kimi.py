@@ -29,12 +29,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import Feed, Journal, Turn, holders, holding_prompt, recalled, remember, same_prompt, size
+from .journal import (
+    Feed,
+    Journal,
+    Turn,
+    holders,
+    holding_prompt,
+    recalled,
+    remember,
+    same_prompt,
+    size,
+)
 
 LOG = os.path.join("logs", "kimi.log")
 WIRE = "wire.jsonl"
-FAILED = ("the turn was interrupted: its model request failed after Kimi CLI's retries, or it was cancelled "
-          "(the screen shows which)")
+FAILED = ("the turn was interrupted: its model request failed after Kimi CLI's retries, or it was "
+          "cancelled (the screen shows which)")
 
 
 def _wires(pid: int) -> str | None:
@@ -45,7 +55,8 @@ def _wires(pid: int) -> str | None:
         except OSError:
             continue
         share = path[: -len(LOG) - 1]
-        project = hashlib.md5(cwd.encode("utf-8", "surrogateescape"), usedforsecurity=False).hexdigest()
+        project = hashlib.md5(cwd.encode("utf-8", "surrogateescape"),
+                              usedforsecurity=False).hexdigest()
         return os.path.join(glob.escape(share), "sessions", project, "*", WIRE)
     return None
 
@@ -114,7 +125,8 @@ class KimiReading:
             return False
         elif kind == "StepBegin":
             self.answer, self.error = "", None
-        elif kind == "ContentPart" and payload.get("type") == "text" and isinstance(payload.get("text"), str):
+        elif kind == "ContentPart" and payload.get("type") == "text" \
+                and isinstance(payload.get("text"), str):
             self.answer += payload["text"]
         elif kind == "StepInterrupted":
             self.error = FAILED

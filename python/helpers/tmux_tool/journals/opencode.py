@@ -32,8 +32,10 @@ BUSY_MS = 200  # how long a read waits on a locked database before trying at the
 _USERS = ("select m.id, p.data from message m join part p on p.message_id = m.id "
           "where m.time_created >= ? and json_extract(m.data, '$.role') = 'user' "
           "and json_extract(p.data, '$.type') = 'text' order by m.time_created, m.id, p.id")
-_STEPS = "select id, data from message where json_extract(data, '$.parentID') = ? order by time_created, id"
-_TEXTS = "select data from part where message_id = ? and json_extract(data, '$.type') = 'text' order by id"
+_STEPS = ("select id, data from message where json_extract(data, '$.parentID') = ? "
+          "order by time_created, id")
+_TEXTS = ("select data from part where message_id = ? and json_extract(data, '$.type') = 'text' "
+          "order by id")
 
 
 def _json(data: object) -> dict[str, Any]:
@@ -54,7 +56,8 @@ def _error(info: dict[str, Any]) -> str | None:
         return None
     data = error.get("data")
     said = data.get("message") if isinstance(data, dict) else None
-    return f"{error.get('name') or 'error'}: {said}" if said else str(error.get("name") or "the request failed")
+    return f"{error.get('name') or 'error'}: {said}" if said \
+        else str(error.get("name") or "the request failed")
 
 
 @dataclass(slots=True)
@@ -76,7 +79,8 @@ class OpencodeReading:
             self.database = found[0]
             remember(self.folder, database=self.database)
         try:
-            with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=BUSY_MS / 1000) as db:
+            with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True,
+                                 timeout=BUSY_MS / 1000) as db:
                 return self._read(db)
         except sqlite3.Error:
             return Turn(started=self.user_id is not None)
@@ -101,7 +105,8 @@ class OpencodeReading:
         if not completed or info.get("finish") in (None, "tool-calls"):
             return Turn(started=True)
         texts = [_json(data) for (data,) in db.execute(_TEXTS, (last,))]
-        answer = "".join(t["text"] for t in texts if isinstance(t.get("text"), str) and not t.get("synthetic"))
+        answer = "".join(t["text"] for t in texts
+                         if isinstance(t.get("text"), str) and not t.get("synthetic"))
         return Turn(started=True, ended=True, answer=answer)
 
 

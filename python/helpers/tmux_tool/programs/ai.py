@@ -1,4 +1,5 @@
-"""What the AI coding CLIs have in common: one way of reading their screens, one way of cutting answers.
+"""What the AI coding CLIs have in common: one way of reading their screens, one way of cutting
+answers.
 
 Claude Code, Codex, Gemini CLI, OpenCode, Kimi and Aider all draw a
 transcript above an input area anchored to the bottom of the screen, with
@@ -35,8 +36,8 @@ collapsed), tool blocks and tips (:meth:`AiProfile.answer_from`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..core.status import Status
@@ -94,6 +95,12 @@ class AiProfile(Profile):
     parser has loaded).  ``page_keys`` (up, back to the bottom) are set for CLIs on the
     alternate screen, whose transcript has no tmux scrollback.  Every CLI
     takes its prompt by bracketed paste.
+
+    A CLI's profile is a data file (``profiles/<name>.toml``, :mod:`.schema`)
+    naming its reader: a subclass registered under :attr:`READER`, whose
+    sign patterns (:attr:`SIGNS`, required, and :attr:`MAY_SIGN`, optional,
+    each with the named groups it reads) the file gives in ``[signs]``;
+    :meth:`sign` hands them to the reader's code.
     """
 
     kind: Kind = "ai"
@@ -102,7 +109,16 @@ class AiProfile(Profile):
     start_settle: float = 1.0
     first_settle: float = 0.0
     page_keys: tuple[str, ...] = ()
+    sign_patterns: Mapping[str, re.Pattern[str]] = field(default_factory=dict, compare=False,
+                                                         hash=False)
     strict_echo: ClassVar[bool] = False  # True: only an echo of this very prompt starts its answer
+    READER: ClassVar[str] = ""  # the name data files give as their reader ("" for none)
+    SIGNS: ClassVar[Mapping[str, tuple[str, ...]]] = {}  # sign -> named groups read: required
+    MAY_SIGN: ClassVar[Mapping[str, tuple[str, ...]]] = {}  # the same, optional
+
+    def sign(self, name: str) -> re.Pattern[str]:
+        """The pattern of sign ``name`` as the profile's data file gives it."""
+        return self.sign_patterns[name]
 
     # ---- what each CLI supplies -------------------------------------------------------------
 
@@ -140,7 +156,8 @@ class AiProfile(Profile):
         return bool(signs.is_dim(snap, y))
 
     def turn_end(self, rows: Sequence[str], start: int, end: int) -> int:
-        """Where the answer that starts at ``start`` ends (its end-of-turn line), at most ``end``."""
+        """Where the answer that starts at ``start`` ends (its end-of-turn line), at most
+        ``end``."""
         return end
 
     # ---- the one reading of a screen --------------------------------------------------------
@@ -156,7 +173,8 @@ class AiProfile(Profile):
         if frame.palette or self._palette(snap, frame):
             return self.verdict(Status.BLOCKED, "a command list is open at the input area",
                                 "which command? (Escape closes the list)", ("Escape",))
-        if sign := self.busy(snap, frame) or next(filter(None, map(signs.activity, frame.status)), None):
+        if sign := self.busy(snap, frame) \
+                or next(filter(None, map(signs.activity, frame.status)), None):
             return self.verdict(Status.BUSY, f"the CLI's status shows {quote(sign)}")
         start = last_echo(snap.lines, frame.top, self.echo, None)
         if why := self.failed(snap, frame, start) or self._error_block(snap, frame, start):
@@ -174,8 +192,8 @@ class AiProfile(Profile):
         word just above it (see :func:`signs.died_under_prompt`)."""
         cl = cursor_line(snap)
         if word := signs.died_under_prompt(snap, cl.before, cl.row):
-            return self.verdict(Status.ERROR, f"{self.name} has ended: {word!r} above the shell's prompt, which is back "
-                                "at the cursor")
+            return self.verdict(Status.ERROR, f"{self.name} has ended: {word!r} above the shell's "
+                                "prompt, which is back at the cursor")
         return None
 
     def dialog(self, snap: Snapshot, frame: Frame | None) -> Verdict | None:
@@ -183,34 +201,38 @@ class AiProfile(Profile):
         lines = snap.lines
         low = frame.top if frame else max(0, len(lines) - DIALOG_ROWS)
         menu = menus.find_menu(snap, low, exclude=frame.input if frame else None)
-        after = next((a for r in lines[menu.last_row + 1:] if (a := signs.activity(r, hints=False))), None) \
-            if menu else None
+        after = next((a for r in lines[menu.last_row + 1:]
+                      if (a := signs.activity(r, hints=False))), None) if menu else None
         if after:  # the menu was answered and stays drawn above what the program does now
-            return self.verdict(Status.BUSY, f"{quote(after)} below a menu that was already answered")
+            return self.verdict(Status.BUSY,
+                                f"{quote(after)} below a menu that was already answered")
         if menu is not None:
             known = self.find_dialog(snap.text)
             what = f"the {known.name} dialog" if known else "a menu"
             question = f"{known.question}: {menu.question}" if known else menu.question
-            return self.verdict(Status.BLOCKED, f"{what} asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
-                                "is selected (Enter takes it)", question, menu.options)
+            return self.verdict(Status.BLOCKED, f"{what} asks {quote(menu.question, 80)}; "
+                                f"{quote(menu.selected, 40)} is selected (Enter takes it)",
+                                question, menu.options)
         if frame is not None:
             return None
         if overlay := menus.find_overlay(snap):
-            return self.verdict(Status.BLOCKED, f"a dialog {quote(overlay[0], 40)} is open over the screen (esc closes it)",
-                                overlay[0], overlay[1])
+            return self.verdict(Status.BLOCKED, f"a dialog {quote(overlay[0], 40)} is open over "
+                                "the screen (esc closes it)", overlay[0], overlay[1])
         if buttons := menus.find_buttons(snap):
-            return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with buttons "
-                                f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
+            return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with "
+                                f"buttons {', '.join(buttons.labels)}", buttons.question,
+                                buttons.items or buttons.labels)
         texts = [y for y, row in enumerate(lines) if row.strip()]
         last = lines[texts[-1]] if texts else ""
         if PRESS_KEY.search(last):
-            return self.verdict(Status.BLOCKED, f"{quote(last)} is the last row: a notice waits for a key",
+            return self.verdict(Status.BLOCKED,
+                                f"{quote(last)} is the last row: a notice waits for a key",
                                 last.strip(), ("Enter",))
         hint = next((y for y in reversed(texts[-HINT_ROWS:]) if menus.HINT.search(lines[y])), None)
         if hint is not None and not signs.activity(lines[hint]):
             question = _asked_above(lines, hint)
-            return self.verdict(Status.BLOCKED, f"{quote(menus.plain(lines[hint]))} tells which keys answer "
-                                f"{quote(question, 60)}",
+            return self.verdict(Status.BLOCKED, f"{quote(menus.plain(lines[hint]))} tells which "
+                                f"keys answer {quote(question, 60)}",
                                 question, ("Enter", "Escape"))
         return None
 
@@ -225,18 +247,21 @@ class AiProfile(Profile):
         launch; anything else is a screen no rule here knows."""
         texts = [row for row in snap.lines if row.strip()]
         if not texts:
-            return self.verdict(Status.BUSY, f"{self.name} is in front and the screen is still blank: starting")
+            return self.verdict(Status.BUSY, f"{self.name} is in front and the screen is still "
+                                "blank: starting")
         for row in texts[-HINT_ROWS:]:
             if sign := signs.activity(row):
                 return self.verdict(Status.BUSY, f"{quote(sign)} with no input area yet: starting")
         first = next(y for y, row in enumerate(snap.lines) if row.strip())
         launch = split_prompt(snap.lines[first].strip())
         if launch and launch[1] and all(row.strip() for row in snap.lines[first:]):
-            return self.verdict(Status.BUSY, f"only the shell line that launched {self.name} is on the screen: starting")
+            return self.verdict(Status.BUSY, f"only the shell line that launched {self.name} is on "
+                                "the screen: starting")
         x, y = snap.cursor
         if x == 0 and y >= len(snap.lines) and not snap.alternate:
-            return self.verdict(Status.BUSY, f"{self.name} is printing on the normal screen (the cursor is at the start "
-                                "of the row below its output) and has drawn no input area yet: starting")
+            return self.verdict(Status.BUSY, f"{self.name} is printing on the normal screen (the "
+                                "cursor is at the start of the row below its output) and has drawn "
+                                "no input area yet: starting")
         return self.verdict(Status.UNKNOWN, f"{self.name} shows none of its known screens")
 
     def _palette(self, snap: Snapshot, frame: Frame) -> bool:
@@ -276,7 +301,8 @@ class AiProfile(Profile):
 
     def shows_echo(self, snap: Snapshot, prompt: str) -> bool:
         """Whether the transcript shows the echo of this very ``prompt`` (its first rows)."""
-        return last_echo(snap.lines, self.transcript_end(snap), self.echo, prompt, strict=True) is not None
+        return last_echo(snap.lines, self.transcript_end(snap), self.echo, prompt,
+                         strict=True) is not None
 
     def transcript_end(self, snap: Snapshot) -> int:
         """The first row of the bottom chrome: the transcript is everything above it."""
@@ -284,7 +310,8 @@ class AiProfile(Profile):
         return frame.top if frame else len(snap.lines)
 
     def transcript_width(self, snap: Snapshot) -> int:
-        """How many columns from the left the transcript takes (a side panel may sit right of it)."""
+        """How many columns from the left the transcript takes (a side panel may sit right of
+        it)."""
         return max(snap.width, max((text_width(row) for row in snap.lines), default=0))
 
     def answer_from(self, snap: Snapshot, prompt: str | None) -> str | None:

@@ -117,7 +117,8 @@ def quoted(row: str) -> str | None:
     return f"{m.group('indent')}> {text}".rstrip()
 
 
-def echo_rows(rows: Sequence[str], start: int, prompt: str | None, content: Callable[[str], str]) -> int:
+def echo_rows(rows: Sequence[str], start: int, prompt: str | None,
+              content: Callable[[str], str]) -> int:
     """How many rows from ``start`` the echo of ``prompt`` takes.
 
     ``content`` strips the CLI's echo decoration from a row.  Rows are taken

@@ -19,7 +19,7 @@ import fnmatch
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from ..core.status import Status
 from ..screen.cells import char_width
@@ -46,7 +46,8 @@ class Verdict:
     options: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {"status": str(self.status), "program": self.program, "evidence": self.evidence}
+        out: dict[str, object] = {"status": str(self.status), "program": self.program,
+                                  "evidence": self.evidence}
         if self.status == Status.BLOCKED:
             out["question"] = self.question
             out["options"] = list(self.options)
@@ -155,6 +156,9 @@ class Profile:
     rank: int = 50
     skip_permission_args: tuple[str, ...] = field(default=())
     launch_env: tuple[tuple[str, str], ...] = ()
+    # Whether its screen alone tells it from other programs.  A CLI read by the chat reader looks
+    # like any other chat CLI: it speaks only for a pane known to run it, never claims a screen.
+    OWN_FACE: ClassVar[bool] = True
 
     def launch(self, args: Sequence[str] = (), *, skip_permissions: bool = False) -> list[str]:
         """The argv that starts this program (never a shell string)."""
@@ -184,19 +188,23 @@ class Profile:
         prompt is working; a pager always waits for a key; an editor waits
         for input; a monitor keeps redrawing."""
         if self.kind == "pager":
-            return self.verdict(Status.BLOCKED, f"{self.name} is in the foreground, waiting for a key",
+            return self.verdict(Status.BLOCKED,
+                                f"{self.name} is in the foreground, waiting for a key",
                                 "pager waiting for a key", ("q", "Space", "G", "/"))
         if self.kind == "editor":
-            return self.verdict(Status.READY, f"{self.name} is in the foreground and shows no question")
+            return self.verdict(Status.READY,
+                                f"{self.name} is in the foreground and shows no question")
         if self.kind == "monitor":
-            return self.verdict(Status.BUSY, f"{self.name} is in the foreground and redraws by itself")
+            return self.verdict(Status.BUSY,
+                                f"{self.name} is in the foreground and redraws by itself")
         if self.kind == "ai":
             return self.verdict(Status.UNKNOWN, f"{self.name} shows none of its known screens")
-        return self.verdict(Status.BUSY, f"{self.name} is running and shows no prompt at the cursor line")
+        return self.verdict(Status.BUSY,
+                            f"{self.name} is running and shows no prompt at the cursor line")
 
     def pending_input(self, snap: Snapshot) -> str | None:
-        """Text typed where this program takes input and not submitted yet ("" when there is none), or
-        None when the screen shows no input line this profile knows."""
+        """Text typed where this program takes input and not submitted yet ("" when there is
+        none), or None when the screen shows no input line this profile knows."""
         return None
 
     def find_dialog(self, text: str) -> Dialog | None:

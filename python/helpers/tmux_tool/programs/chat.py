@@ -1,4 +1,6 @@
-"""A chat CLI no profile knows: its input area, its turns and its answers, by the shapes such CLIs share.
+"""A chat CLI's input area, its turns and its answers, by the shapes such CLIs share: the reading
+of a CLI no profile knows, and the reader (``reader = "chat"``) of the data files of CLIs that need
+no reader of their own (pi, Qwen Code).
 
 Every coding CLI seen so far (tests/fixtures/screens: Claude Code, Gemini CLI,
 Qwen Code, pi, Kimi) draws its input area as a band of one to a few rows
@@ -37,8 +39,9 @@ stalls: a turn is over only once the screen has held still for
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from ..core.status import Status
 from ..screen.cells import text_width
@@ -50,11 +53,14 @@ from .base import Profile, Verdict, cursor_line, quote
 
 BAND_ROWS = 3  # rows of text an idle or typed-into input area takes between its rules
 FOOTER_ROWS = 12  # rows under the band: status rows, or a command list opened from the band
-STATUS_ABOVE = 2  # rows above the band where a CLI draws its spinner row (pi leaves a blank row between)
+# rows above the band where a CLI draws its spinner row (pi leaves a blank row between)
+STATUS_ABOVE = 2
 RULE_MIN = 20  # characters of a rule around an input area (they span the screen)
 RULE_INDENT = 2  # columns a rule around an input area may start right of the screen's left edge
-GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")  # an input area's prompt glyph (Qwen Code >, Continue ●), or an echo's
-MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")  # a non-ASCII mark before a block's first row
+# an input area's prompt glyph (Qwen Code >, Continue ●), or an echo's
+GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")
+# a non-ASCII mark before a block's first row
+MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")
 ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cursor stands
 ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter prompt)
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
@@ -62,7 +68,8 @@ START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their
 
 
 def _rule(row: str) -> bool:
-    """A long rule from the left edge (a dialog's box, drawn in the middle of the screen, is no input area)."""
+    """A long rule from the left edge (a dialog's box, drawn in the middle of the screen, is no
+    input area)."""
     text = row.strip()
     return (len(row) - len(row.lstrip()) <= RULE_INDENT and len(text) >= RULE_MIN
             and set(text.strip("╭╮╰╯┌┐└┘├┤")) <= {"─", "━", "═"})
@@ -92,28 +99,65 @@ def input_area(snap: Snapshot) -> tuple[int, int] | None:
 
 @dataclass(frozen=True)
 class ChatProfile(AiProfile):
-    """A CLI known only by its input area; ``asked`` is the prompt of the turn being driven ("" for none)."""
+    """A CLI read by its input area; ``asked`` is the prompt of the turn being driven ("" for none).
+
+    It reads a CLI no profile knows, and is the reader (``reader = "chat"``)
+    of the data files of CLIs that need no reader of their own (pi, Qwen
+    Code): they add their dialogs, exit steps and, as sign ``busy``, what
+    their status rows show while they work.  Where no input area shows,
+    such a profile reads the screen as the generic profile does.
+    """
 
     asked: str = ""
     settle: float = SETTLE
     start_settle: float = START_SETTLE
+    READER: ClassVar[str] = "chat"
+    OWN_FACE: ClassVar[bool] = False
+    MAY_SIGN: ClassVar[Mapping[str, tuple[str, ...]]] = {"busy": ()}
 
     def classify(self, snap: Snapshot) -> Verdict | None:
         """Signs of work first (a spinner's key hint is no menu's), then a menu at the input area,
         then the reading every AI CLI gets (a command list, a failed turn, ready)."""
         frame = self.frame(snap)
         if frame is None:
-            return None
-        if sign := next(filter(None, map(signs.activity, frame.status)), None):
+            return self._unframed(snap)
+        if sign := next(filter(None, map(signs.activity, frame.status)), None) \
+                or self.busy(snap, frame):
             return self.verdict(Status.BUSY, f"{quote(sign)} shows work at the input area")
         if menu := menus.find_menu(snap, frame.top, exclude=frame.input):
-            return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)} at the input area; "
-                                f"{quote(menu.selected, 40)} is selected (Enter takes it)", menu.question,
-                                menu.options)
+            return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)} at the "
+                                f"input area; {quote(menu.selected, 40)} is selected (Enter takes "
+                                "it)", menu.question, menu.options)
         return super().classify(snap)
 
     def in_front(self, snap: Snapshot) -> bool:
         return True  # the detector chose this speaker for the program in front
+
+    def busy(self, snap: Snapshot, frame: Frame) -> str | None:
+        """A status row showing the CLI's own sign of work (``busy`` in its data file)."""
+        mark = self.sign_patterns.get("busy")
+        if mark is None:
+            return None
+        return next((row.strip() for row in frame.status if mark.search(row)), None)
+
+    def when_silent(self, snap: Snapshot) -> Verdict:
+        return self._generic().when_silent(snap)
+
+    def _unframed(self, snap: Snapshot) -> Verdict | None:
+        """No input area: the generic reading, a question of it named after this CLI's own
+        dialog when its data file knows the dialog (Qwen Code's permission question)."""
+        verdict = self._generic().classify(snap)
+        blocked = verdict is not None and verdict.status == Status.BLOCKED
+        known = self.find_dialog(snap.text) if blocked else None
+        if verdict is None or known is None:
+            return verdict
+        return replace(verdict, evidence=f"the {known.name} dialog: {verdict.evidence}",
+                       question=f"{known.question}: {verdict.question}")
+
+    def _generic(self) -> Profile:
+        from .generic import generic  # the generic profile reads chats through this module
+
+        return generic(self.name)
 
     def frame(self, snap: Snapshot) -> Frame | None:
         found = input_area(snap)
@@ -121,13 +165,14 @@ class ChatProfile(AiProfile):
             return None
         upper, lower = found
         lines = snap.lines
-        above = next((lines[y] for y in range(upper - 1, max(-1, upper - 1 - STATUS_ABOVE), -1) if lines[y].strip()),
-                     "")
+        above = next((lines[y] for y in range(upper - 1, max(-1, upper - 1 - STATUS_ABOVE), -1)
+                      if lines[y].strip()), "")
         status = tuple(r for r in (above, *lines[lower + 1:]) if r.strip())
         return Frame(upper, upper + 1, _typed(snap, upper, lower), status)
 
     def echo(self, row: str) -> str | None:
-        """The row's text when it starts with the asked prompt's words (after one glyph), else None."""
+        """The row's text when it starts with the asked prompt's words (after one glyph), else
+        None."""
         want = squash(self.asked.strip().split("\n", 1)[0]) if self.asked.strip() else ""
         if not want:
             return None
@@ -148,10 +193,12 @@ class ChatProfile(AiProfile):
         return quote(text, 80) if signs.is_red(snap, y) or signs.error_line(text) else None
 
     def dialog(self, snap: Snapshot, frame: Frame | None) -> None:
-        return None  # a question with the input area drawn is read by classify, after the signs of work
+        # a question with the input area drawn is read by classify, after the signs of work
+        return None
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
-        """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner rows too."""
+        """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner
+        rows too."""
         kept: list[str] = []
         for row in rows[y:end]:
             row = menus.unbox(row)
@@ -163,7 +210,8 @@ class ChatProfile(AiProfile):
 
 def _typed(snap: Snapshot, upper: int, lower: int) -> str:
     """The text typed into the band (see the module's note on placeholders)."""
-    band = [menus.unbox(snap.lines[y]) if y < len(snap.lines) else "" for y in range(upper + 1, lower)]
+    band = [menus.unbox(snap.lines[y]) if y < len(snap.lines) else ""
+            for y in range(upper + 1, lower)]
     cl = cursor_line(snap)
     if upper < cl.row < lower:
         before = menus.unbox(cl.before)
@@ -175,17 +223,29 @@ def _typed(snap: Snapshot, upper: int, lower: int) -> str:
         if band and (head := GLYPH.match(band[0])):
             cut[0] = head.end()
         band = [row[at:] for y, row, at in zip(range(upper + 1, lower), band, cut, strict=True)
-                if not signs.is_dim(snap, y, text_width(row[:at]) + len(row[at:]) - len(row[at:].lstrip()),
+                if not signs.is_dim(snap, y,
+                                    text_width(row[:at]) + len(row[at:]) - len(row[at:].lstrip()),
                                     text_width(row))]
     return "\n".join(text for row in band if (text := row.replace(ZERO_WIDTH, "").strip()))
 
 
 def speaker(name: str, asked: str = "") -> ChatProfile:
-    """The chat reading of program ``name`` (for one prompt, when ``asked`` is given)."""
+    """The chat reading of program ``name`` (for one prompt, when ``asked`` is given): its own
+    profile when a data file gives it the chat reader, else one that knows only its name."""
+    from .registry import profile_for  # the registry loads this module's reader
+
+    own = profile_for(name)
+    if isinstance(own, ChatProfile) and own.name == name:
+        return replace(own, asked=asked)
     return ChatProfile(name, (name,), asked=asked)
 
 
 def speaks(profile: Profile, snap: Snapshot | None) -> bool:
-    """Whether ``profile`` is the generic one and ``snap`` shows an input area it can drive as a chat."""
-    return profile.kind == "program" and snap is not None and input_area(snap) is not None
+    """Whether ``profile`` is the generic one or a chat CLI's, and ``snap`` shows an input area it
+    can drive as a chat."""
+    chatty = profile.kind == "program" or isinstance(profile, ChatProfile)
+    return chatty and snap is not None and input_area(snap) is not None
+
+
+READERS = (ChatProfile,)
 

@@ -31,20 +31,14 @@ while it streams; tool calls are ``● Tool(args)`` with ``⎿`` result rows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .ai import AiProfile, Frame
-from .base import Dialog, typed
-from .questions import PRESS_KEY
 
-PALETTE_ROW = re.compile(r"^/[\w:-]+\s{2,}\S")
-SUMMARY = re.compile(r"^✻ \S+ for \d")
-THINKING = re.compile(r"^\s*(?:● )?(?:Thinking|Thought) for .*\(ctrl\+o to expand\)$")
-TOOL_CALL = re.compile(r"^● [\w.:-]+\(.*\)?$")
 RESULT = "  ⎿"
 NOTICE_INDENT = 20  # right-aligned notices above the box ("ctrl+y to paste deleted text")
 MAX_INPUT_ROWS = 30
@@ -67,7 +61,15 @@ def _status_row(lines: Sequence[str], top: int) -> str | None:
 
 @dataclass(frozen=True)
 class ClaudeProfile(AiProfile):
-    """Claude Code's screens and how to drive it."""
+    """Claude Code's screens and how to drive it (its data: ``profiles/claude.toml``).
+
+    Its signs: ``palette_row`` (a command of the palette), ``summary`` (the
+    end-of-turn line), ``thinking`` (collapsed thinking), ``tool_call``.
+    """
+
+    READER: ClassVar[str] = "claude"
+    SIGNS: ClassVar[dict[str, tuple[str, ...]]] = dict.fromkeys(
+        ("palette_row", "summary", "thinking", "tool_call"), ())
 
     def frame(self, snap: Snapshot) -> Frame | None:
         """The ``❯`` rows between the last two rules, with only a footer or the
@@ -80,14 +82,15 @@ class ClaudeProfile(AiProfile):
         if not (0 < bottom - top <= MAX_INPUT_ROWS + 1 and lines[top + 1].startswith("❯")):
             return None
         below = [row for row in lines[bottom + 1:] if row.strip()]
-        palette = bool(below) and bool(PALETTE_ROW.match(below[0]))
+        palette = bool(below) and bool(self.sign("palette_row").match(below[0]))
         if not palette and len(below) > MAX_FOOTER_ROWS:
             return None
         rows = lines[top + 1:bottom]
         if signs.is_dim(snap, top + 1, 2):
             pending = ""
         else:
-            pending = "\n".join([rows[0][1:].strip("\xa0 "), *(r.strip() for r in rows[1:])]).strip()
+            pending = "\n".join([rows[0][1:].strip("\xa0 "),
+                                 *(r.strip() for r in rows[1:])]).strip()
         status = [] if palette else below
         if (row := _status_row(lines, top)) is not None:
             status.append(row)
@@ -118,56 +121,35 @@ class ClaudeProfile(AiProfile):
         if start is None or lines[start].startswith("❯ /"):
             return None
         rows = [row for row in lines[start + 1:frame.top] if row.strip()]
-        if any(SUMMARY.match(row) for row in rows) or (rows and rows[-1].startswith(RESULT)):
+        summary = self.sign("summary")
+        if any(summary.match(row) for row in rows) or (rows and rows[-1].startswith(RESULT)):
             return None
-        return ("the answer has no '✻ … for Ns' line after it yet: the turn is still running (the footer "
-                "shows a notice instead of 'esc to interrupt')")
+        return ("the answer has no '✻ … for Ns' line after it yet: the turn is still running (the "
+                "footer shows a notice instead of 'esc to interrupt')")
 
     def finished(self, snap: Snapshot) -> bool:
         frame = self.frame(snap)
         if frame is None or frame.palette or any(signs.activity(r) for r in frame.status):
             return False
         row = _status_row(snap.lines, frame.top)
-        return row is not None and bool(SUMMARY.match(row))
+        return row is not None and bool(self.sign("summary").match(row))
 
     def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:
-        return rows[y].startswith("● ") and not _is_tool(rows, y, end) and not THINKING.match(rows[y])
+        return rows[y].startswith("● ") and not self._is_tool(rows, y, end) \
+            and not self.sign("thinking").match(rows[y])
 
     def aside(self, snap: Snapshot, y: int) -> bool:
         row = snap.lines[y] if y < len(snap.lines) else ""
-        return row.startswith(RESULT) or bool(THINKING.match(row)) or bool(signs.is_dim(snap, y))
+        return row.startswith(RESULT) or bool(self.sign("thinking").match(row)) \
+            or bool(signs.is_dim(snap, y))
+
+    def _is_tool(self, rows: Sequence[str], y: int, end: int) -> bool:
+        """A ``● Name(args)`` block: a tool call, known by its shape or the ``⎿`` row under it."""
+        if self.sign("tool_call").match(rows[y]):
+            return True
+        nxt = next((rows[i] for i in range(y + 1, end) if rows[i].strip()), "")
+        return nxt.startswith(RESULT)
 
 
-def _is_tool(rows: Sequence[str], y: int, end: int) -> bool:
-    """A ``● Name(args)`` block: a tool call, known by its shape or the ``⎿`` row under it."""
-    if TOOL_CALL.match(rows[y]):
-        return True
-    nxt = next((rows[i] for i in range(y + 1, end) if rows[i].strip()), "")
-    return nxt.startswith(RESULT)
+READERS = (ClaudeProfile,)
 
-
-PROFILES = (
-    ClaudeProfile(
-        "claude", ("claude",), exit_steps=typed("/exit"), command=("claude",), rank=10,
-        dialogs=(
-            Dialog("theme", re.compile(r"Choose the text style that looks best with your terminal"),
-                   ("Enter",), True, "Claude Code's first-run theme picker: which text style?"),
-            Dialog("api-key", re.compile(r"Do you want to use this API key\?"), ("Up", "Enter"), False,
-                   "Claude Code found an API key in the environment: use it? (the default answer is No)",
-                   re.compile(r"^(?:\d\.\s*)?Yes\b")),
-            Dialog("trust", re.compile(r"Is this a project you created or one you trust\?"), ("Enter",), False,
-                   "Claude Code asks whether you trust the files in this folder",
-                   re.compile(r"\bYes, I trust this folder\b")),
-            Dialog("auto-mode", re.compile(r"Make auto mode your default permission mode\?"), ("Enter",), False,
-                   "Claude Code offers to run tools in auto mode, without asking each time",
-                   re.compile(r"\bNo, keep manual mode\b")),
-            Dialog("permission", re.compile(r"Do you want to proceed\?"), ("Enter",), False,
-                   "Claude Code asks permission to run a tool"),
-            Dialog("notice", PRESS_KEY, ("Enter",), True, "Claude Code shows a notice (security notes, ...)"),
-        ),
-        skip_permission_args=("--dangerously-skip-permissions",), settle=0.6, start_settle=1.0,
-        # Its answers stay in the terminal's scrollback, read whole in one look, instead of behind
-        # the full-screen view's pages (a sticky echo over their top row, a pill over their last).
-        launch_env=(("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "1"),),
-    ),
-)

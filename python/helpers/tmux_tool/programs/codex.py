@@ -1,4 +1,5 @@
-"""Codex CLI (0.169.0 pinned, 0.171.0 newest), a Rust TUI started through a Node wrapper (tmux names it ``node``).
+"""Codex CLI (0.169.0 pinned, 0.171.0 newest), a Rust TUI started through a Node wrapper (tmux
+names it ``node``).
 
 Its face, bottom up (tests/fixtures/screens/codex/, codex-0.171.0/): a footer
 (``← for agents · ? for shortcuts``, warnings), the model line (``gpt-5-codex
@@ -24,135 +25,122 @@ outlives the session.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..screen.snapshot import Snapshot
 from . import signs
 from .ai import AiProfile, Frame
-from .base import Dialog, typed
 
-COMPOSER = re.compile(r"^› (?P<text>.*)$")
-OPTION = re.compile(r"^› \d{1,2}\. ")
-POPUP_ROW = re.compile(r"^(?:› | {2})/[\w-]+\s{2,}\S")
 FOOTER_ROWS = 3
 STATUS_ROWS = 6
-HEADER = re.compile(r"^\s*(?:│\s*)?>_ OpenAI Codex \(v")
-WORKED = re.compile(r"^\s{0,2}Worked for [<\d][^•]*• \d{1,2}:\d{2}\s*$")
-ENDED = re.compile(r"^■ (?P<interrupted>Conversation interrupted\b)?")  # failed, or interrupted (no failure)
 NESTED = "  └ "
-TOOL_CELL = re.compile(r"^• (?:Ran|Running) ")
-TIP = re.compile(r"^\s+└ Tip: ")
-
-
-def _composer(lines: Sequence[str]) -> int | None:
-    """The composer row: the last ``› `` row (not a numbered option) with at most the
-    model line and footer under it."""
-    for y in range(len(lines) - 1, -1, -1):
-        if COMPOSER.match(lines[y]):
-            below = [row for row in lines[y + 1:] if row.strip()]
-            return y if len(below) <= FOOTER_ROWS and not OPTION.match(lines[y]) else None
-    return None
-
-
-def _echo(row: str) -> str | None:
-    m = COMPOSER.match(row)
-    return m.group("text") if m and m.group("text").strip() else None
-
-
-def _last_content(lines: Sequence[str], composer: int) -> int | None:
-    """The last row with text above the composer (a busy line excluded)."""
-    for y in range(composer - 1, -1, -1):
-        if lines[y].strip() and not _status_like(lines[y]):
-            return y
-    return None
-
-
-def _worked(snap: Snapshot, y: int) -> bool:
-    return bool(WORKED.match(snap.lines[y])) and signs.is_dim(snap, y) is not False
 
 
 @dataclass(frozen=True)
 class CodexProfile(AiProfile):
-    """Codex's screens and how to drive it."""
+    """Codex's screens and how to drive it (its data: ``profiles/codex.toml``).
+
+    Its signs: ``composer`` (the input row, its ``text``), ``option`` (a
+    numbered option, no composer), ``popup_row`` (a command of the ``/``
+    popup), ``header`` (the session's box), ``worked`` (the end of a turn),
+    ``ended`` (a failed turn's line, or an ``interrupted`` one),
+    ``tool_cell``, ``tip``, ``starting`` (a start-up word of its status).
+    """
+
+    READER: ClassVar[str] = "codex"
+    SIGNS: ClassVar[dict[str, tuple[str, ...]]] = {
+        **dict.fromkeys(("option", "popup_row", "header", "worked", "tool_cell", "tip",
+                         "starting"), ()),
+        "composer": ("text",), "ended": ("interrupted",)}
 
     def frame(self, snap: Snapshot) -> Frame | None:
         lines = snap.lines
-        composer = _composer(lines)
+        composer = self._composer(lines)
         if composer is None:
             return None
-        m = COMPOSER.match(lines[composer])
+        m = self.sign("composer").match(lines[composer])
         pending = "" if signs.is_dim(snap, composer, 2) or not m else m.group("text").strip()
         popup = composer - 1
         while popup >= 0 and not lines[popup].strip():
             popup -= 1
-        palette = popup >= 0 and bool(POPUP_ROW.match(lines[popup])) and pending.startswith("/")
-        above = tuple(r for r in lines[max(0, composer - STATUS_ROWS):composer] if _status_like(r))
+        palette = popup >= 0 and bool(self.sign("popup_row").match(lines[popup])) \
+            and pending.startswith("/")
+        above = tuple(r for r in lines[max(0, composer - STATUS_ROWS):composer]
+                      if self._status_like(r))
         return Frame(composer, composer, pending, above + tuple(lines[composer + 1:]), palette)
 
     def echo(self, row: str) -> str | None:
-        return _echo(row)
+        m = self.sign("composer").match(row)
+        return m.group("text") if m and m.group("text").strip() else None
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
-        last = _last_content(snap.lines, frame.top)
-        m = ENDED.match(snap.lines[last]) if last is not None else None
+        last = self._last_content(snap.lines, frame.top)
+        m = self.sign("ended").match(snap.lines[last]) if last is not None else None
         if m and not m.group("interrupted"):
             return repr(m.string.strip()[:80])
         return None
 
     def turn_open(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         lines = snap.lines
-        last = _last_content(lines, frame.top)
-        ended = ENDED.match(lines[last]) if last is not None else None
-        if last is None or HEADER.match(lines[last]) or _worked(snap, last) or (ended and ended.group("interrupted")):
+        last = self._last_content(lines, frame.top)
+        ended = self.sign("ended").match(lines[last]) if last is not None else None
+        header = self.sign("header")
+        if last is None or header.match(lines[last]) or self._worked(snap, last) \
+                or (ended and ended.group("interrupted")):
             return None
-        if start is None and any(HEADER.match(r) for r in lines[:last]):
+        if start is None and any(header.match(r) for r in lines[:last]):
             return None
-        return "an answer is on the screen without Codex's 'Worked for' line: the turn is still streaming or stalled"
+        return ("an answer is on the screen without Codex's 'Worked for' line: the turn is still "
+                "streaming or stalled")
 
     def finished(self, snap: Snapshot) -> bool:
         frame = self.frame(snap)
-        last = _last_content(snap.lines, frame.top) if frame else None
-        return last is not None and _worked(snap, last)
+        last = self._last_content(snap.lines, frame.top) if frame else None
+        return last is not None and self._worked(snap, last)
 
     def turn_end(self, rows: Sequence[str], start: int, end: int) -> int:
-        return next((i for i in range(end - 1, start - 1, -1) if WORKED.match(rows[i])), end)
+        worked = self.sign("worked")
+        return next((i for i in range(end - 1, start - 1, -1) if worked.match(rows[i])), end)
 
     def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:
         row = rows[y]
-        return row.startswith("• ") and not TOOL_CELL.match(row) and not _status_like(row)
+        return row.startswith("• ") and not self.sign("tool_cell").match(row) \
+            and not self._status_like(row)
 
     def aside(self, snap: Snapshot, y: int) -> bool:
         row = snap.lines[y] if y < len(snap.lines) else ""
-        return row.startswith(NESTED) or bool(TIP.match(row))
+        return row.startswith(NESTED) or bool(self.sign("tip").match(row))
 
 
-STARTING = re.compile(r"(?i)^\s*\W{0,2}\s*(?:waiting for|booting|starting|connecting|reconnecting|retrying)\b")
+    def _composer(self, lines: Sequence[str]) -> int | None:
+        """The composer row: the last ``› `` row (not a numbered option) with at most the
+        model line and footer under it."""
+        for y in range(len(lines) - 1, -1, -1):
+            if self.sign("composer").match(lines[y]):
+                below = [row for row in lines[y + 1:] if row.strip()]
+                return y if len(below) <= FOOTER_ROWS and not self.sign("option").match(lines[y]) \
+                    else None
+        return None
+
+    def _last_content(self, lines: Sequence[str], composer: int) -> int | None:
+        """The last row with text above the composer (a busy line excluded)."""
+        for y in range(composer - 1, -1, -1):
+            if lines[y].strip() and not self._status_like(lines[y]):
+                return y
+        return None
+
+    def _worked(self, snap: Snapshot, y: int) -> bool:
+        return bool(self.sign("worked").match(snap.lines[y])) and signs.is_dim(snap, y) is not False
+
+    def _status_like(self, row: str) -> bool:
+        """A row of Codex's own status above the composer (``◦ Working (0s • esc to interrupt)``,
+        ``Waiting for startup · esc cancel``): at column 0, or opening with a start-up word,
+        with a timer or a cancel hint.  An answer quoting one is indented under its ``•``."""
+        busy = signs.TIMER.search(row) or signs.INTERRUPT.search(row) or (
+            signs.CANCEL.search(row) and signs.WORKING.search(row))
+        return (row[:1].strip() != "" or bool(self.sign("starting").match(row))) and bool(busy)
 
 
-def _status_like(row: str) -> bool:
-    """A row of Codex's own status above the composer (``◦ Working (0s • esc to interrupt)``,
-    ``Waiting for startup · esc cancel``): at column 0, or opening with a start-up word,
-    with a timer or a cancel hint.  An answer quoting one is indented under its ``•``."""
-    busy = signs.TIMER.search(row) or signs.INTERRUPT.search(row) or (
-        signs.CANCEL.search(row) and signs.WORKING.search(row))
-    return (row[:1].strip() != "" or bool(STARTING.match(row))) and bool(busy)
-
-
-PROFILES = (
-    CodexProfile(
-        "codex", ("codex", "codex-*", "node"), exit_steps=typed("/quit"),
-        command=("codex", "--no-daemon", "--no-alt-screen"), rank=10,
-        dialogs=(
-            Dialog("trust", re.compile(r"Trust this folder\?|Do you trust the contents of this directory\?"),
-                   ("Enter",), False, "Codex asks whether to trust this folder",
-                   re.compile(r"(?i)\b(?:trust and continue|yes, (?:allow|continue))\b")),
-            Dialog("login", re.compile(r"Sign in with ChatGPT"), (), False,
-                   "Codex has no credentials and asks how to sign in"),
-            Dialog("permission", re.compile(r"Would you like to run the following command\?"), ("y",), False,
-                   "Codex asks permission to run a command"),
-        ),
-        skip_permission_args=("--dangerously-bypass-approvals-and-sandbox",), settle=1.0, start_settle=1.0,
-    ),
-)
+READERS = (CodexProfile,)

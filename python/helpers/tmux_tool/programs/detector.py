@@ -64,7 +64,7 @@ MAX_COLUMNS = 2000
 def _recognise(snap: Snapshot, kinds: Sequence[Kind] | None = None) -> Verdict | None:
     """The first profile (in rank order) that sees its own signals."""
     for p in PROFILES:
-        if (kinds is None or p.kind in kinds) and (v := p.classify(snap)):
+        if p.OWN_FACE and (kinds is None or p.kind in kinds) and (v := p.classify(snap)):
             return v
     return None
 
@@ -103,12 +103,15 @@ def _after_exit(started: str, snap: Snapshot, shell: Verdict) -> Verdict:
     # right above the prompt are its goodbye.
     tui = (profile and profile.kind == "ai") or chat.input_area(snap) is not None
     if sign := _exit_sign(snap, TUI_CRASH_ROWS if tui else CRASH_ROWS):
-        return Verdict(Status.ERROR, started, f"{started} exited to the shell after {quote(sign, 80)}")
-    return Verdict(shell.status, shell.program, f"{started} has exited without an error; {shell.evidence}",
+        return Verdict(Status.ERROR, started,
+                       f"{started} exited to the shell after {quote(sign, 80)}")
+    return Verdict(shell.status, shell.program,
+                   f"{started} has exited without an error; {shell.evidence}",
                    shell.question, shell.options)
 
 
-def _shell_in_front(shell: Profile, snap: Snapshot, started: Profile | None, started_name: str | None) -> Verdict:
+def _shell_in_front(shell: Profile, snap: Snapshot, started: Profile | None,
+                    started_name: str | None) -> Verdict:
     own = shell.classify(snap)
     # Without tmux's word on who is in front, a REPL's own prompt (">>> ",
     # "sqlite> ") outranks the shell reading it as a PS1 - but not the PS2 "> ".
@@ -124,8 +127,8 @@ def _shell_in_front(shell: Profile, snap: Snapshot, started: Profile | None, sta
             return v
         cl = cursor_line(snap)
         if own is None and (word := signs.died_under_prompt(snap, cl.before, cl.row)):
-            return Verdict(Status.ERROR, started_name, f"{started_name} has ended: {word!r} above the shell's prompt, "
-                           "which is back at the cursor inside its last frame")
+            return Verdict(Status.ERROR, started_name, f"{started_name} has ended: {word!r} above "
+                           "the shell's prompt, which is back at the cursor inside its last frame")
     if own is not None:
         return own
     if v := _recognise(snap, FULL_SCREEN_KINDS):
@@ -157,7 +160,8 @@ def _screen_only(snap: Snapshot) -> Verdict:
         return v
     if v := generic(None).classify(snap):
         return v
-    return Verdict(Status.UNKNOWN, None, "no known prompt, question or program screen at the cursor")
+    return Verdict(Status.UNKNOWN, None,
+                   "no known prompt, question or program screen at the cursor")
 
 
 def _exit_prompt(snap: Snapshot) -> Verdict | None:
@@ -190,20 +194,23 @@ def _detect(snap: Snapshot, program: str | None) -> Verdict:
     started_name = started.name if started else program
     last = row(snap, last_text_row(snap))
     if DEAD.match(last):
-        return Verdict(Status.ERROR, started_name, f"tmux reports {last.strip()!r}: the pane's program has ended")
+        return Verdict(Status.ERROR, started_name,
+                       f"tmux reports {last.strip()!r}: the pane's program has ended")
     fg = snap.program
     fg_profile = profile_for(fg)
 
     if started and (fg is None or started.runs_as(fg)):
         speaker: Profile = started
-    elif started is None and program and (fg is None or (fg_profile is None or fg_profile.kind != "shell")):
-        speaker = generic(program)  # a program without a profile, or its interpreter (pip as python3)
+    elif started is None and program and (fg is None or (fg_profile is None
+                                                         or fg_profile.kind != "shell")):
+        # a program without a profile, or its interpreter (pip as python3)
+        speaker = generic(program)
     elif fg_profile is not None:
         # Several programs run under one name (Codex and Gemini CLI as `node`, beside the
         # node REPL): the first, in rank order, that recognises its own screen speaks.
         if fg_profile.kind != "shell":
             for p in PROFILES:
-                if p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
+                if p.OWN_FACE and p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
                     return v
         speaker = fg_profile
     elif fg is not None:
@@ -218,7 +225,8 @@ def _detect(snap: Snapshot, program: str | None) -> Verdict:
     return _speaking(speaker, snap)
 
 
-def detect(snap: Snapshot, *, program: str | None = None, before: Snapshot | None = None) -> Verdict:
+def detect(snap: Snapshot, *, program: str | None = None,
+           before: Snapshot | None = None) -> Verdict:
     """The status of a pane from one snapshot (and, when given, an earlier one).
 
     ``program`` is the program the session was started for (a profile name
@@ -230,22 +238,24 @@ def detect(snap: Snapshot, *, program: str | None = None, before: Snapshot | Non
         verdict = _detect(snap, program if isinstance(program, str) and program else None)
         moved = signs.moving(before, snap) if before is not None else None
         if moved and verdict.status in (Status.READY, Status.UNKNOWN) and _animated(verdict):
-            return Verdict(Status.BUSY, verdict.program, f"{quote(moved)} changed between two looks only in a "
-                               "spinner glyph or a timer's digits")
+            return Verdict(Status.BUSY, verdict.program, f"{quote(moved)} changed between two "
+                           "looks only in a spinner glyph or a timer's digits")
         return verdict
-    except Exception as exc:  # noqa: BLE001 - a judge of screens answers; it never raises into the agent
+    # a judge of screens answers; it never raises into the agent
+    except Exception as exc:  # noqa: BLE001
         return Verdict(Status.UNKNOWN, program if isinstance(program, str) else None,
                        f"this screen could not be judged ({type(exc).__name__}: {exc}); read it")
 
 
 def _animated(verdict: Verdict) -> bool:
-    """Whether a spinner may stand on this program's screen (a shell prompt's clock is no spinner)."""
+    """Whether a spinner may stand on this program's screen (a shell prompt's clock is no
+    spinner)."""
     speaker = profile_for(verdict.program)
     return speaker is None or speaker.kind in ("ai", "program")
 
 
-def _snapshot(lines: list[str], *, ansi: str | None, cursor: tuple[int, int] | None, program: str | None,
-              alternate: bool) -> Snapshot:
+def _snapshot(lines: list[str], *, ansi: str | None, cursor: tuple[int, int] | None,
+              program: str | None, alternate: bool) -> Snapshot:
     lines = [line[:MAX_COLUMNS] for line in lines[:MAX_ROWS]]
     height = len(lines)
     width = max([sum(char_width(c) for c in line) for line in lines] + [1])
@@ -257,8 +267,8 @@ def _snapshot(lines: list[str], *, ansi: str | None, cursor: tuple[int, int] | N
     if ansi is not None:
         from ..screen import snapshot_from_capture
 
-        return snapshot_from_capture(ansi, width=width, height=height, cursor=cursor, alternate=alternate,
-                                     program=program)
+        return snapshot_from_capture(ansi, width=width, height=height, cursor=cursor,
+                                     alternate=alternate, program=program)
     kept = [line.rstrip() for line in lines]
     while kept and not kept[-1]:
         kept.pop()
@@ -311,8 +321,8 @@ def classify(
     try:
         lines = _lines(screen)
         if lines is None:
-            return Verdict(Status.UNKNOWN, _text(program), "the screen is not text: give a string or a list of "
-                           "strings").as_dict()
+            return Verdict(Status.UNKNOWN, _text(program), "the screen is not text: give a string "
+                           "or a list of strings").as_dict()
         snap = _snapshot(lines, ansi=_text(ansi) if ansi != "" else None, cursor=_cursor(cursor),
                          program=_text(pane_command), alternate=alternate is True)
         earlier = _lines(before) if before is not None else None
@@ -320,8 +330,8 @@ def classify(
                          alternate=alternate is True) if earlier is not None else None
         return detect(snap, program=_text(program), before=look).as_dict()
     except Exception as exc:  # noqa: BLE001 - see detect
-        return Verdict(Status.UNKNOWN, _text(program), f"this screen could not be judged ({type(exc).__name__}: "
-                       f"{exc})").as_dict()
+        return Verdict(Status.UNKNOWN, _text(program), "this screen could not be judged "
+                       f"({type(exc).__name__}: {exc})").as_dict()
 
 
 def _lines(screen: object) -> list[str] | None:

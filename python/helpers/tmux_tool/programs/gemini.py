@@ -23,15 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .ai import AiProfile, Frame
-from .base import Dialog, typed
 
-INPUT = re.compile(r"^ [>*] (?P<text>.*)$")
-PLACEHOLDER = re.compile(r"^\s+Type your message or @path/to/file$")
-SUGGESTION = re.compile(r"^ \(\d+/\d+\)$")
 STATUS_ROWS = 3
 RULE_GAP = 4
 PALETTE_SPAN = 14
@@ -41,40 +38,47 @@ MARGIN = 2  # the answer's text starts two columns in, under the text after "✦
 LINE_NUMBER = re.compile(r"^ +\d+$")
 
 
-def _echo(row: str) -> str | None:
-    m = INPUT.match(row)
-    return m.group("text") if m and not PLACEHOLDER.match(m.group("text")) else None
-
-
 @dataclass(frozen=True)
 class GeminiProfile(AiProfile):
-    """Gemini CLI's screens and how to drive it."""
+    """Gemini CLI's screens and how to drive it (its data: ``profiles/gemini.toml``).
+
+    Its signs: ``input`` (the input row, its ``text``), ``placeholder`` (the
+    empty input row's text), ``suggestion`` (the counter under the command list).
+    """
+
+    READER: ClassVar[str] = "gemini"
+    SIGNS: ClassVar[dict[str, tuple[str, ...]]] = {"input": ("text",), "placeholder": (),
+                                                   "suggestion": ()}
 
     def frame(self, snap: Snapshot) -> Frame | None:
         """The input row: the last `` > `` row with a rule a few rows above it and at most
         the status rows (or the command suggestions) below it.  The transcript ends at
         the status line above the rule."""
         lines = snap.lines
+        placeholder = self.sign("placeholder")
         for y in range(len(lines) - 1, -1, -1):
-            m = INPUT.match(lines[y])
+            m = self.sign("input").match(lines[y])
             if not m:
                 continue
-            rule = next((r for r in range(y - 1, max(-1, y - RULE_GAP), -1) if menus.FULL_RULE.match(lines[r])), None)
+            rule = next((r for r in range(y - 1, max(-1, y - RULE_GAP), -1)
+                         if menus.FULL_RULE.match(lines[r])), None)
             if rule is None:
                 return None
             below = [row for row in lines[y + 1:] if row.strip()]
-            palette = any(SUGGESTION.match(row) for row in below[:PALETTE_SPAN])
+            palette = any(self.sign("suggestion").match(row) for row in below[:PALETTE_SPAN])
             # Ink sometimes leaves a stale copy of the status rows under the live ones.
             if not palette and len(set(below)) > STATUS_ROWS:
                 return None
             text = m.group("text")
-            pending = "" if PLACEHOLDER.match(text) or signs.is_dim(snap, y, 3) else text.strip()
+            pending = "" if placeholder.match(text) or signs.is_dim(snap, y, 3) else text.strip()
             status = (lines[rule - 1],) if rule > 0 else ()
             return Frame(max(rule - 1, 0), y, pending, status, palette)
         return None
 
     def echo(self, row: str) -> str | None:
-        return _echo(row)
+        m = self.sign("input").match(row)
+        placeholder = self.sign("placeholder")
+        return m.group("text") if m and not placeholder.match(m.group("text")) else None
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
         if start is None:
@@ -91,7 +95,8 @@ class GeminiProfile(AiProfile):
         return rows[y].startswith(ANSWER)
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
-        """The answer, with the numbers Gemini CLI puts in front of a code block's lines taken off."""
+        """The answer, with the numbers Gemini CLI puts in front of a code block's lines taken
+        off."""
         return super().cut(snap, unnumbered(rows, y, end), y, end)
 
 
@@ -138,18 +143,4 @@ def _numbered_block(rows: Sequence[str], start: int, end: int) -> tuple[int, int
     return (stop, width) if count and width == len(str(count)) + 1 else None
 
 
-PROFILES = (
-    GeminiProfile(
-        "gemini", ("gemini", "node"), exit_steps=typed("/quit"), command=("gemini",), rank=11,
-        dialogs=(
-            Dialog("trust", re.compile(r"Do you trust the files in this folder\?|Do you trust this folder\?"),
-                   ("Enter",), False, "Gemini CLI asks whether to trust the files in this folder",
-                   re.compile(r"(?i)^(?:\d\.\s*)?trust folder\b")),
-            Dialog("auth", re.compile(r"How would you like to authenticate for this project\?"), (),
-                   False, "Gemini CLI asks how to authenticate (the default is Sign in with Google)"),
-            Dialog("permission", re.compile(r"Allow execution of \["), ("Enter",), False,
-                   "Gemini CLI asks permission to run a tool"),
-        ),
-        skip_permission_args=("--yolo",), settle=0.6, start_settle=1.5,
-    ),
-)
+READERS = (GeminiProfile,)

@@ -1,4 +1,5 @@
-"""The profile of a program no other profile knows: ``npm init``, ``apt-get``, ``ssh``, a curses menu.
+"""The profile of a program no other profile knows: ``npm init``, ``apt-get``, ``ssh``, a curses
+menu.
 
 It reads only the signs every program shows (:mod:`signs`, :mod:`questions`):
 
@@ -67,20 +68,23 @@ class GenericProfile(Profile):
         if chat.input_area(snap) is not None and (v := chat.speaker(self.name).classify(snap)):
             return v
         if prompt := _repl_prompt(snap, (self.name, snap.program)):
-            return self.verdict(Status.READY, f"{self.name}'s own prompt {quote(prompt)} is at the cursor with "
-                                "nothing typed")
+            return self.verdict(Status.READY, f"{self.name}'s own prompt {quote(prompt)} is at the "
+                                "cursor with nothing typed")
         if q := ask(snap, self.name):
             return q
         menu = menus.find_menu(snap, max(0, len(snap.lines) - DIALOG_ROWS))
         if menu is not None:
-            return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)}; {quote(menu.selected, 40)} "
-                                "is selected (Enter takes it)", menu.question, menu.options)
+            return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)}; "
+                                f"{quote(menu.selected, 40)} is selected (Enter takes it)",
+                                menu.question, menu.options)
         if buttons := menus.find_buttons(snap):
-            return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with buttons "
-                                f"{', '.join(buttons.labels)}", buttons.question, buttons.items or buttons.labels)
+            return self.verdict(Status.BLOCKED, f"a dialog asks {quote(buttons.question, 80)} with "
+                                f"buttons {', '.join(buttons.labels)}", buttons.question,
+                                buttons.items or buttons.labels)
         if toggle := menus.find_toggle(snap):
-            return self.verdict(Status.BLOCKED, f"{quote(toggle.question, 80)} offers {' / '.join(toggle.options)}; "
-                                f"{quote(toggle.selected, 40)} is chosen", toggle.question, toggle.options)
+            return self.verdict(Status.BLOCKED, f"{quote(toggle.question, 80)} offers "
+                                f"{' / '.join(toggle.options)}; {quote(toggle.selected, 40)} is "
+                                "chosen", toggle.question, toggle.options)
         if q := ask_in_frame(snap, self.name):
             return q
         texts = [row for row in snap.lines if row.strip()][-LOOK_ROWS:]
@@ -93,16 +97,18 @@ class GenericProfile(Profile):
 
     @staticmethod
     def asks_again(snap: Snapshot) -> str | None:
-        """The key a program asks to be pressed again to leave it (``Press Ctrl+D again to exit.``), or None."""
+        """The key a program asks to be pressed again to leave it (``Press Ctrl+D again to
+        exit.``), or None."""
         texts = [snap.lines[y] for y in snap.text_rows(LOOK_ROWS)]
         m = next((m for row in texts if (m := AGAIN.search(row))), None)
         return f"C-{m.group('key').lower()}" if m else None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if snap.alternate:
-            return self.verdict(Status.UNKNOWN, f"{self.name} holds the full screen and shows no question, dialog "
-                                "or sign of work")
-        return self.verdict(Status.BUSY, f"{self.name} is running and shows no question at the cursor")
+            return self.verdict(Status.UNKNOWN, f"{self.name} holds the full screen and shows no "
+                                "question, dialog or sign of work")
+        return self.verdict(Status.BUSY,
+                            f"{self.name} is running and shows no question at the cursor")
 
 
 def _repl_prompt(snap: Snapshot, names: tuple[str | None, ...]) -> str | None:
@@ -128,7 +134,8 @@ def _repl_prompt(snap: Snapshot, names: tuple[str | None, ...]) -> str | None:
     if m := SQUARE_COUNT.match(text):
         for y in range(cl.row - 1, -1, -1):
             head = SQUARE_COUNT.match(snap.lines[y].split(":", 1)[0].strip() + ":")
-            if head and head.group("word") == m.group("word") and int(head.group("n")) < int(m.group("n")):
+            if head and head.group("word") == m.group("word") \
+                    and int(head.group("n")) < int(m.group("n")):
                 return text
     return None
 
@@ -142,21 +149,24 @@ def _full_screen(profile: GenericProfile, snap: Snapshot) -> Verdict | None:
         cl = cursor_line(snap)
         asked = cl.before.strip()
         if cl.row == bar - 1 and asked.endswith((":", "?")) and not cl.after.strip():
-            return profile.verdict(Status.BLOCKED, f"{profile.name} asks {quote(asked)} on the row above its key "
-                                   "bar", asked)
+            return profile.verdict(Status.BLOCKED, f"{profile.name} asks {quote(asked)} on the row "
+                                   "above its key bar", asked)
         if cl.row < bar - 1:
-            return profile.verdict(Status.READY, f"{profile.name} shows its key bar {quote(snap.lines[bar], 40)} "
-                                   "and the cursor in its text: it waits for keys, like an editor")
+            return profile.verdict(Status.READY, f"{profile.name} shows its key bar "
+                                   f"{quote(snap.lines[bar], 40)} and the cursor in its text: it "
+                                   "waits for keys, like an editor")
     if where := _position(snap):
-        return profile.verdict(Status.BLOCKED, f"{profile.name} shows where it stands in a list {quote(where)} "
-                               "and waits for a key, like a pager", f"{profile.name} waits for a key", ("q",))
+        return profile.verdict(Status.BLOCKED, f"{profile.name} shows where it stands in a list "
+                               f"{quote(where)} and waits for a key, like a pager",
+                               f"{profile.name} waits for a key", ("q",))
     return None
 
 
 def _key_bar(snap: Snapshot) -> int | None:
     """The top row of the bar of shortcuts at the bottom of a full-screen program (``^G
     Help  ^O Write Out  ^X Exit``, as nano and pico draw it), or None."""
-    return next((y for y in snap.text_rows(KEY_BAR_ROWS) if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR), None)
+    return next((y for y in snap.text_rows(KEY_BAR_ROWS)
+                 if len(KEY.findall(snap.lines[y])) >= KEYS_IN_BAR), None)
 
 
 def _position(snap: Snapshot) -> str | None:
@@ -182,4 +192,5 @@ def _progress(row: str) -> str | None:
 def generic(name: str | None) -> GenericProfile:
     """The generic profile speaking for ``name`` (an executable or a command's first word)."""
     label = (name or "program").rsplit("/", 1)[-1] or "program"
-    return GenericProfile(label, (label,), "program", paste=True, exit_steps=(("keys", "C-d"),), rank=99)
+    return GenericProfile(label, (label,), "program", paste=True, exit_steps=(("keys", "C-d"),),
+                          rank=99)

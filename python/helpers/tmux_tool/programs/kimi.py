@@ -21,51 +21,58 @@ only once the screen has held still for the profile's settle time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..screen.snapshot import Snapshot
 from . import menus
 from .ai import AiProfile, Frame
-from .base import Dialog, quote, typed
+from .base import quote
 
-INPUT_RULE = re.compile(r"^── input ─")
-COMMAND_ROW = re.compile(r"^\s+/[\w-]+\s{2,}\S")
-BUSY_ROW = re.compile(r"^(?:[⠁-⣿🌑🌒🌓🌔🌕🌖🌗🌘](?: |$)|Retrying after server error\b)")  # a spinner, or a retry
 SPINNER_GAP = 3
-ECHO = re.compile(r"^✨ (?P<text>.*)$")
 ANSWER = "• "
-TOOL_USE = re.compile(r"^• Used \w+ \(")
-
-
-def _busy_row(lines: Sequence[str], rule: int) -> str | None:
-    for y in range(rule - 1, max(-1, rule - SPINNER_GAP - 1), -1):
-        if BUSY_ROW.match(lines[y]):
-            return lines[y]
-    return None
 
 
 @dataclass(frozen=True)
 class KimiProfile(AiProfile):
-    """Kimi CLI's screens and how to drive it."""
+    """Kimi CLI's screens and how to drive it (its data: ``profiles/kimi.toml``).
+
+    Its signs: ``input_rule`` (the rule over the input area), ``command_row``
+    (a command of the ``/`` list), ``busy_row`` (a spinner at column 0, or a
+    retry), ``echo`` (a prompt, its ``text``), ``tool_use``.
+    """
+
+    READER: ClassVar[str] = "kimi"
+    SIGNS: ClassVar[dict[str, tuple[str, ...]]] = {
+        **dict.fromkeys(("input_rule", "command_row", "busy_row", "tool_use"), ()),
+        "echo": ("text",)}
+
+    def _busy_row(self, lines: Sequence[str], rule: int) -> str | None:
+        for y in range(rule - 1, max(-1, rule - SPINNER_GAP - 1), -1):
+            if self.sign("busy_row").match(lines[y]):
+                return lines[y]
+        return None
 
     def frame(self, snap: Snapshot) -> Frame | None:
         """The input area: the last ``── input ──`` rule, the rows down to the rule that
         closes it, and the command list under it when ``/`` was typed."""
         lines = snap.lines
-        rule = next((y for y in range(len(lines) - 1, -1, -1) if INPUT_RULE.match(lines[y])), None)
+        input_rule = self.sign("input_rule")
+        rule = next((y for y in range(len(lines) - 1, -1, -1) if input_rule.match(lines[y])), None)
         if rule is None:
             return None
-        close = next((y for y in range(rule + 1, len(lines)) if menus.FULL_RULE.match(lines[y])), None)
+        close = next((y for y in range(rule + 1, len(lines)) if menus.FULL_RULE.match(lines[y])),
+                     None)
         rows = lines[rule + 1:close if close is not None else len(lines)]
         pending = "\n".join(row.strip() for row in rows if row.strip())
-        palette = close is not None and any(COMMAND_ROW.match(row) for row in lines[close + 1:])
-        busy = _busy_row(lines, rule)
+        command_row = self.sign("command_row")
+        palette = close is not None and any(command_row.match(row) for row in lines[close + 1:])
+        busy = self._busy_row(lines, rule)
         return Frame(rule, rule + 1, pending, (busy,) if busy else (), palette)
 
     def echo(self, row: str) -> str | None:
-        m = ECHO.match(row)
+        m = self.sign("echo").match(row)
         return m.group("text") if m else None
 
     def busy(self, snap: Snapshot, frame: Frame) -> str | None:
@@ -77,22 +84,14 @@ class KimiProfile(AiProfile):
         """Kimi prints a failure as plain rows at column 0 after the echo (answers are ``•``)."""
         if start is None:
             return None
-        row = next((r for r in snap.lines[start + 1:frame.top] if r.strip() and not r.startswith((ANSWER, " "))),
-                   None)
+        row = next((r for r in snap.lines[start + 1:frame.top]
+                    if r.strip() and not r.startswith((ANSWER, " "))), None)
         return quote(row, 80) if row else None
 
     def answer_head(self, rows: Sequence[str], y: int, end: int) -> bool:
         row = rows[y]
-        return row.startswith(ANSWER) and not TOOL_USE.match(row) and not BUSY_ROW.match(row)
+        return row.startswith(ANSWER) and not self.sign("tool_use").match(row) \
+            and not self.sign("busy_row").match(row)
 
 
-PROFILES = (
-    KimiProfile(
-        "kimi", ("Kimi", "kimi"), exit_steps=typed("/exit"), command=("kimi",), rank=12,
-        dialogs=(
-            Dialog("permission", re.compile(r"is requesting approval to run"), ("Enter",), False,
-                   "Kimi asks approval to run a tool"),
-        ),
-        skip_permission_args=("--yolo",), settle=0.8, start_settle=1.0,
-    ),
-)
+READERS = (KimiProfile,)

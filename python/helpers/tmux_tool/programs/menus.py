@@ -33,25 +33,28 @@ MARKED = re.compile(rf"^(?P<pad>\s*)(?P<mark>[{MARKS}])\s+(?P<label>\S.*)$")
 # ("● TypeScript" over "○ JavaScript"); an inline choice shows both on one row ("● Yes / ○ No").
 UNMARKED = re.compile(r"^(?:[○◯◻□◇]|\[ \]|\( \))\s+(?=\S)")
 FILLED, EMPTY = "●◉◼■", "○◯◻□"
-TOGGLE = re.compile(rf"[{FILLED}]\s+\w[^\n]*?\s[/|·•]\s+[{EMPTY}]\s+\w|[{EMPTY}]\s+\w[^\n]*?\s[/|·•]\s+[{FILLED}]\s+\w")
+TOGGLE = re.compile(rf"[{FILLED}]\s+\w[^\n]*?\s[/|·•]\s+[{EMPTY}]\s+\w"
+                    rf"|[{EMPTY}]\s+\w[^\n]*?\s[/|·•]\s+[{FILLED}]\s+\w")
 NUMBERED = re.compile(r"^(?:\d{1,2}[.)]|\[\d{1,2}\])\s+\S")
 FIRST = re.compile(r"^(?:1[.)]|\[1\])\s")
 MENU_SPAN = 16  # rows an option list may take, descriptions and gaps included
 QUESTION_LOOKBACK = 12
 HINT = re.compile(
     r"(?i)(?:\b(?:enter|return|esc|escape|tab|space|ctrl\+\w|y/n)\b|[↑↓←→⇆▲▼↵⏎])"
-    r"[^\n]{0,24}?\b(?:to\s+)?(?:confirm|cancel|select|choose|continue|submit|navigate|toggle|go back|back"
-    r"|approve|deny|reject|skip|move|proceed|close|dismiss|save|apply|next|retry)\b"
+    r"[^\n]{0,24}?\b(?:to\s+)?(?:confirm|cancel|select|choose|continue|submit|navigate|toggle"
+    r"|go back|back|approve|deny|reject|skip|move|proceed|close|dismiss|save|apply|next|retry)\b"
 )
 BUTTON = re.compile(r"<\s*[A-Za-z][\w .'-]{0,18}?\s*>")
 BOX_CHARS = re.compile(r"[│┃║┌┐└┘├┤┬┴┼─━╭╮╰╯▒▮░█↑↓]")
-FULL_RULE = re.compile(r"^─{20,}$")  # a full-width separator, as Ink and prompt_toolkit TUIs draw it
-TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")  # a dialog's title, its close key right
+# a full-width separator, as Ink and prompt_toolkit TUIs draw it
+FULL_RULE = re.compile(r"^─{20,}$")
+# a dialog's title, its close key right
+TITLE_BAR = re.compile(r"^\s*(?P<title>\S(?:.{0,40}?\S)?)\s{8,}esc$")
 
 
 def unbox(row: str) -> str:
-    """A row with the frame drawn around it (``│ … │``, ``┃ …``) turned to spaces, columns kept, and
-    without a scroll bar's cell after padding at its right end (Qwen Code's ``█``)."""
+    """A row with the frame drawn around it (``│ … │``, ``┃ …``) turned to spaces, columns kept,
+    and without a scroll bar's cell after padding at its right end (Qwen Code's ``█``)."""
     text = SCROLL_BAR.sub("", row.rstrip())
     stripped = text.lstrip()
     if stripped[:1] in BOX_EDGES:
@@ -102,9 +105,9 @@ def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: 
     two-cell check mark); deeper rows are descriptions of the option above;
     one blank row may separate options; anything at or left of the marker's
     column ends the list, except an option of a radio list or checklist whose
-    empty glyph (``○``, ``[ ]``) stands in that column.  Options of a ``numbered`` list are numbered: a row
-    without a number in that column is the question or a note, and the list
-    starts at its ``1.``.
+    empty glyph (``○``, ``[ ]``) stands in that column.  Options of a
+    ``numbered`` list are numbered: a row without a number in that column is
+    the question or a note, and the list starts at its ``1.``.
     """
     found: list[int] = []
     blanks = 0
@@ -124,7 +127,8 @@ def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: 
             return [], 0  # a second marked row: a transcript, not a menu with one current choice
         indent = _indent(text)
         if indent == mark_col and not numbered and UNMARKED.match(text.strip()):
-            found.append(i)  # an unchosen option of a radio list, its empty glyph where the marker is
+            # an unchosen option of a radio list, its empty glyph where the marker is
+            found.append(i)
             gaps += blanks
             blanks = 0
             i += step
@@ -146,7 +150,8 @@ def _siblings(rows: Sequence[str], y: int, mark_col: int, label_col: int, step: 
     return found, gaps
 
 
-def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclude: int | None = None) -> Menu | None:
+def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *,
+              exclude: int | None = None) -> Menu | None:
     """The menu whose marked row is lowest in ``[start, stop)``, or None.
 
     A marked row alone proves nothing (Claude Code echoes prompts as ``❯
@@ -184,13 +189,15 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *, exclud
         on_cursor = snap.cursor[1] == y
         if numbered or hinted or ((on_cursor or bottom) and not gaps_above + gaps_below):
             question = _question_above(rows, members[0], max(start, 0))
-            return Menu(question, tuple(labels), m.group("label").strip(), members[0], last, numbered)
+            return Menu(question, tuple(labels), m.group("label").strip(), members[0], last,
+                        numbered)
     return None
 
 
 def keys_to(menu: Menu, wanted: int) -> tuple[str, ...]:
-    """The keys that choose option ``wanted`` of ``menu``: Up or Down from the marked option to it, then
-    Enter.  A caller that looks again after each key (:meth:`.base.Profile.accept_keys`) presses the first."""
+    """The keys that choose option ``wanted`` of ``menu``: Up or Down from the marked option to
+    it, then Enter.  A caller that looks again after each key
+    (:meth:`.base.Profile.accept_keys`) presses the first."""
     here = menu.options.index(menu.selected) if menu.selected in menu.options else 0
     return ("Down" if wanted > here else "Up",) * abs(wanted - here) + ("Enter",)
 
@@ -209,14 +216,16 @@ def find_toggle(snap: Snapshot, rows: int = 4) -> Menu | None:
             parts = [part.strip() for part in re.split(r"\s[/|·•]\s", plain(snap.lines[y]))]
             chosen = next((part for part in parts if part[:1] in FILLED), parts[0])
             options = tuple(part.lstrip(FILLED + EMPTY).strip() for part in parts)
-            return Menu(_question_above(snap.lines, y, 0), options, chosen.lstrip(FILLED).strip(), y, y, False)
+            return Menu(_question_above(snap.lines, y, 0), options, chosen.lstrip(FILLED).strip(),
+                        y, y, False)
     return None
 
 
 def _question_above(rows: Sequence[str], first: int, start: int) -> str:
     """The row above the options that asks (holds a ``?``), else the first row of the
     paragraph right above them."""
-    texts = [strip_box(rows[y]) for y in range(first - 1, max(start, first - QUESTION_LOOKBACK) - 1, -1)]
+    texts = [strip_box(rows[y])
+             for y in range(first - 1, max(start, first - QUESTION_LOOKBACK) - 1, -1)]
     texts = ["" if is_rule(t) else t for t in texts]
     for t in texts:
         if "?" in t:
@@ -261,10 +270,13 @@ def find_buttons(snap: Snapshot) -> Buttons | None:
         title = m.group("title") if (m := TITLE.search(rows[top])) else ""
         inner = [(i, plain(rows[i])) for i in range(top + 1, y)]
         inner = [(i, t) for i, t in inner if t]
-        asked = next(((i, t) for i, t in inner if t.endswith(":") or "?" in t), inner[0] if inner else (top, title))
-        question = f"{title}: {asked[1]}" if title and title != asked[1] else asked[1] or "a dialog waits"
+        asked = next(((i, t) for i, t in inner if t.endswith(":") or "?" in t),
+                     inner[0] if inner else (top, title))
+        question = f"{title}: {asked[1]}" if title and title != asked[1] \
+            else asked[1] or "a dialog waits"
         items = tuple(t for i, t in inner if i > asked[0])
-        return Buttons(y, tuple(" ".join(label.strip("<> ").split()) for label in labels), question, items)
+        return Buttons(y, tuple(" ".join(label.strip("<> ").split()) for label in labels),
+                       question, items)
     return None
 
 

@@ -30,7 +30,8 @@ class MonitorProfile(Profile):
         y = bottom_row(snap) if self.at_bottom else 0
         text = row(snap, y)
         if self.frame.search(text):
-            return self.verdict(Status.BUSY, f"{self.name} redraws by itself ({quote(text, 40)} on the screen)")
+            return self.verdict(Status.BUSY,
+                                f"{self.name} redraws by itself ({quote(text, 40)} on the screen)")
         return None
 
 
@@ -39,6 +40,6 @@ PROFILES = (
                    frame=re.compile(r"^top - \d\d:\d\d:\d\d up ")),
     MonitorProfile("htop", ("htop",), "monitor", paste=False, exit_steps=(("keys", "q"),), rank=60,
                    frame=re.compile(r"F1\s*Help.*F10\s*Quit"), at_bottom=True),
-    MonitorProfile("watch", ("watch",), "monitor", paste=False, exit_steps=(("keys", "C-c"),), rank=60,
-                   frame=re.compile(r"^Every \d+(?:\.\d+)?s: ")),
+    MonitorProfile("watch", ("watch",), "monitor", paste=False, exit_steps=(("keys", "C-c"),),
+                   rank=60, frame=re.compile(r"^Every \d+(?:\.\d+)?s: ")),
 )

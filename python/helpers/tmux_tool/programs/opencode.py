@@ -22,7 +22,6 @@ session up (PageUp) and back down (End).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -32,27 +31,10 @@ from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .ai import AiProfile, Frame
 from .answer import quoted, tidy
-from .base import Dialog, Verdict, quote, typed
+from .base import Verdict, quote
 
-EDGE = re.compile(r"^\s*╹▀{10,}$")
-BLOCK = re.compile(r"^\s*┃")
-COMMAND_ROW = re.compile(r"^\s*┃ /[\w-]+\s{2,}\S.*┃$")
-PLACEHOLDER = re.compile(r"^Ask anything… ")
 ANSWER_INDENT = "     "
-ECHO = re.compile(r"^ {2}┃ {2}(?P<text>\S.*)$")
-TURN_END = re.compile(r"^\s+▣\s+\S")
-DURATION = re.compile(r"·\s*(?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?\s?(?:ms|s|m|h)\b")
 PERMISSION_ROWS = 20
-PERMISSION = re.compile(r"△ Permission required")
-CHOICES = re.compile(r"\bAllow once\s+Allow always\s+Reject\b")
-
-
-def _edge(lines: Sequence[str]) -> int | None:
-    return next((y for y in range(len(lines) - 1, -1, -1) if EDGE.match(lines[y])), None)
-
-
-def _last_turn_end(lines: Sequence[str], stop: int) -> int | None:
-    return next((y for y in range(stop - 1, -1, -1) if TURN_END.match(lines[y])), None)
 
 
 def _bare_quote(rows: Sequence[str]) -> bool:
@@ -71,17 +53,38 @@ def _bare_quote(rows: Sequence[str]) -> bool:
 
 @dataclass(frozen=True)
 class OpencodeProfile(AiProfile):
-    """OpenCode's screens and how to drive it."""
+    """OpenCode's screens and how to drive it (its data: ``profiles/opencode.toml``).
+
+    Its signs: ``edge`` (the input box's lower edge), ``block`` (a ``┃``
+    row), ``command_row`` (a command of the ``/`` list), ``placeholder``,
+    ``echo`` (a prompt's block, its ``text``), ``turn_end`` (a turn's ``▣``
+    line), ``duration`` (on it once the turn is done), ``permission`` (the
+    question) and ``choices`` (its options' row).
+    """
 
     strict_echo: ClassVar[bool] = True
+    READER: ClassVar[str] = "opencode"
+    SIGNS: ClassVar[dict[str, tuple[str, ...]]] = {
+        **dict.fromkeys(("edge", "block", "command_row", "placeholder", "turn_end", "duration",
+                         "permission", "choices"), ()),
+        "echo": ("text",)}
+
+    def _edge(self, lines: Sequence[str]) -> int | None:
+        return next((y for y in range(len(lines) - 1, -1, -1) if self.sign("edge").match(lines[y])),
+                    None)
+
+    def _last_turn_end(self, lines: Sequence[str], stop: int) -> int | None:
+        turn_end = self.sign("turn_end")
+        return next((y for y in range(stop - 1, -1, -1) if turn_end.match(lines[y])), None)
 
     def dialog(self, snap: Snapshot, frame: Frame | None) -> Verdict | None:
         """The permission question inside the input area, with its three choices on one row."""
         lines = snap.lines
         asked = next((y for y in range(len(lines) - 1, max(-1, len(lines) - PERMISSION_ROWS), -1)
-                      if PERMISSION.search(lines[y])), None)
-        if asked is not None and any(CHOICES.search(row) for row in lines[asked:]):
-            what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4] if menus.strip_box(row))
+                      if self.sign("permission").search(lines[y])), None)
+        if asked is not None and any(self.sign("choices").search(row) for row in lines[asked:]):
+            what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4]
+                            if menus.strip_box(row))
             question = f"Permission required: {what}".strip()
             return self.verdict(Status.BLOCKED, f"OpenCode asks {quote(question, 80)}", question,
                                 ("Allow once", "Allow always", "Reject"))
@@ -93,24 +96,25 @@ class OpencodeProfile(AiProfile):
         terminals a side panel (session title, context, LSP) fills the columns right
         of the box's edge."""
         lines = snap.lines
-        edge = _edge(lines)
+        edge = self._edge(lines)
         if edge is None:
             return None
         top = edge
-        while top > 0 and BLOCK.match(lines[top - 1]) and not COMMAND_ROW.match(lines[top - 1]):
+        block, command_row = self.sign("block"), self.sign("command_row")
+        while top > 0 and block.match(lines[top - 1]) and not command_row.match(lines[top - 1]):
             top -= 1
         if top == edge:
             return None
         width = self.transcript_width(snap)
         rows = [menus.strip_box(row[:width]) for row in lines[top:edge - 1]]
         text = "\n".join(row for row in rows if row).strip()
-        pending = "" if PLACEHOLDER.match(text) else text
+        pending = "" if self.sign("placeholder").match(text) else text
         footer = next((row for row in reversed(lines) if row.strip()), "")
-        palette = top > 0 and bool(COMMAND_ROW.match(lines[top - 1]))
+        palette = top > 0 and bool(command_row.match(lines[top - 1]))
         return Frame(top, top, pending, (footer,), palette)
 
     def echo(self, row: str) -> str | None:
-        m = ECHO.match(row)
+        m = self.sign("echo").match(row)
         return m.group("text") if m else None
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
@@ -119,14 +123,15 @@ class OpencodeProfile(AiProfile):
         toast box may overlap the blocks; a red edge says the same where styles are known.)"""
         width = self.transcript_width(snap)  # a side panel may stand right of the session
         lines = [row[:width] for row in snap.lines]
-        end = _last_turn_end(lines, frame.top)
-        if end is None or DURATION.search(lines[end]):
+        end = self._last_turn_end(lines, frame.top)
+        if end is None or self.sign("duration").search(lines[end]):
             return None
-        begin = _last_turn_end(lines, end)
+        begin = self._last_turn_end(lines, end)
         turn = range(begin + 1 if begin is not None else 0, end)
-        if any(lines[y].startswith(ANSWER_INDENT) and lines[y].strip()[:1] not in ("", "┃") for y in turn):
+        if any(lines[y].startswith(ANSWER_INDENT) and lines[y].strip()[:1] not in ("", "┃")
+               for y in turn):
             return None
-        texts = [(y, menus.strip_box(lines[y])) for y in turn if BLOCK.match(lines[y])]
+        texts = [(y, menus.strip_box(lines[y])) for y in turn if self.sign("block").match(lines[y])]
         texts = [(y, t) for y, t in texts if t]
         if len(texts) < 2 and not any(signs.is_red(snap, y) for y, _ in texts):
             return None
@@ -137,29 +142,31 @@ class OpencodeProfile(AiProfile):
         as the turn begins, so the turn was only just submitted.  Or an answer whose block
         quote stands without its text: in the first turn of a session OpenCode draws the
         quote's bar and its duration first, and the quote's text up to 0.3 s later."""
-        end = _last_turn_end(snap.lines, frame.top)
+        end = self._last_turn_end(snap.lines, frame.top)
         if start is None:
             return None
         if end is None or end < start:
-            return "the prompt is echoed but no '▣' line follows it yet: the turn has only just begun"
+            return ("the prompt is echoed but no '▣' line follows it yet: the turn has only just "
+                    "begun")
         width = self.transcript_width(snap)
         if _bare_quote([row[:width] for row in snap.lines[start + 1:end]]):
-            return "a block quote of the answer stands without its text yet: OpenCode is still drawing the answer"
+            return ("a block quote of the answer stands without its text yet: OpenCode is still "
+                    "drawing the answer")
         return None
 
     def finished(self, snap: Snapshot) -> bool:
         frame = self.frame(snap)
         if frame is None or any(signs.activity(r) for r in frame.status):
             return False
-        end = _last_turn_end(snap.lines, frame.top)
-        return end is not None and bool(DURATION.search(snap.lines[end]))
+        end = self._last_turn_end(snap.lines, frame.top)
+        return end is not None and bool(self.sign("duration").search(snap.lines[end]))
 
     def transcript_width(self, snap: Snapshot) -> int:
-        edge = next((row for row in reversed(snap.lines) if EDGE.match(row)), None)
+        edge = next((row for row in reversed(snap.lines) if self.sign("edge").match(row)), None)
         return len(edge) + 1 if edge else super().transcript_width(snap)
 
     def turn_end(self, rows: Sequence[str], start: int, end: int) -> int:
-        stop = _last_turn_end(rows, end)
+        stop = self._last_turn_end(rows, end)
         return stop if stop is not None and stop >= start else end
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
@@ -177,16 +184,4 @@ class OpencodeProfile(AiProfile):
         return tidy(kept)
 
 
-PROFILES = (
-    OpencodeProfile(
-        "opencode", ("opencode", ".opencode"), exit_steps=typed("/exit"), command=("opencode",), rank=10,
-        dialogs=(
-            Dialog("permission", PERMISSION, ("Enter",), False, "OpenCode asks permission to run a tool"),
-        ),
-        # The first answer of a session is drawn again, whole, up to 0.3 s after its duration shows
-        # (block quotes were bare bars and code blocks lacked their blank lines before; see
-        # tests/fixtures/screens/opencode/quotedrawing-*).
-        skip_permission_args=("--auto",), settle=0.6, start_settle=1.0, first_settle=0.6,
-        page_keys=("PageUp", "End"),
-    ),
-)
+READERS = (OpencodeProfile,)

@@ -58,20 +58,25 @@ class PagerProfile(Profile):
         if FOLLOW.match(text):
             return self.verdict(Status.BUSY, f"less follows a growing file: {quote(text)}")
         if PAGER_LINE.search(text) or (SEARCH.match(text) and cl.row == bottom_row(snap)):
-            return self.verdict(Status.BLOCKED, f"pager line {quote(text)} at the cursor waits for a key",
+            return self.verdict(Status.BLOCKED,
+                                f"pager line {quote(text)} at the cursor waits for a key",
                                 QUESTION, OPTIONS)
         return None
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         if self.busy_when_silent:
-            return self.verdict(Status.BUSY, f"{self.name} is running and shows no pager line at the cursor")
+            return self.verdict(Status.BUSY,
+                                f"{self.name} is running and shows no pager line at the cursor")
         return super().when_silent(snap)
 
 
 QUIT: tuple[Step, ...] = (("keys", "q"),)
 
 PROFILES = (
-    PagerProfile("less", ("less", "more", "most", "pager"), "pager", paste=False, exit_steps=QUIT, rank=40),
-    PagerProfile("man", ("man",), "pager", paste=False, exit_steps=QUIT, rank=41, busy_when_silent=True),
-    PagerProfile("git", ("git",), "pager", paste=False, exit_steps=QUIT, rank=42, busy_when_silent=True),
+    PagerProfile("less", ("less", "more", "most", "pager"), "pager", paste=False, exit_steps=QUIT,
+                 rank=40),
+    PagerProfile("man", ("man",), "pager", paste=False, exit_steps=QUIT, rank=41,
+                 busy_when_silent=True),
+    PagerProfile("git", ("git",), "pager", paste=False, exit_steps=QUIT, rank=42,
+                 busy_when_silent=True),
 )

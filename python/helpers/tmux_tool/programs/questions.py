@@ -84,27 +84,32 @@ class Shape:
     options: Callable[[str], tuple[str, ...]] = lambda before: ()
 
 
-# Any word for a secret (sudo's German "Passwort für", getpass's "Token: "), as the secret judgement reads it.
+# Any word for a secret (sudo's German "Passwort für", getpass's "Token: "), as the secret
+# judgement reads it.
 SECRET = Shape("a password prompt",
-               re.compile(rf"(?:{secrets.WORDS})(?:[^:\n]|'[^'\n]*')*:\s*$", re.IGNORECASE | re.VERBOSE), True)
+               re.compile(rf"(?:{secrets.WORDS})(?:[^:\n]|'[^'\n]*')*:\s*$",
+                          re.IGNORECASE | re.VERBOSE), True)
 SHAPES = (
     SECRET,
-    Shape("a yes/no question", YES_NO, True, lambda before: _options(m.group(1)) if (m := YES_NO.search(before))
-          else ()),
+    Shape("a yes/no question", YES_NO, True,
+          lambda before: _options(m.group(1)) if (m := YES_NO.search(before)) else ()),
     Shape("a request for a key", PRESS_KEY, True, lambda before: ("Enter",)),
     Shape("a choice of answers", LETTERED, True, _lettered),
-    Shape("a question", re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$"), False, _grouped),
+    Shape("a question", re.compile(r"\?\s*(?:[\[(][^\])\n]{0,40}[\])])?\s*:?\s*$"), False,
+          _grouped),
     # Inquirer.js, questionary, InquirerPy and prompts start the row they ask on with "? "; the
     # field follows (a default, a mask, "› no / yes"), so the row need not end in a question mark.
     Shape("a prompt's question", re.compile(r"^\s*\?\s+\w"), False),
     Shape("a request for input", re.compile(
-        r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username|user name|login"
-        r"|e-?mail)\b[^\n]*:\s*$"), False),
+        r"(?i)^\s*(?:enter|type|choose|select|please|input|provide|pick|confirm|username"
+        r"|user name|login|e-?mail)\b[^\n]*:\s*$"), False),
     # A question asked without its question mark: "Deploy to which host: ".
-    Shape("a question", re.compile(r"(?i)\b(?:what|which|where|who|whom|whose|how many|how much)\b[^\n]*:\s*$"),
+    Shape("a question",
+          re.compile(r"(?i)\b(?:what|which|where|who|whom|whose|how many|how much)\b[^\n]*:\s*$"),
           False),
     Shape("an input field with a default", re.compile(
-        r"\w[^\n]{0,80}?(?::\s*[\[(][^\[\]()\n]{0,80}[\])]|[\[(][^\[\]()\n]{0,80}[\])]\s*:)\s*$"), False),
+        r"\w[^\n]{0,80}?(?::\s*[\[(][^\[\]()\n]{0,80}[\])]|[\[(][^\[\]()\n]{0,80}[\])]\s*:)"
+        r"\s*$"), False),
 )
 
 
@@ -113,9 +118,9 @@ NUMBER = re.compile(r"^\s*(\d{1,3})[.)]\s")
 
 
 def numbered_above(snap: Snapshot, row: int) -> tuple[str, ...]:
-    """The list numbered from 1, one entry a row, right above the question's ``row`` (bash's ``select``
-    under its ``#?``, a script's menu), each entry as drawn; () when there is none.  An entry is
-    chosen by typing its number."""
+    """The list numbered from 1, one entry a row, right above the question's ``row`` (bash's
+    ``select`` under its ``#?``, a script's menu), each entry as drawn; () when there is none.  An
+    entry is chosen by typing its number."""
     found: list[tuple[int, str]] = []
     y = row - 1
     while 0 <= y < len(snap.lines) and (m := NUMBERED_ROW.match(snap.lines[y])):
@@ -144,8 +149,9 @@ def _shape(snap: Snapshot, strong_only: bool) -> tuple[Shape, str] | None:
 
 
 def typed_answer(snap: Snapshot, option: str) -> tuple[str, tuple[str, ...]] | None:
-    """What to type to give ``option`` to the question at the cursor: (text, keys after it), or None for
-    a secret's question (only the human's own keys answer one) or an option it does not offer.
+    """What to type to give ``option`` to the question at the cursor: (text, keys after it), or
+    None for a secret's question (only the human's own keys answer one) or an option it does not
+    offer.
 
     A "press a key" question takes Enter; an entry of a numbered list its number; an answer spelled
     with its key letter (``[r]ename``) that letter; any other the option as shown; each followed by
@@ -180,8 +186,10 @@ def ask(snap: Snapshot, program: str | None, *, strong_only: bool = False) -> Ve
         return None
     shape, before = found
     text = before.strip()
-    options = shape.options(before) or (() if shape is SECRET else numbered_above(snap, cursor_line(snap).row))
-    return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text, options)
+    options = shape.options(before) or (
+        () if shape is SECRET else numbered_above(snap, cursor_line(snap).row))
+    return Verdict(Status.BLOCKED, program, f"{shape.what} {quote(text)} is at the cursor", text,
+                   options)
 
 
 RAIL = "│┃╎┆|└╰┗"
@@ -206,7 +214,8 @@ def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
         start, here = cl.row - 1, row(snap, cl.row - 1).strip()
         if here[:1] not in RAIL_END:
             return None
-    if not here or here[0] not in RAIL or len(cl.after.strip()) > 1:  # the cursor may stand on the rail glyph
+    # the cursor may stand on the rail glyph
+    if not here or here[0] not in RAIL or len(cl.after.strip()) > 1:
         return None
     for y in range(start - 1, max(-1, start - 1 - FRAME_ROWS), -1):
         text = row(snap, y).strip()
@@ -215,6 +224,6 @@ def ask_in_frame(snap: Snapshot, program: str | None) -> Verdict | None:
         if not text or not ASKS.search(text):
             return None
         question = LEAD_GLYPH.sub("", text)
-        return Verdict(Status.BLOCKED, program, f"a question {quote(question)} waits for its field on the rail "
-                       "below it, the cursor there", question)
+        return Verdict(Status.BLOCKED, program, f"a question {quote(question)} waits for its field "
+                       "on the rail below it, the cursor there", question)
     return None

@@ -1,8 +1,13 @@
-"""The registry of program profiles: every module of this package that defines ``PROFILES``.
+"""The registry of program profiles: a data file per AI CLI, modules that define ``PROFILES``.
 
-Adding a program is adding one module, with no list to edit elsewhere.
-Names must be unique across modules - a clash is an import error, not a
-silent override.  :func:`profile_for` finds a profile by name or by the
+A program's profile is a data file in ``profiles/`` (``<name>.toml``, checked
+by :mod:`.schema`) naming the reader that reads its screen: a class some
+module of this package lists in ``READERS``.  The shells, REPLs, pagers,
+editors and monitors, whose data is a line each, stay in their modules'
+``PROFILES``.  Adding a program is adding one file, with no list to edit
+elsewhere; a file that breaks the schema is an import error naming it.
+Names must be unique across files and modules - a clash is an import
+error, not a silent override.  :func:`profile_for` finds a profile by name or by the
 executable tmux names (``#{pane_current_command}``); :func:`profile_or_generic`
 never comes back empty: a program nobody profiled gets the generic profile.
 """
@@ -15,20 +20,44 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from .ai import AiProfile
 from .base import Profile
 from .generic import generic
+from .schema import ProfileError, Readers, load
 
 PACKAGE = __name__.rsplit(".", 1)[0]
-MACHINERY = {"registry", "detector"}  # modules that read profiles rather than define them
+MACHINERY = {"registry", "detector", "schema"}  # modules that read profiles rather than define them
+FOLDER = Path(__file__).parent / "profiles"  # one data file per program
+
+
+def _modules() -> list[object]:
+    found = sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name)
+    return [importlib.import_module(f"{PACKAGE}.{info.name}") for info in found
+            if info.name not in MACHINERY and not info.ispkg]
+
+
+def _readers(modules: list[object]) -> dict[str, type[AiProfile]]:
+    readers: dict[str, type[AiProfile]] = {}
+    for module in modules:
+        for cls in getattr(module, "READERS", ()):
+            if cls.READER in readers:
+                raise ImportError(f"two readers are named {cls.READER!r}")
+            readers[cls.READER] = cls
+    return readers
+
+
+def load_folder(folder: Path, readers: Readers) -> list[Profile]:
+    """The profiles of every ``*.toml`` file in ``folder``, in the files' name order."""
+    return [load(path, readers) for path in sorted(folder.glob("*.toml"))]
 
 
 def _discover() -> tuple[Profile, ...]:
-    found: list[Profile] = []
-    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
-        if info.name in MACHINERY:
-            continue
-        module = importlib.import_module(f"{PACKAGE}.{info.name}")
-        found.extend(getattr(module, "PROFILES", ()))
+    modules = _modules()
+    found: list[Profile] = [p for module in modules for p in getattr(module, "PROFILES", ())]
+    try:
+        found.extend(load_folder(FOLDER, READERS))
+    except ProfileError as exc:
+        raise ImportError(str(exc)) from exc
     names: set[str] = set()
     for p in found:
         if p.name in names:
@@ -37,6 +66,7 @@ def _discover() -> tuple[Profile, ...]:
     return tuple(sorted(found, key=lambda p: (p.rank, p.name)))
 
 
+READERS: dict[str, type[AiProfile]] = _readers(_modules())
 PROFILES: tuple[Profile, ...] = _discover()
 _BY_NAME = {p.name: p for p in PROFILES}
 

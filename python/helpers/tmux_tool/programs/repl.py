@@ -45,8 +45,10 @@ class ReplProfile(Profile):
                     continue
                 typed = f"{typed} {cl.after.strip()}".strip()
                 if typed:
-                    return self.verdict(Status.BUSY, f"text is typed at the {what}, not submitted: {quote(typed)}")
-                return self.verdict(Status.READY, f"{self.name} {what} {prompt!r} at the cursor with nothing typed")
+                    return self.verdict(Status.BUSY, f"text is typed at the {what}, not "
+                                        f"submitted: {quote(typed)}")
+                return self.verdict(Status.READY, f"{self.name} {what} {prompt!r} at the cursor "
+                                    "with nothing typed")
         return None
 
     def pending_input(self, snap: Snapshot) -> str | None:

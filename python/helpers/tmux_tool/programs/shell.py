@@ -80,7 +80,8 @@ def _width(text: str) -> int:
 def _right_prompt(cl: CursorLine, snap: Snapshot) -> bool:
     """The text right of the cursor is a right prompt (zsh RPROMPT)."""
     after = cl.after.rstrip()
-    return after.startswith(RIGHT_PROMPT_GAP) and _width(cl.before) + _width(after) >= snap.width - 2
+    return after.startswith(RIGHT_PROMPT_GAP) \
+        and _width(cl.before) + _width(after) >= snap.width - 2
 
 
 def _below_is_empty(snap: Snapshot, y: int) -> bool:
@@ -104,10 +105,12 @@ class ShellProfile(Profile):
         typed_ps2 = continuation(cl.before.rstrip())
         if typed_ps2 is not None:
             if typed_ps2 or after:
-                return self.verdict(Status.BUSY, f"text is typed at the continuation prompt: {quote(line)}")
+                return self.verdict(Status.BUSY,
+                                    f"text is typed at the continuation prompt: {quote(line)}")
             return self.verdict(
                 Status.BLOCKED,
-                f"continuation prompt {quote(cl.text)} at the cursor: the previous command is unfinished",
+                f"continuation prompt {quote(cl.text)} at the cursor: the previous command is "
+                "unfinished",
                 "the shell waits for the rest of an unfinished command (open quote, here-document "
                 "or trailing backslash); finish it, or press C-c to abandon it",
                 ("C-c",),
@@ -119,7 +122,8 @@ class ShellProfile(Profile):
         if typed or after:
             return self.verdict(Status.BUSY, f"text is typed after the prompt, not submitted: "
                                 f"{quote(line[len(prompt) :])}")
-        return self.verdict(Status.READY, f"shell prompt {quote(prompt)} at the cursor with nothing typed after it")
+        return self.verdict(Status.READY, f"shell prompt {quote(prompt)} at the cursor with "
+                            "nothing typed after it")
 
     def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
         def primary(row: str) -> str | None:

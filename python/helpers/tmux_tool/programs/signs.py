@@ -29,26 +29,29 @@ TIMER = re.compile(r"\((?:[^()\n]*?[\s,·•])?(?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\
 INTERRUPT = re.compile(r"(?i)\b(?:esc|escape|ctrl\+c)\s+(?:to\s+)?(?:interrupt|stop)\b")
 CANCEL = re.compile(r"(?i)\b(?:esc|escape)\s+(?:to\s+)?cancel\b")
 WORKING = re.compile(
-    r"(?i)\b(?:retrying|reconnecting|restarting|waiting for|connecting|starting|booting|loading|initiali[sz]ing"
-    r"|thinking|working|generating|compacting|attempt \d+(?:/| of )\d+)\b"
+    r"(?i)\b(?:retrying|reconnecting|restarting|waiting for|connecting|starting|booting|loading"
+    r"|initiali[sz]ing|thinking|working|generating|compacting|attempt \d+(?:/| of )\d+)\b"
 )
 ERROR_HEAD = re.compile(
-    r"(?i)^[^\w\[]{0,4}\[?(?:api error|error|failed|failure|unable to|could ?n[o']t|not logged in|login required"
-    r"|please (?:run )?/?log ?in|authentication|authori[sz]ation (?:failed|error|required)|unauthori[sz]ed|forbidden"
-    r"|invalid api key|missing api key|no api key|connection (?:error|refused|failed|reset|lost|closed)"
-    r"|network error|request failed|fetch failed|fatal|panic|stream (?:error|disconnected)|unexpected status"
-    r"|rate limit|quota|timed out)\b"
+    r"(?i)^[^\w\[]{0,4}\[?(?:api error|error|failed|failure|unable to|could ?n[o']t|not logged in"
+    r"|login required|please (?:run )?/?log ?in|authentication"
+    r"|authori[sz]ation (?:failed|error|required)|unauthori[sz]ed|forbidden"
+    r"|invalid api key|missing api key|no api key"
+    r"|connection (?:error|refused|failed|reset|lost|closed)"
+    r"|network error|request failed|fetch failed|fatal|panic|stream (?:error|disconnected)"
+    r"|unexpected status|rate limit|quota|timed out)\b"
 )
 ERROR_ANY = re.compile(
-    r"(?i)\b(?:api|connection|network|auth\w*|request|stream|server)\s+error\b|\berror:\s|\bECONN[A-Z]+\b"
-    r"|\bENOTFOUND\b|\bstatus:? [45]\d\d\b|\bnot logged in\b|\bplease run /login\b"
-    r"|\b(?:401|403|429|500|502|503|504)\b[^\n]{0,12}\b(?:unauthori[sz]ed|forbidden|too many requests"
-    r"|internal server error|bad gateway|service unavailable|gateway timeout)\b"
+    r"(?i)\b(?:api|connection|network|auth\w*|request|stream|server)\s+error\b|\berror:\s"
+    r"|\bECONN[A-Z]+\b|\bENOTFOUND\b|\bstatus:? [45]\d\d\b|\bnot logged in\b|\bplease run /login\b"
+    r"|\b(?:401|403|429|500|502|503|504)\b[^\n]{0,12}\b(?:unauthori[sz]ed|forbidden"
+    r"|too many requests|internal server error|bad gateway|service unavailable|gateway timeout)\b"
 )
 EXIT_ERROR = re.compile(
-    r"(?i)\b(?:error|exception)\b|\bfailed\b|\bfailure\b|\bnot logged in\b|\bunable to\b|\bcould(?:n't| not)\b"
-    r"|\bcannot\b|\bcan't\b|\brefused\b|\bdenied\b|\bnot found\b|\bno such\b|\binvalid\b|\bunauthori[sz]ed\b"
-    r"|\bis required\b|\bare you root\b|\bnot permitted\b|\btimed out\b|\bECONN[A-Z]+\b|\b(?:fatal|panic|abort)\w*\b"
+    r"(?i)\b(?:error|exception)\b|\bfailed\b|\bfailure\b|\bnot logged in\b|\bunable to\b"
+    r"|\bcould(?:n't| not)\b|\bcannot\b|\bcan't\b|\brefused\b|\bdenied\b|\bnot found\b"
+    r"|\bno such\b|\binvalid\b|\bunauthori[sz]ed\b|\bis required\b|\bare you root\b"
+    r"|\bnot permitted\b|\btimed out\b|\bECONN[A-Z]+\b|\b(?:fatal|panic|abort)\w*\b"
     r"|\bkilled\b|\bsegmentation fault\b|\bcore dumped\b|\btraceback\b|\bterminated\b|\bbus error\b"
     r"|\billegal instruction\b|^\s*E:\s|\*\*\*|\bStop\.$|^usage:|\b[A-Z_]*NOT_FOUND\b"
     r"|^\s+at \S.*:\d+:\d+\)?\s*\{?$|(?-i:^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b)"
@@ -81,7 +84,8 @@ def activity(text: str, *, hints: bool = True) -> str | None:
         return m.group()
     if SPINNER.search(stripped):
         return stripped[:60]
-    if (m := WORKING.search(stripped)) and re.search(r"(?:…|\.\.\.)\s*(?:\(.*\))?$|\battempt\b", stripped):
+    if (m := WORKING.search(stripped)) \
+            and re.search(r"(?:…|\.\.\.)\s*(?:\(.*\))?$|\battempt\b", stripped):
         return m.group()
     return None
 
@@ -97,8 +101,10 @@ def exit_error(text: str) -> bool:
     """Whether a row a program printed before it exited reads as a failure or crash
     (a warning, however alarming its words, is not one): an error word, an exception's
     class name (``TypeError:``, ``java.io.IOException``), a stack frame."""
-    stripped = text.strip()  # indentation may matter (a stack frame), the rest is read without it
-    return bool(EXIT_ERROR.search(text) or EXIT_ERROR.search(stripped)) and not WARNING.match(stripped)
+    # indentation may matter (a stack frame), the rest is read without it
+    stripped = text.strip()
+    return bool(EXIT_ERROR.search(text) or EXIT_ERROR.search(stripped)) \
+        and not WARNING.match(stripped)
 
 
 def _reddish(colour: str) -> bool:

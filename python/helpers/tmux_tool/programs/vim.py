@@ -62,7 +62,8 @@ DIALOGS = (
     ),
 )
 CHOICE = re.compile(r"[\[(](\w)[\])]([\w -]*\w)")
-MODE = re.compile(r"^-- (?:\(insert\) )?(INSERT|VISUAL|VISUAL LINE|VISUAL BLOCK|REPLACE|SELECT)[ A-Z]* --")
+MODE = re.compile(
+    r"^-- (?:\(insert\) )?(INSERT|VISUAL|VISUAL LINE|VISUAL BLOCK|REPLACE|SELECT)[ A-Z]* --")
 RULER = re.compile(r"\b\d+,\d+(?:-\d+)?\s+(?:All|Top|Bot|\d+%)$")
 INTRO = re.compile(r"^~?\s+VIM - Vi IMproved$")
 
@@ -76,17 +77,22 @@ class VimProfile(Profile):
         here = cl.text
         if dialog := self.find_dialog(here):
             above = row(snap, cl.row - 1).strip()
-            question = f"{dialog.question}: {above}" if above and dialog.name == "save-changes" else dialog.question
-            options = tuple(f"{k.lower()}: {k}{rest}" for k, rest in CHOICE.findall(here)) or dialog.accept
-            return self.verdict(Status.BLOCKED, f"Vim's {dialog.name} prompt {quote(here)} is at the cursor",
+            question = f"{dialog.question}: {above}" if above and dialog.name == "save-changes" \
+                else dialog.question
+            options = tuple(f"{k.lower()}: {k}{rest}" for k, rest in CHOICE.findall(here)) \
+                or dialog.accept
+            return self.verdict(Status.BLOCKED,
+                                f"Vim's {dialog.name} prompt {quote(here)} is at the cursor",
                                 question, options)
         last = row(snap, bottom_row(snap)).rstrip()
         if m := MODE.match(last):
-            return self.verdict(Status.READY, f"Vim is in {m.group(1).lower()} mode ({quote(m.group(0))} on the last row)")
+            return self.verdict(Status.READY, f"Vim is in {m.group(1).lower()} mode "
+                                f"({quote(m.group(0))} on the last row)")
         if cl.row == bottom_row(snap) and cl.before.startswith((":", "/", "?")):
             return self.verdict(Status.READY, f"Vim's command line {quote(here)} is being typed")
         if ruler := RULER.search(last):
-            return self.verdict(Status.READY, f"Vim is in normal mode (ruler {quote(ruler.group(0))})")
+            return self.verdict(Status.READY,
+                                f"Vim is in normal mode (ruler {quote(ruler.group(0))})")
         if any(INTRO.match(r) for r in snap.lines):
             return self.verdict(Status.READY, "Vim shows its intro screen in normal mode")
         return None

@@ -1,0 +1,122 @@
+"""pi and Qwen Code as first-class profiles: data files read by the chat reader, judged on their
+recorded screens (tests/fixtures/screens/pi/, .../qwen/, each with its README's provenance)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from python.helpers.tmux_tool.programs import (
+    GenericProfile,
+    chat,
+    detect,
+    profile_for,
+    profile_or_generic,
+)
+from python.helpers.tmux_tool.programs.chat import ChatProfile
+from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
+
+SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
+
+# (program, recorded state, the status it must get, what the evidence must say)
+TABLE = [
+    ("pi", "ready", "ready", "the input area is idle"),
+    ("pi", "typed", "ready", "the input area is idle"),
+    ("pi", "answered", "ready", "the input area is idle"),
+    ("pi", "aftertool", "ready", "the input area is idle"),
+    ("pi", "busy", "busy", "Working..."),
+    ("pi", "streaming", "busy", "Working..."),
+    ("pi", "paused", "busy", "Working..."),
+    ("pi", "secondturn", "busy", "Working..."),
+    ("pi", "starting", "busy", "pi is running"),
+    ("pi", "palette", "blocked", "a command list is open"),
+    ("pi", "error", "error", "401 scripted bad key"),
+    ("qwen", "ready", "ready", "the input area is idle"),
+    ("qwen", "typed", "ready", "the input area is idle"),
+    ("qwen", "answered", "ready", "the input area is idle"),
+    ("qwen", "aftertool", "ready", "the input area is idle"),
+    ("qwen", "busy", "busy", "esc to cancel"),
+    ("qwen", "streaming", "busy", "esc to cancel"),
+    ("qwen", "paused", "busy", "esc to cancel"),
+    ("qwen", "secondturn", "busy", "esc to cancel"),
+    ("qwen", "permission", "blocked", "the permission dialog"),
+    ("qwen", "palette", "blocked", "a command list is open"),
+    ("qwen", "error", "error", "401 scripted bad key"),
+]
+
+
+def _snap(path: Path) -> Snapshot:
+    fx = json.loads(path.read_text(encoding="utf-8"))
+    w, h = fx["size"]
+    return snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
+                                 alternate=fx["alternate"], program=fx["pane_current_command"])
+
+
+@pytest.mark.parametrize(("program", "state", "status", "evidence"), TABLE,
+                         ids=[f"{p}-{s}" for p, s, _, _ in TABLE])
+def test_recorded_screens_are_read_by_the_profile(program: str, state: str, status: str,
+                                                  evidence: str) -> None:
+    paths = sorted((SCREENS / program).glob(f"{state}-*.json"))
+    assert paths, f"no recorded {state} screens of {program}"
+    for path in paths:
+        verdict = detect(_snap(path), program=program)
+        assert (verdict.status, verdict.program) == (status, program), (path.name, verdict.evidence)
+        assert evidence in verdict.evidence, (path.name, verdict.evidence)
+
+
+def test_qwen_permission_is_blocked_with_its_own_question_and_the_options_on_screen() -> None:
+    for path in sorted((SCREENS / "qwen").glob("permission-*.json")):
+        verdict = detect(_snap(path), program="qwen")
+        assert verdict.question is not None
+        asked = "Qwen Code asks permission to run a tool: Allow execution"
+        assert verdict.question.startswith(asked)
+        assert verdict.options[0] == "1. Yes, allow once" and len(verdict.options) == 4
+        assert verdict.options[-1] == "4. No, suggest changes (esc)"
+
+
+@pytest.mark.parametrize(("spelling", "name"), [
+    ("pi", "pi"), ("@mariozechner/pi-coding-agent@0.73.1", "pi"), ("qwen", "qwen"),
+    ("Qwen Code", "qwen"), ("@qwen-code/qwen-code@0.24.4", "qwen")])
+def test_the_profiles_are_found_as_people_write_them(spelling: str, name: str) -> None:
+    found = profile_for(spelling)
+    assert found is not None and found.name == name
+
+
+def test_they_are_profiles_of_their_own_not_the_generic_one() -> None:
+    for name in ("pi", "qwen"):
+        profile = profile_or_generic(name)
+        assert isinstance(profile, ChatProfile) and not isinstance(profile, GenericProfile)
+        assert profile.kind == "ai" and profile.launch() == [name]
+    qwen = profile_for("qwen")
+    assert qwen is not None and qwen.exit_steps == (("keys", "C-d"), ("keys", "C-d"))
+    assert [d.name for d in qwen.dialogs] == ["permission"]
+    assert profile_for("node") is not qwen, "the node REPL keeps its name"
+
+
+def test_a_turn_is_driven_with_the_profile_s_own_data() -> None:
+    ready = _snap(min((SCREENS / "qwen").glob("ready-*.json")))
+    qwen = profile_for("qwen")
+    assert qwen is not None and chat.speaks(qwen, ready)
+    speaker = chat.speaker("qwen", "Say hello")
+    assert speaker.asked == "Say hello" and speaker.dialogs == qwen.dialogs
+    assert speaker.exit_steps == qwen.exit_steps and "busy" in speaker.sign_patterns
+    plain = chat.speaker("some-cli", "Say hello")
+    assert plain.dialogs == () and not plain.sign_patterns
+
+
+@pytest.mark.parametrize("folder", ["cn", "pi", "qwen"])
+def test_a_chat_screen_tmux_names_only_node_is_not_claimed_by_pi_or_qwen(folder: str) -> None:
+    # Continue's cn and Qwen Code run as `node` (pi too, where its launcher is not on PATH), and
+    # they look alike: with nothing but the screen and `node`, the result must not name a CLI it
+    # cannot tell apart from the others.
+    screens = sorted((SCREENS / folder).glob("*.json"))
+    assert screens
+    for path in screens:
+        fx = json.loads(path.read_text(encoding="utf-8"))
+        w, h = fx["size"]
+        snap = snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
+                                     alternate=fx["alternate"], program="node")
+        assert detect(snap).program not in ("pi", "qwen"), path.name
+        assert detect(_snap(path)).program != "qwen" or folder == "qwen", path.name
