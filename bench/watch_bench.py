@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from floors import kill_server
 
 from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.core.clock import Deadline
 from python.helpers.tmux_tool.judgement.state import READY_STABLE
 from python.helpers.tmux_tool.private.server import SERVER_CONF
 from python.helpers.tmux_tool.sessions import observe
@@ -212,7 +213,7 @@ def run_mode(label: str, names: list[str], tmux: Tmux, server_pid: int, fifo: Pa
     timer.start()
     # Ready is awaited once every screen has left its old prompt (else a first look could still see it).
     assert call("wait", sessions=names, until="change", mode="all", timeout=10)["ok"]
-    ok = observe.wait_all(watches, "all", timeout=SPIN_RANGE[1] + 20)
+    ok = observe.wait_all(watches, "all", Deadline(SPIN_RANGE[1] + 20))
     timer.join()
     assert ok, [(w.target.name, w.state.status if w.state else None) for w in watches if not w.done]
     spinning = share(start, spin_sample["cpu"])

@@ -23,6 +23,7 @@ import pexpect
 import pytest
 
 from python.helpers.tmux_tool.core import config
+from python.helpers.tmux_tool.core.clock import Deadline
 from python.helpers.tmux_tool.core.errors import NoTarget
 from python.helpers.tmux_tool.sessions import observe
 from python.helpers.tmux_tool.sessions.context import Context
@@ -311,7 +312,7 @@ def test_flooding_pane_does_not_delay_the_others(private_socket: str, tmp_path: 
             start_stamped(name, "sleep 1.0", stamp)
         watches = [observe.Watch(ctx.session(n, default="x"), "ready", None, 1.0) for n in names]
         cpu = time.process_time()
-        observe.wait_all(watches, "all", 10.0)  # back as soon as all are done
+        observe.wait_all(watches, "all", Deadline(10.0))  # back as soon as all are done
         cpu = time.process_time() - cpu
         if flood:
             client = source(private_socket).clients["flood"]

@@ -107,3 +107,16 @@ def test_no_function_is_longer_than_a_screen() -> None:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
             and (node.end_lineno or node.lineno) - node.lineno + 1 > LONGEST]
     assert long == [], long
+
+
+WIDE = 100  # characters: a line a person reads without moving their eyes off the code
+WIDE_SHARE = 0.01  # of the library's lines may be wider (a long message, a regex kept whole)
+
+
+def test_lines_read_comfortably() -> None:
+    """At most one line in a hundred of the library is wider than WIDE characters."""
+    lines = [(path, n, line) for path in sorted(LIBRARY.rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)]
+    wide = [f"{path.relative_to(REPO)}:{n}" for path, n, line in lines if len(line) > WIDE]
+    said = f"{len(wide)} of {len(lines)} lines are wider than {WIDE} characters"
+    assert len(wide) <= WIDE_SHARE * len(lines), (said, wide)

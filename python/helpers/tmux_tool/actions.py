@@ -19,6 +19,7 @@ from typing import Any
 from . import handlers
 from .core import config, masking, names, notify, trace
 from .core.args import MAX_PATTERN, Arg, bind, brief
+from .core.clock import Deadline
 from .core.errors import BadInput, NoServer, NoTarget, TmuxError
 from .core.messages import message
 from .core.result import Result, failure
@@ -408,6 +409,8 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
     ctx: Context | None = None
     try:
         bound = bind(name, spec.args, args)
+        if "timeout" in bound:  # the call's one deadline, made here and carried by every step
+            bound["deadline"] = Deadline(bound.pop("timeout"))
         cfg = config.load()
         ctx = Context(cfg, bound.pop("host"))
         if name in TYPING and (holder := _held(ctx, session)):

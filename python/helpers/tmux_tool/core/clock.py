@@ -27,11 +27,11 @@ class Deadline:
         self.at = time.monotonic() + self.seconds
 
     def at_least(self, seconds: float) -> Deadline:
-        """This deadline, or one ``seconds`` after this one was made if that is later: the floor of
-        a step that must have that long whatever the call's budget."""
-        later = Deadline(0.0)
-        later.seconds = max(self.seconds, seconds)
-        later.at = self.at - self.seconds + later.seconds
+        """This deadline, or ``seconds`` from now if that is later: the floor of a step that must
+        have that long whatever is left of the call's time."""
+        later = Deadline(seconds)
+        if later.at < self.at:
+            later.at, later.seconds = self.at, self.seconds
         return later
 
     def left(self) -> float:

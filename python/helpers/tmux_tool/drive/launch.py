@@ -82,8 +82,9 @@ def _env_file(srv: PrivateServer, ctx_env: dict[str, str], name: str) -> str | N
     return str(path)
 
 
-def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, args: list[str] | None,
-             timeout: float, accept: list[str] | None, skip_permissions: bool) -> Result:
+def do_start(ctx: Context, program: str, session: str | None, cwd: str | None,
+             args: list[str] | None, deadline: Deadline, accept: list[str] | None,
+             skip_permissions: bool) -> Result:
     if len(program) > 8192:
         return failure(f"the program line is {len(program)} characters; the limit is 8192",
                        status=Status.UNKNOWN, hint="put a long script in a file and start that")
@@ -130,12 +131,12 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     line = shlex.join(argv)
     if env_file:
         line = f". {shlex.quote(env_file)}; rm -f {shlex.quote(env_file)}; {line}"
-    launched = runs.run(srv, name, line, timeout=0)
+    launched = runs.run(srv, name, line, Deadline(0.0))  # typed; the program's start is awaited below
     if not launched.ok:
         return launched
     srv.set_program(name, label)
     target = Target(name, False, srv.tmux)
-    res = _await_start(ctx, target, profile, label, timeout, set(accept or _default_accept()))
+    res = _await_start(ctx, target, profile, label, deadline, set(accept or _default_accept()))
     res.extra["profile"] = "generic" if isinstance(profile, programs.GenericProfile) else profile.name
     return res
 
@@ -145,7 +146,7 @@ def _default_accept() -> list[str]:
     return [w for w in raw.replace(",", " ").split() if w]
 
 
-def _await_start(ctx: Context, target: Target, profile: Profile, label: str, timeout: float,
+def _await_start(ctx: Context, target: Target, profile: Profile, label: str, deadline: Deadline,
                  accept: set[str]) -> Result:
     """Wait until the program is ready or asks something; answer only dialogs allowed.
 
@@ -155,7 +156,6 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
     over it, and one still busy with the last key has not drawn what it brings.
     At the deadline a still screen is taken as it is.
     """
-    deadline = Deadline(timeout)
     answered: list[str] = []
     quiet = Quiet()
     looks = observe.looks(ctx.open(target))
@@ -204,7 +204,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, tim
             return reported(st, target.name, hint=hint, answered=answered, dialog=dialog.name, safe=dialog.safe)
         if now >= deadline.at:
             return reported(st, target.name, ok=False,
-                            error=f"{label} was not ready within {timeout:g}s (it is {st.status}: {st.evidence})",
+                            error=f"{label} was not ready within {deadline.seconds:g}s (it is {st.status}: {st.evidence})",
                             hint="wait for it with wait, or read its screen", answered=answered)
 
 
@@ -271,7 +271,7 @@ def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> None:
             return
 
 
-def do_exit(ctx: Context, session: str, timeout: float) -> Result:
+def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
     found = program_session(ctx, session, "exit")
     if isinstance(found, Result):
         return found
@@ -294,7 +294,7 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
     if rec is not None:
         if isinstance(profile, (programs.GenericProfile, chat.ChatProfile)):
             _press_again(srv, shell, target)  # its second Ctrl+D may come too soon, or be lost
-        res = runs.collect(srv, shell, rec, timeout)
+        res = runs.collect(srv, shell, rec, deadline)
         if res.status == Status.READY:
             srv.set_program(target.name, None)
             res.output = ""
@@ -305,6 +305,6 @@ def do_exit(ctx: Context, session: str, timeout: float) -> Result:
         st,
         target.name,
         ok=False,
-        error=f"{shell.program} did not exit within {timeout:g}s",
+        error=f"{shell.program} did not exit within {deadline.seconds:g}s",
         hint="read the screen; interrupt it, or kill the session",
     )

@@ -127,7 +127,8 @@ class _Pace:
             self.watch.wait(seconds)
 
 
-def result(rec: Recorded, target: Target, shell: Shell, timeout: float, turn_no: int) -> Result:
+def result(rec: Recorded, target: Target, shell: Shell, deadline: Deadline,
+           turn_no: int) -> Result:
     """The result of a turn judged from the CLI's record: the model's own text as the answer."""
     st, turn = rec.state, rec.turn
     extra: dict[str, Any] = {"turn": turn_no}
@@ -187,7 +188,7 @@ def result(rec: Recorded, target: Target, shell: Shell, timeout: float, turn_no:
         st,
         target.name,
         ok=False,
-        error=f"no answer within {timeout:g}s",
+        error=f"no answer within {deadline.seconds:g}s",
         hint="still working after the timeout: wait for it, then read; or interrupt it",
         **extra,
     )

@@ -27,10 +27,9 @@ SCROLLBACK_LINES = 2000
 
 
 def ask(
-    ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, timeout: float
+    ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, deadline: Deadline
 ) -> Result:
     """Type ``prompt`` into the REPL, submit it, and return its output once the prompt is back."""
-    deadline = Deadline(timeout)
     before = panes.look(target.tmux, target.pane)[0].digest
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     press_submit(target, profile)
@@ -69,7 +68,7 @@ def ask(
         else (
             f"the turn ended with an error: {st.evidence}"
             if done
-            else f"no answer within {timeout:g}s"
+            else f"no answer within {deadline.seconds:g}s"
         ),
     )
 

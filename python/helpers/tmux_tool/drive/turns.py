@@ -49,7 +49,8 @@ SWALLOWED = 1.0  # seconds a CLI idles with the input still in its box: it did n
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
 
 
-def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool = False) -> Result:
+def do_ask(ctx: Context, session: str, prompt: str, deadline: Deadline,
+           unwrap: bool = False) -> Result:
     found = program_session(ctx, session, "ask")
     if isinstance(found, Result):
         return found
@@ -66,8 +67,8 @@ def do_ask(ctx: Context, session: str, prompt: str, timeout: float, unwrap: bool
     if isinstance(profile, chat.ChatProfile):
         profile = chat.speaker(profile.name, prompt)
     if isinstance(profile, AiProfile):
-        return _ask_ai(ctx, target, shell, profile, prompt, timeout, unwrap)
-    return repl_turn.ask(ctx, target, shell, profile, prompt, timeout)
+        return _ask_ai(ctx, target, shell, profile, prompt, deadline, unwrap)
+    return repl_turn.ask(ctx, target, shell, profile, prompt, deadline)
 
 
 # --- AI CLIs
@@ -82,9 +83,8 @@ class Started:
     busy: bool
 
 
-def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prompt: str, timeout: float,
+def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prompt: str, deadline: Deadline,
             unwrap: bool) -> Result:
-    deadline = Deadline(timeout)
     screen, facts = panes.look(target.tmux, target.pane)
     before = screen.digest
     paged = facts.alternate and bool(profile.page_keys)
@@ -107,14 +107,14 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
         seen = recorded.wait(ctx, target, profile, journal, reading, deadline,
                              profile.first_settle if turn == 1 else 0.0)
         if seen is not None:
-            return recorded.result(seen, target, shell, timeout, turn)
+            return recorded.result(seen, target, shell, deadline, turn)
     glance = Glance(paged, profile.first_settle if turn == 1 else 0.0)
     st, answer = _await_answer(ctx, target, profile, mark, prompt, deadline, started, unwrap, glance)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     if done:
         ask_log.remember(target, turn_open="0")
     if not done:
-        return reported(st, target.name, ok=False, error=f"no answer within {timeout:g}s",
+        return reported(st, target.name, ok=False, error=f"no answer within {deadline.seconds:g}s",
                         hint="still working after the timeout: wait for it, then read; or interrupt it", turn=turn)
     if st.status == Status.BLOCKED:
         return reported(st, target.name, hint=message("blocked", program=shell.program or "the program"),

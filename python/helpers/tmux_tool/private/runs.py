@@ -101,7 +101,7 @@ def run(
     srv: PrivateServer,
     name: str,
     command: str,
-    timeout: float,
+    deadline: Deadline,
     on_slice: Callable[[float], Result | None] | None = None,
 ) -> Result:
     """Run ``command`` in private session ``name`` and report how it ended."""
@@ -121,7 +121,7 @@ def run(
     if mark is not None and mark.kind == "S" and unmarked(srv, name) is not None:
         # The last command (run, or typed with send) replaced the prompt hooks and ended unseen:
         # finish it, then go on.
-        ended = collect(srv, shell, running_record(srv, name, mark), SLICE * 3)
+        ended = collect(srv, shell, running_record(srv, name, mark), Deadline(SLICE * 3))
         if not ended.ok:
             return ended
         mark = srv.last_mark(shell)
@@ -133,13 +133,13 @@ def run(
             hint=message("session_busy_hint"),
         )
     try:
-        return _type_and_collect(srv, shell, command, timeout, on_slice)
+        return _type_and_collect(srv, shell, command, deadline, on_slice)
     except Unstarted:
         # The shell died (killed, or its server went) before it began the command: nothing of it
         # ran.
         shell, _mark = _ensure_shell(srv, name)
         try:
-            return _type_and_collect(srv, shell, command, timeout, on_slice)
+            return _type_and_collect(srv, shell, command, deadline, on_slice)
         except Unstarted as again:
             return failure(
                 f"{again} twice before the command began",
@@ -154,7 +154,7 @@ class Unstarted(Exception):
     ran, so it may be typed again into a fresh shell."""
 
 
-def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: float,
+def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, deadline: Deadline,
                       on_slice: Callable[[float], Result | None] | None) -> Result:
     """Record the run, type it, and wait for it."""
     size = srv.log_size(shell)
@@ -176,7 +176,7 @@ def _type_and_collect(srv: PrivateServer, shell: Shell, command: str, timeout: f
     except HostError as lost:
         raise _lost(srv, shell.name, lost, typed=False) from lost
     try:
-        return collect(srv, shell, rec, timeout, on_slice=on_slice, typed_now=True)
+        return collect(srv, shell, rec, deadline, on_slice=on_slice, typed_now=True)
     except HostError as lost:
         raise _lost(srv, shell.name, lost, typed=True) from lost
 
@@ -261,9 +261,9 @@ class _Feed:
         self.held, self.closed = b"", True
 
 
-def collect(srv: PrivateServer, shell: Shell, rec: RunRecord, timeout: float, *,
+def collect(srv: PrivateServer, shell: Shell, rec: RunRecord, deadline: Deadline, *,
             on_slice: Callable[[float], Result | None] | None = None, typed_now: bool = False) -> Result:
-    """Wait up to ``timeout`` for the run to end, then shape its result.
+    """Wait until ``deadline`` for the run to end, then shape its result.
 
     Even with no time to wait, the result waits for the shell to take the
     command (its start marker, within ``STARTED_WITHIN``): until then the
@@ -283,8 +283,7 @@ def collect(srv: PrivateServer, shell: Shell, rec: RunRecord, timeout: float, *,
     died: tuple[int | None, int | None] | None = None
     follow = markers.Follow(shell.log_path, shell.nonce, rec.offset)
     start = time.monotonic()
-    deadline = Deadline(timeout)
-    started_by = Deadline(max(timeout, STARTED_WITHIN))
+    started_by = deadline.at_least(STARTED_WITHIN)
     next_look = next_ask = grew = start
     ask_every = ASK_HOST_EVERY if srv.place.round_trip else ASK_EVERY
     try:
@@ -338,7 +337,7 @@ def collect(srv: PrivateServer, shell: Shell, rec: RunRecord, timeout: float, *,
         return failure("the private tmux server stopped while the command ran", session=shell.name,
                        hint="run the command again; a new server and shell start by themselves")
     feed.flush()
-    return _shaped(srv, shell.name, rec, output, end, died, timeout)
+    return _shaped(srv, shell.name, rec, output, end, died, deadline)
 
 
 def _shaped(
@@ -348,7 +347,7 @@ def _shaped(
     output: RunOutput,
     end: markers.Mark | None,
     died: tuple[int | None, int | None] | None,
-    timeout: float,
+    deadline: Deadline,
 ) -> Result:
     """The result of a run whose wait is over: ended (its end mark), died under its shell, or still
     running at the timeout; its output as the agent reads it, the whole of a long one saved to a
@@ -360,7 +359,7 @@ def _shaped(
         return _died(srv, name, rec, died, text, extra)
     if end is None:
         return Result(session=name, status=Status.BUSY, output=text,
-                      hint=message("busy_after_timeout", timeout=f"{timeout:g}"),
+                      hint=message("busy_after_timeout", timeout=f"{deadline.seconds:g}"),
                       extra=Extra(command=rec.command, **extra))
     _delivered(srv, name, rec)
     extra["cwd"] = end.cwd
@@ -409,7 +408,7 @@ def _incomplete(srv: PrivateServer, shell: Shell, rec: RunRecord, follow: marker
     slice), so the session is left ready: a mark still on its way would end the next run as soon as
     it began."""
     keyboard.press(srv.tmux, f"={shell.name}:", ["C-c"])
-    until = Deadline(max(SLICE, deadline.left()))
+    until = deadline.at_least(SLICE)
     while (back := follow.read(lambda _output: None)) is None and (left := until.left()) > 0:
         watch.wait(left)
     _delivered(srv, shell.name, rec)

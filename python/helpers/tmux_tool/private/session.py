@@ -172,16 +172,16 @@ class PrivateSession:
         return row
 
     # --- acting -----------------------------------------------------------------
-    def run(self, command: str, timeout: float) -> Result:
+    def run(self, command: str, deadline: Deadline) -> Result:
         """Run a shell command and return its exact output and exit code (or ``busy`` at the
         timeout)."""
-        result = runs.run(self.server, self.name, command, timeout, on_slice=self._blocked_early)
+        result = runs.run(self.server, self.name, command, deadline, on_slice=self._blocked_early)
         if result.status == Status.BUSY and result.ok:
             st = self.state()
             result.screen = st.snap.text if st.snap else None
         return result
 
-    def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:
+    def send(self, text: str, *, enter: bool, deadline: Deadline, force: bool) -> Result:
         """Type text (bracketed paste where the program takes it) and submit it the program's
         way."""
         shell = self.server.shell(self.name)
@@ -220,16 +220,16 @@ class PrivateSession:
                 tmux, pane, digest or "", lambda snap: bool(box.pending_input(snap))
             )
             keyboard.press(tmux, pane, submit)
-        return self._answered(running, self._settle(timeout, digest))
+        return self._answered(running, self._settle(deadline, digest))
 
-    def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
+    def keys(self, keys: list[str], *, deadline: Deadline, force: bool) -> Result:
         before = self.state()
         if (refused := self._refused(before, "", keys)) is not None:
             return refused
         running = self._run_running()
         keyboard.press(self.target.tmux, self.target.pane, keys)
         return self._answered(
-            running, self._settle(timeout, before.snap.digest if before.snap else None)
+            running, self._settle(deadline, before.snap.digest if before.snap else None)
         )
 
     def _run_running(self) -> bool:
@@ -249,7 +249,7 @@ class PrivateSession:
         session."""
         if not running or self._run_running():
             return settled
-        return self.wait_exact(0.0) or settled
+        return self.wait_exact(Deadline(0.0)) or settled  # a look, no wait: it has ended or not
 
     def _refused(self, st: State, text: str, keys: list[str] | None = None) -> Result | None:
         """Nothing of the agent's goes into a secret's prompt: the refusal, with where the human
@@ -270,10 +270,10 @@ class PrivateSession:
             hint=human.hint(st.program, where),
         )
 
-    def interrupt(self, timeout: float) -> Result:
+    def interrupt(self, deadline: Deadline) -> Result:
         keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
-        exact = self.wait_exact(timeout)
-        return exact if exact is not None else self._settle(timeout, None)
+        exact = self.wait_exact(deadline)
+        return exact if exact is not None else self._settle(deadline, None)
 
     def kill(self) -> Result:
         if not self.server.kill(self.name):
@@ -282,7 +282,7 @@ class PrivateSession:
         return Result(session=self.name, status=Status.READY, output=f"session {self.name} ended")
 
     # --- waiting ----------------------------------------------------------------
-    def wait_exact(self, timeout: float) -> Result | None:
+    def wait_exact(self, deadline: Deadline) -> Result | None:
         """A shell running a command of ours: wait on its markers and return its output (None:
         nothing of ours is pending, so the screen is to be judged instead)."""
         srv = self.server
@@ -300,15 +300,15 @@ class PrivateSession:
         asked = self.state() if running else None
         asked = asked if asked is not None and asked.needs_human else None
         res = runs.collect(
-            srv, shell, rec, timeout, on_slice=lambda quiet: self._blocked_early(quiet, asked)
+            srv, shell, rec, deadline, on_slice=lambda quiet: self._blocked_early(quiet, asked)
         )
         if res.status == Status.BUSY and asked and (st := self.state()).needs_human:
             return self.report(
-                st, ok=False, error=f"{st.program} still waits for the secret after {timeout:g}s"
+                st, ok=False, error=f"{st.program} still waits for the secret after {deadline.seconds:g}s"
             )
         if res.status == Status.BUSY:
             res.ok = False
-            res.error = f"{run_record.describe(rec)} is still running after {timeout:g}s"
+            res.error = f"{run_record.describe(rec)} is still running after {deadline.seconds:g}s"
         return res
 
     def waited(self, res: Result, st: State) -> None:
@@ -321,9 +321,8 @@ class PrivateSession:
         if said := human.heard(self.target.tmux, self.name):
             res.extra["answered_by_human"] = said
 
-    def _settle(self, timeout: float, before: str | None) -> Result:
+    def _settle(self, deadline: Deadline, before: str | None) -> Result:
         """After typing: wait until the session has reacted (its screen changed) and settled."""
-        deadline = Deadline(timeout)
         changed = False
         for st, now, still in stillness.looks(self.state, POLL):
             changed = changed or (st.snap is not None and st.snap.digest != before)

@@ -243,20 +243,19 @@ def _search(pattern: regex.Pattern[str], text: str) -> bool:
                       "simpler one") from None
 
 
-def wait_all(watches: list[Watch], mode: str, timeout: float) -> bool:
-    """Wait until any/all watches are done or ``timeout`` passes.
+def wait_all(watches: list[Watch], mode: str, deadline: Deadline) -> bool:
+    """Wait until any/all watches are done or ``deadline`` passes.
 
     The sessions are listened to through control-mode clients (one per
     session, one reader per server) when ``events`` can attach them; a session
     that cannot be heard - events off, attach failed, client killed mid-wait -
     is polled every ``POLL`` seconds, so no wait is ever lost.
     """
-    deadline = Deadline(timeout)
 
     def finished() -> bool:
         return any(w.done for w in watches) if mode == "any" else all(w.done for w in watches)
 
-    attach_within = min(events.ATTACH_TIMEOUT, max(0.05, timeout / 2))
+    attach_within = min(events.ATTACH_TIMEOUT, max(0.05, deadline.left() / 2))
     with listen.listening(((w.target.tmux, w.target.name) for w in watches), attach_within) as feed:
         if not feed.active:
             for now in deadline.ticks(POLL):

@@ -31,12 +31,11 @@ def poll_step(elapsed: float) -> float:
 
 
 def finish(
-    cfg: Config, target: Target, sent: Sent, text: str, *, timeout: float, entry: str
+    cfg: Config, target: Target, sent: Sent, text: str, *, deadline: Deadline, entry: str
 ) -> Result:
     """After typing: wait (if asked) for the prompt to come back; return the output, and add it to
     the audit trail's ``entry`` for the injection."""
     started = time.monotonic()
-    deadline = Deadline(timeout)
     still = Stillness()
     # told with the record of the command's end: one redraw
     idle = control.telling(target.pane, "idle")

@@ -38,7 +38,7 @@ def send(
     text: str,
     *,
     enter: bool,
-    timeout: float,
+    deadline: Deadline,
     force: bool,
     audit_as: str = "send",
     keys: tuple[str, ...] = (),
@@ -50,7 +50,7 @@ def send(
             target,
             text,
             enter=enter,
-            timeout=timeout,
+            deadline=deadline,
             force=force,
             audit_as=audit_as,
             keys=keys,
@@ -65,7 +65,7 @@ def _send(
     text: str,
     *,
     enter: bool,
-    timeout: float,
+    deadline: Deadline,
     force: bool,
     audit_as: str,
     keys: tuple[str, ...],
@@ -78,10 +78,9 @@ def _send(
         return failure(f"{len(text)} characters is too much to type into the human's terminal "
                        f"(the limit is {MAX_TEXT})", session=target.name, status=Status.UNKNOWN,
                        hint="write the text to a file and send a short command that uses it")
-    deadline = Deadline(timeout)
     # A moment that passes by itself (the shell has yet to read bytes just typed, or a terminal's
     # reply to the query its prompt made) never refuses a send, even one that may not wait.
-    quiet_by = Deadline(max(timeout, TRANSIENT))
+    quiet_by = deadline.at_least(TRANSIENT)
     checked = approved = False
     resizing: Deadline | None = None
     while True:
@@ -116,7 +115,7 @@ def _send(
             typed = keystroke.type_now(cfg, target, st, lk, text, enter, keys, audit_as)
             if typed is not None:
                 sent, entry = typed
-                return outcome.finish(cfg, target, sent, text, timeout=deadline.left(), entry=entry)
+                return outcome.finish(cfg, target, sent, text, deadline=deadline, entry=entry)
             if control.paused(tmux, target.pane):
                 return failure(
                     control.PAUSED, session=target.name, status=st.status, hint=control.PAUSED_HINT

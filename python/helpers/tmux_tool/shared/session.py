@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Unpack
 
+from ..core.clock import Deadline
 from ..core.config import Config
 from ..core.messages import message
 from ..core.result import Extra, Result, failure
@@ -17,6 +18,10 @@ from ..core.status import Status
 from ..judgement.state import State, pane_info, reported
 from ..transport.target import Target
 from . import control, guard, judge, outcome, output, send, where
+
+KEYS_WAIT = 2.0
+"""Seconds keys wait for a quiet moment, at least, whatever the call's timeout: they wait for it
+like text does, and a shorter wait would refuse them while the human reads."""
 
 
 class SharedSession:
@@ -87,7 +92,7 @@ class SharedSession:
         }
 
     # --- acting -----------------------------------------------------------------
-    def run(self, command: str, timeout: float) -> Result:
+    def run(self, command: str, deadline: Deadline) -> Result:
         named = (
             f"the session name {self.name}:{self.target.spec} names the shared terminal: "
             if self.target.spec
@@ -100,28 +105,26 @@ class SharedSession:
             hint=message("shared_run_refused_hint"),
         )
 
-    def send(self, text: str, *, enter: bool, timeout: float, force: bool) -> Result:
-        res = send.send(self.cfg, self.target, text, enter=enter, timeout=timeout, force=force)
+    def send(self, text: str, *, enter: bool, deadline: Deadline, force: bool) -> Result:
+        res = send.send(self.cfg, self.target, text, enter=enter, deadline=deadline, force=force)
         if self.target.closed:  # said once: the pane is no longer bound
             res.extra["note"] = self.target.closed + (
                 "; this command went to the pane the human is looking at" if res.ok else "")
         return res
 
-    def keys(self, keys: list[str], *, timeout: float, force: bool) -> Result:
-        # Keys wait for a quiet moment like text does; a short timeout would refuse them while the
-        # human reads.
+    def keys(self, keys: list[str], *, deadline: Deadline, force: bool) -> Result:
         return send.send(
             self.cfg,
             self.target,
             "",
             enter=False,
-            timeout=max(timeout, 2.0),
+            deadline=deadline.at_least(KEYS_WAIT),
             force=force,
             audit_as="keys",
             keys=tuple(keys),
         )
 
-    def interrupt(self, timeout: float) -> Result:
+    def interrupt(self, deadline: Deadline) -> Result:
         """Ctrl+C, only for what the agent started: the human's programs are the human's to stop."""
         if not guard.ours(self.state()):
             return failure(message("shared_interrupt_refused"), session=self.name,
@@ -131,7 +134,7 @@ class SharedSession:
             self.target,
             "",
             enter=False,
-            timeout=timeout,
+            deadline=deadline,
             force=True,
             audit_as="interrupt",
             keys=("C-c",),
@@ -146,7 +149,7 @@ class SharedSession:
         )
 
     # --- waiting ----------------------------------------------------------------
-    def wait_exact(self, timeout: float) -> Result | None:
+    def wait_exact(self, deadline: Deadline) -> Result | None:
         """No markers here: a wait always judges the pane."""
         return None
 
