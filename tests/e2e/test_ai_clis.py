@@ -144,10 +144,11 @@ def test_recorded_long_answer_keeps_its_last_line(program: str) -> None:
         assert "Thought for" not in answer and "Worked for" not in answer and "✻" not in answer
 
 
-# The CLIs with a profile of their own; the others' quotes are read by the generic chat reading
-# (tests/unit/test_chat_reading.py).
+# The CLIs with a reader of their own; the others' quotes (pi's and Qwen Code's among them, whose
+# profiles the chat reader reads) are read by the chat reading (tests/unit/test_chat_reading.py).
 QUOTED_SCREENS = sorted(f"{p.parent.name}/{p.name}" for p in SCREENS.glob("*/quoted-200x50.json")
-                        if isinstance(profile_for(p.parent.name), AiProfile))
+                        if isinstance(found := profile_for(p.parent.name), AiProfile)
+                        and found.OWN_FACE)
 
 
 @pytest.mark.parametrize("path", QUOTED_SCREENS)
