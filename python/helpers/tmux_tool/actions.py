@@ -79,180 +79,78 @@ def _drive(module: str, name: str) -> Callable[..., Result]:
 ACTIONS: dict[str, Action] = {
     a.name: replace(a, args=(*a.args, _HOST))
     for a in (
-        Action(
-            "run",
-            "run one shell command in a private scratch session; output and exit code",
-            (
-                Arg("command", "str", "the shell command to run", required=True),
-                Arg("session", "str", "private session name (default: the scratch session)"),
-                Arg(
-                    "timeout",
-                    "float",
-                    _TIMEOUT + " before returning busy (the command keeps running)",
-                    default=30.0,
-                ),
-            ),
-            handlers.do_run,
-        ),
-        Action(
-            "send",
-            "type text into a session (guarded in the shared one) and press Enter",
-            (
-                Arg("text", "str", "the text to type", required=True),
-                _SESSION,
-                Arg("enter", "bool", "press Enter after the text", default=True),
-                Arg(
-                    "timeout",
-                    "float",
-                    _TIMEOUT + " for a quiet moment and for the result",
-                    default=10.0,
-                ),
-                Arg(
-                    "force",
-                    "bool",
-                    "shared session: type even though the human seems active",
-                    default=False,
-                ),
-            ),
-            handlers.do_send,
-        ),
-        Action(
-            "keys",
-            "press named keys (C-c, Enter, Escape, Up, Tab, y, ...)",
-            (
-                Arg("keys", "list", "key names, a list or separated by spaces", required=True),
-                _SESSION,
-                Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
-                Arg(
-                    "force",
-                    "bool",
-                    "shared session: allow C-c/C-u etc. on what the human runs",
-                    default=False,
-                ),
-            ),
-            handlers.do_keys,
-            destructive=True,
-        ),
-        Action(
-            "read",
-            "the rendered screen, or the last N lines of history, cleaned",
-            (
-                _SESSION,
-                Arg("lines", "int", "how many lines of history and screen (default: the screen)"),
-            ),
-            handlers.do_read,
-            read_only=True,
-        ),
-        Action(
-            "wait",
-            "wait until a session is ready (or blocked), stable, changed, or shows a pattern",
-            (
-                _SESSION,
-                Arg("sessions", "list", "several sessions to wait on"),
-                Arg(
-                    "mode",
-                    "str",
-                    "with sessions: any or all",
-                    default="any",
-                    choices=("any", "all"),
-                ),
-                Arg(
-                    "until",
-                    "str",
-                    "ready, stable or change",
-                    default="ready",
-                    choices=("ready", "stable", "change"),
-                ),
-                Arg(
-                    "pattern",
-                    "str",
-                    "a regular expression to wait for on the screen",
-                    limit=MAX_PATTERN,
-                    shorter="wait for a short, distinctive part of the line you expect",
-                ),
-                Arg("timeout", "float", _TIMEOUT, default=30.0),
-            ),
-            handlers.do_wait,
-            read_only=True,
-        ),
-        Action(
-            "status",
-            "the state of a session, the program in it, and the evidence",
-            (_SESSION,),
-            handlers.do_status,
-            read_only=True,
-        ),
-        Action(
-            "start",
-            "start a program in a new private session; wait until it is ready or blocked",
-            (
-                Arg(
-                    "program",
-                    "str",
-                    "a profile name (claude, codex, gemini, opencode, python3, vim, ...) "
-                    "or a command line",
-                    required=True,
-                ),
-                Arg("session", "str", "name of the new private session (default: generated)"),
-                Arg("cwd", "str", "directory to start in"),
-                Arg("args", "list", "extra arguments for the program"),
-                Arg("timeout", "float", _TIMEOUT + " for the program to be ready", default=60.0),
-                Arg(
-                    "accept",
-                    "list",
-                    "start-up dialogs to accept by name (trust, theme, ...) or 'safe'",
-                ),
-                Arg(
-                    "skip_permissions",
-                    "bool",
-                    "launch with the program's permission-skipping flag",
-                    default=False,
-                ),
-            ),
-            _drive("launch", "do_start"),
-        ),
-        Action(
-            "ask",
-            "give an interactive program one prompt; return its answer when it is done",
-            (
-                Arg("session", "str", "the program's private session", required=True),
-                Arg("prompt", "str", "the prompt to give", required=True),
-                Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0),
-                Arg(
-                    "unwrap",
-                    "bool",
-                    "join the lines the program broke to fit the terminal",
-                    default=False,
-                ),
-            ),
-            _drive("turns", "do_ask"),
-        ),
-        Action(
-            "exit",
-            "leave an interactive program the right way for it",
-            (
-                Arg("session", "str", "the program's private session", required=True),
-                Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0),
-            ),
-            _drive("launch", "do_exit"),
-            destructive=True,
-        ),
-        Action(
-            "interrupt",
-            "press Ctrl+C and wait for the prompt to come back",
-            (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)),
-            handlers.do_interrupt,
-            destructive=True,
-        ),
+        Action("run", "run one shell command in a private scratch session; output and exit code", (
+            Arg("command", "str", "the shell command to run", required=True),
+            Arg("session", "str", "private session name (default: the scratch session)"),
+            Arg("timeout", "float", _TIMEOUT + " before returning busy (the command keeps running)",
+                default=30.0),
+        ), handlers.do_run),
+        Action("send", "type text into a session (guarded in the shared one) and press Enter", (
+            Arg("text", "str", "the text to type", required=True),
+            _SESSION,
+            Arg("enter", "bool", "press Enter after the text", default=True),
+            Arg("timeout", "float", _TIMEOUT + " for a quiet moment and for the result",
+                default=10.0),
+            Arg("force", "bool", "shared session: type even though the human seems active",
+                default=False),
+        ), handlers.do_send),
+        Action("keys", "press named keys (C-c, Enter, Escape, Up, Tab, y, ...)", (
+            Arg("keys", "list", "key names, a list or separated by spaces", required=True),
+            _SESSION,
+            Arg("timeout", "float", _TIMEOUT + " for the screen to settle", default=2.0),
+            Arg("force", "bool", "shared session: allow C-c/C-u etc. on what the human runs",
+                default=False),
+        ), handlers.do_keys, destructive=True),
+        Action("read", "the rendered screen, or the last N lines of history, cleaned", (
+            _SESSION,
+            Arg("lines", "int", "how many lines of history and screen (default: the screen)"),
+        ), handlers.do_read, read_only=True),
+        Action("wait", "wait until a session is ready (or blocked), stable, changed, or shows a "
+               "pattern", (
+            _SESSION,
+            Arg("sessions", "list", "several sessions to wait on"),
+            Arg("mode", "str", "with sessions: any or all", default="any", choices=("any", "all")),
+            Arg("until", "str", "ready, stable or change", default="ready",
+                choices=("ready", "stable", "change")),
+            Arg("pattern", "str", "a regular expression to wait for on the screen",
+                limit=MAX_PATTERN,
+                shorter="wait for a short, distinctive part of the line you expect"),
+            Arg("timeout", "float", _TIMEOUT, default=30.0),
+        ), handlers.do_wait, read_only=True),
+        Action("status", "the state of a session, the program in it, and the evidence",
+               (_SESSION,), handlers.do_status, read_only=True),
+        Action("start", "start a program in a new private session; wait until it is ready or "
+               "blocked", (
+            Arg("program", "str", "a profile name (claude, codex, gemini, opencode, python3, vim, "
+                "...) or a command line", required=True),
+            Arg("session", "str", "name of the new private session (default: generated)"),
+            Arg("cwd", "str", "directory to start in"),
+            Arg("args", "list", "extra arguments for the program"),
+            Arg("timeout", "float", _TIMEOUT + " for the program to be ready", default=60.0),
+            Arg("accept", "list",
+                "start-up dialogs to accept by name (trust, theme, ...) or 'safe'"),
+            Arg("skip_permissions", "bool", "launch with the program's permission-skipping flag",
+                default=False),
+        ), _drive("launch", "do_start")),
+        Action("ask", "give an interactive program one prompt; return its answer when it is done", (
+            Arg("session", "str", "the program's private session", required=True),
+            Arg("prompt", "str", "the prompt to give", required=True),
+            Arg("timeout", "float", _TIMEOUT + " for the answer", default=300.0),
+            Arg("unwrap", "bool", "join the lines the program broke to fit the terminal",
+                default=False),
+        ), _drive("turns", "do_ask")),
+        Action("exit", "leave an interactive program the right way for it", (
+            Arg("session", "str", "the program's private session", required=True),
+            Arg("timeout", "float", _TIMEOUT + " for the shell to come back", default=20.0),
+        ), _drive("launch", "do_exit"), destructive=True),
+        Action("interrupt", "press Ctrl+C and wait for the prompt to come back",
+               (_SESSION, Arg("timeout", "float", _TIMEOUT, default=10.0)),
+               handlers.do_interrupt, destructive=True),
         Action("list", "sessions, their programs and states", (), handlers.do_list, read_only=True),
-        Action(
-            "kill",
-            "end a private session and what runs in it (never the shared one; a `setsid` process "
-            "stays)",
-            (Arg("session", "str", "private session name", required=True),),
-            handlers.do_kill,
-            destructive=True,
-        ),
+        Action("kill", "end a private session and what runs in it (never the shared one; a "
+               "`setsid` process stays)",
+               (Arg("session", "str", "private session name", required=True),),
+               handlers.do_kill, destructive=True),
     )
 }
 
