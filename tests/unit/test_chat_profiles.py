@@ -99,10 +99,10 @@ def test_a_turn_is_driven_with_the_profile_s_own_data() -> None:
     ready = _snap(min((SCREENS / "qwen").glob("ready-*.json")))
     qwen = profile_for("qwen")
     assert qwen is not None and chat.speaks(qwen, ready)
-    speaker = chat.speaker("qwen", "Say hello")
+    speaker = chat.speaker(qwen, "Say hello")
     assert speaker.asked == "Say hello" and speaker.dialogs == qwen.dialogs
     assert speaker.exit_steps == qwen.exit_steps and "busy" in speaker.sign_patterns
-    plain = chat.speaker("some-cli", "Say hello")
+    plain = chat.speaker(profile_or_generic("some-cli"), "Say hello")
     assert plain.dialogs == () and not plain.sign_patterns
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.programs import chat, detect, menus
+from python.helpers.tmux_tool.programs import chat, detect, menus, profile_or_generic
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -40,7 +40,7 @@ def _screens(program: str, pattern: str) -> list[Path]:
 
 @pytest.mark.parametrize("program", CHATS)
 def test_the_input_area_and_what_is_typed_in_it(program: str) -> None:
-    speaker = chat.speaker(program)
+    speaker = chat.speaker(profile_or_generic(program))
     for path in _screens(program, "typed-*.json"):
         assert speaker.pending_input(_snap(path)) == TYPED, path.name
     for path in _screens(program, "ready-*.json"):
@@ -75,7 +75,7 @@ def test_the_answer_is_the_rows_between_the_echo_and_the_input_area(program: str
     cut: list[str] = []
     for path in sorted((SCREENS / program).glob("answered-*.json")):
         snap = _snap(path)
-        answer = chat.speaker(program, LONG_PROMPT).answer_from(snap, LONG_PROMPT)
+        answer = chat.speaker(profile_or_generic(program), LONG_PROMPT).answer_from(snap, LONG_PROMPT)
         if answer is None:  # the echo scrolled off the screen (into the history, which a fixture does not hold)
             assert not any(LONG_PROMPT in row for row in snap.lines), path.name
             continue
@@ -84,7 +84,7 @@ def test_the_answer_is_the_rows_between_the_echo_and_the_input_area(program: str
         cut.append(path.name)
     for path in _screens(program, "quoted-*.json"):
         snap = _snap(path)
-        answer = chat.speaker(program, "Quote a proverb").answer_from(snap, "Quote a proverb")
+        answer = chat.speaker(profile_or_generic(program), "Quote a proverb").answer_from(snap, "Quote a proverb")
         if answer is None:
             assert not any("Quote a proverb" in row for row in snap.lines), path.name
             continue

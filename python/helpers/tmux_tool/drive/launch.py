@@ -165,7 +165,7 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, dea
             quiet.see(now, target.tmux.place.activity(st.facts.pid))
         steady = still.steady(now)
         # A program no profile knows that shows an input area starts like an AI CLI: in stages.
-        settle = settle_for(chat.speaker(profile.name) if chat.speaks(profile, st.snap) else profile,
+        settle = settle_for(chat.speaker(profile) if chat.speaks(profile, st.snap) else profile,
                             starting=True)
         blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):

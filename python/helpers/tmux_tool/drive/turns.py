@@ -61,11 +61,11 @@ def do_ask(ctx: Context, session: str, prompt: str, deadline: Deadline,
     st = observe.state_of(ctx.open(target))
     if chat.speaks(profile, st.snap):  # a CLI no profile knows, at its input area: driven as a chat
         # the last turn's, to see its end
-        profile = chat.speaker(profile.name, ask_log.read(target).asked)
+        profile = chat.speaker(profile, ask_log.read(target).asked)
     if refused := ask_log.refuse(target, shell, profile, st):
         return refused
     if isinstance(profile, chat.ChatProfile):
-        profile = chat.speaker(profile.name, prompt)
+        profile = chat.speaker(profile, prompt)
     if isinstance(profile, AiProfile):
         return _ask_ai(ctx, target, shell, profile, prompt, deadline, unwrap)
     return repl_turn.ask(ctx, target, shell, profile, prompt, deadline)

@@ -203,7 +203,7 @@ class PrivateSession:
             )
         if profile is None and before.program:
             profile = programs.profile_or_generic(before.program)
-            profile = chat.speaker(profile.name) if chat.speaks(profile, before.snap) else profile
+            profile = chat.speaker(profile) if chat.speaks(profile, before.snap) else profile
         submit = list(profile.submit) if profile else ["Enter"]
         running = self._run_running()
         tmux, pane, digest = (

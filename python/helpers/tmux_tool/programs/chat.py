@@ -46,7 +46,7 @@ from typing import ClassVar
 from ..core.status import Status
 from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
-from . import menus, signs
+from . import menus, signs, unprofiled
 from .ai import AiProfile, Frame
 from .answer import squash, tidy
 from .base import Profile, Verdict, cursor_line, quote
@@ -141,23 +141,18 @@ class ChatProfile(AiProfile):
         return next((row.strip() for row in frame.status if mark.search(row)), None)
 
     def when_silent(self, snap: Snapshot) -> Verdict:
-        return self._generic().when_silent(snap)
+        return unprofiled.silent(self, snap)
 
     def _unframed(self, snap: Snapshot) -> Verdict | None:
         """No input area: the generic reading, a question of it named after this CLI's own
         dialog when its data file knows the dialog (Qwen Code's permission question)."""
-        verdict = self._generic().classify(snap)
+        verdict = unprofiled.read(self, snap)
         blocked = verdict is not None and verdict.status == Status.BLOCKED
         known = self.find_dialog(snap.text) if blocked else None
         if verdict is None or known is None:
             return verdict
         return replace(verdict, evidence=f"the {known.name} dialog: {verdict.evidence}",
                        question=f"{known.question}: {verdict.question}")
-
-    def _generic(self) -> Profile:
-        from .generic import generic  # the generic profile reads chats through this module
-
-        return generic(self.name)
 
     def frame(self, snap: Snapshot) -> Frame | None:
         found = input_area(snap)
@@ -229,15 +224,13 @@ def _typed(snap: Snapshot, upper: int, lower: int) -> str:
     return "\n".join(text for row in band if (text := row.replace(ZERO_WIDTH, "").strip()))
 
 
-def speaker(name: str, asked: str = "") -> ChatProfile:
-    """The chat reading of program ``name`` (for one prompt, when ``asked`` is given): its own
-    profile when a data file gives it the chat reader, else one that knows only its name."""
-    from .registry import profile_for  # the registry loads this module's reader
-
-    own = profile_for(name)
-    if isinstance(own, ChatProfile) and own.name == name:
-        return replace(own, asked=asked)
-    return ChatProfile(name, (name,), asked=asked)
+def speaker(profile: Profile, asked: str = "") -> ChatProfile:
+    """The chat reading of ``profile``'s program (for one prompt, when ``asked`` is given): the
+    profile itself when a data file gives it the chat reader, else one that knows only its
+    name."""
+    if isinstance(profile, ChatProfile):
+        return replace(profile, asked=asked)
+    return ChatProfile(profile.name, (profile.name,), asked=asked)
 
 
 def speaks(profile: Profile, snap: Snapshot | None) -> bool:
