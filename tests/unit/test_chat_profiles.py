@@ -44,6 +44,12 @@ TABLE = [
     ("qwen", "permission", "blocked", "the permission dialog"),
     ("qwen", "palette", "blocked", "a command list is open"),
     ("qwen", "error", "error", "401 scripted bad key"),
+    ("cn", "starting", "ready", "the input area is idle"),
+    ("cn", "ready", "ready", "the input area is idle"),
+    ("cn", "typed", "ready", "the input area is idle"),
+    ("cn", "quoted", "ready", "the input area is idle"),
+    ("cn", "busy", "busy", "esc to interrupt"),
+    ("cn", "secondturn", "busy", "esc to interrupt"),
 ]
 
 
@@ -78,14 +84,15 @@ def test_qwen_permission_is_blocked_with_its_own_question_and_the_options_on_scr
 
 @pytest.mark.parametrize(("spelling", "name"), [
     ("pi", "pi"), ("@mariozechner/pi-coding-agent@0.73.1", "pi"), ("qwen", "qwen"),
-    ("Qwen Code", "qwen"), ("@qwen-code/qwen-code@0.24.4", "qwen")])
+    ("Qwen Code", "qwen"), ("@qwen-code/qwen-code@0.24.4", "qwen"), ("cn", "cn"),
+    ("Continue", "cn"), ("cn@1.5.47", "cn")])
 def test_the_profiles_are_found_as_people_write_them(spelling: str, name: str) -> None:
     found = profile_for(spelling)
     assert found is not None and found.name == name
 
 
 def test_they_are_profiles_of_their_own_not_the_generic_one() -> None:
-    for name in ("pi", "qwen"):
+    for name in ("pi", "qwen", "cn"):
         profile = profile_or_generic(name)
         assert isinstance(profile, ChatProfile) and not isinstance(profile, GenericProfile)
         assert profile.kind == "ai" and profile.launch() == [name]
@@ -118,5 +125,5 @@ def test_a_chat_screen_tmux_names_only_node_is_not_claimed_by_pi_or_qwen(folder:
         w, h = fx["size"]
         snap = snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
                                      alternate=fx["alternate"], program="node")
-        assert detect(snap).program not in ("pi", "qwen"), path.name
+        assert detect(snap).program not in ("pi", "qwen", "cn"), path.name
         assert detect(_snap(path)).program != "qwen" or folder == "qwen", path.name
