@@ -26,7 +26,7 @@ from ..judgement.state import reported
 from ..judgement.stillness import Quiet
 from ..private import run_record, runs
 from ..private.server import PrivateServer, Shell
-from ..programs import Profile, chat
+from ..programs import Profile, chat, registry
 from ..programs.ai import AiProfile, squash
 from ..sessions import observe
 from ..sessions.context import Context
@@ -117,7 +117,8 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None, a
     if here and cwd and not os.path.isdir(cwd):
         return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    setup = journals.setup(profile.name, srv.session_dir(name)) if here else journals.Setup()
+    setup = (journals.setup(profile.name, srv.session_dir(name))
+             if here and registry.holds(profile.name) else journals.Setup())
     argv = [argv[0], *setup.args, *argv[1:]]  # the caller's own arguments come after, and win
     if here:
         env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)

@@ -204,6 +204,12 @@ def _spellings(key: str) -> list[str]:
     return out
 
 
+def holds(name: str) -> bool:
+    """Whether a profile of this exact name is loaded: only such a CLI's own record is read (its
+    profile file removed, a CLI is read off its screen alone, as any CLI no profile knows)."""
+    return name in _BY_NAME
+
+
 def profile_or_generic(name_or_executable: str | None) -> Profile:
     """The profile for a program, or the generic one when no profile knows it."""
     return profile_for(name_or_executable) or generic(name_or_executable)
