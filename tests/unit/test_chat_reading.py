@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.programs import chat, detect, menus
+from python.helpers.tmux_tool.programs import GenericProfile, chat, detect, menus
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -126,3 +126,12 @@ def test_a_summary_quoted_inside_an_answer_stays() -> None:
     rows = ["  First line.", "  ✻ Worked for 3s", "  Last line."]
     assert chat.speaker("x").cut(_snap(_screens("pi", "ready-*.json")[0]), rows, 0, 3) == (
         "First line.\n  Worked for 3s\nLast line.")  # its mark is a block's mark
+
+
+@pytest.mark.parametrize("said", ["  Press Ctrl+D again to exit.", "  Press Ctrl-D again to exit",
+                                  "Press ^D again to quit"])
+def test_the_exit_key_asked_for_again_is_read_however_it_is_spelled(said: str) -> None:
+    """Qwen Code writes Ctrl+D, Claude Code Ctrl-D: either way, ``exit`` presses it once more."""
+    snap = snapshot_from_capture(f"some answer\n\n{said}\n", width=80, height=6, cursor=(0, 4),
+                                 alternate=False, program="node")
+    assert GenericProfile.asks_again(snap) == "C-d"
