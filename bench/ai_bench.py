@@ -1,8 +1,8 @@
 """How soon, and how safely, does ``ask`` come back from a real AI CLI?  Prints the figures.
 
 For each CLI (Claude Code, Codex, Gemini CLI, OpenCode from tests/e2e/clis;
-Kimi and aider too when asked for and installed where tests/e2e/clis/homes.py
-expects them), in each of its versions - the pinned install and the newest
+pi, Qwen Code and Continue's ``cn`` - pinned only - and Kimi and aider too when
+asked for and installed where tests/e2e/clis/homes.py expects them), in each of its versions - the pinned install and the newest
 (tests/e2e/clis/versions.py; a CLI whose newest release is the pinned one is
 said so and measured once) - and at 80x24 and at 200x50, one session takes
 ``--turns`` prompts (at least 10; 25 by default, so 50 per version) against
@@ -32,9 +32,13 @@ told apart by the turn it belongs to.  Every CLI runs on this run's own tmux
 socket, HOME and state directory; nothing else is touched.
 ``--installs latest`` installs each npm CLI's newest release from the
 registry into a scratch folder first (``npm install --prefix``), so a
-release that came out today is measured today.
-Usage: ``.venv/bin/python bench/ai_bench.py [--turns N] [--clis claude,codex,gemini,opencode,kimi,aider]
-[--installs pinned,newest,latest]``.
+release that came out today is measured today.  ``--generic`` measures the
+CLIs with no profile file at all (``TMUX_TOOL_PROFILES`` naming an empty
+folder): each is read as any chat CLI no profile knows, its answers off the
+screen.  ``cn`` has no profile: it is read so either way.
+Usage: ``.venv/bin/python bench/ai_bench.py [--turns N]
+[--clis claude,codex,gemini,opencode,pi,qwen,cn,kimi,aider] [--installs pinned,newest,latest]
+[--generic]``.
 """
 
 from __future__ import annotations
@@ -61,15 +65,18 @@ from tests.e2e.model_server import ModelServer, Reply
 CLIS = ("claude", "codex", "gemini", "opencode")
 SIZES = ((80, 24), (200, 50))
 # Aider needs its flags (no git, no update check, no analytics) to start offline without questions.
-ARGS = {"aider": lambda launch: launch.argv[1:]}
+# Continue's cn is told its config file (the scripted model server).  Without profiles (--generic)
+# every CLI is started with the argv tests/e2e/clis/homes.py gives it.
+ARGS = {"aider": lambda launch: launch.argv[1:], "cn": lambda launch: launch.argv[1:]}
 STALLS = (0.0, 0.6, 1.2, 2.0)
 MIN_TURNS = 10
 TURNS = 25
 TARGET_MS = 300.0
 TARGET_RECORD_MS = 100.0  # where the answer comes from the CLI's own record
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
-            "opencode": "opencode-ai"}
-NPM = ("claude", "codex", "gemini", "opencode")  # the CLIs with a pinned and a newest install
+            "opencode": "opencode-ai", "pi": "@mariozechner/pi-coding-agent",
+            "qwen": "@qwen-code/qwen-code", "cn": "@continuedev/cli"}
+NPM = tuple(PACKAGES)  # the CLIs from npm: a pinned install, a newest one where installed
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,8 @@ def versions_of(name: str, installs: list[str], latest: Path | None) -> list[Ver
     found: list[Version] = []
     for install in installs:
         number = versions.version(dirs[install], name)
+        if not number and install != "pinned":
+            continue  # not in that install (tests/e2e/clis/newest holds only the first four)
         same = next((v for v in found if v.number == number), None)
         if same is not None:
             found[found.index(same)] = dataclasses.replace(same, note=f"{install} is the same release: measured once")
@@ -183,7 +192,7 @@ def turn(name: str, number: int) -> tuple[str, str, Reply]:
 
 
 def bench_session(name: str, version: Version, size: tuple[int, int], turns: int, call: Callable[..., dict],
-                  workdir: Path) -> Figures:
+                  workdir: Path, generic: bool = False) -> Figures:
     figures = Figures(name, version, size)
     home = workdir / f"home-{name}-{version.install}-{size[0]}x{size[1]}"
     cwd = home / "project"
@@ -197,7 +206,7 @@ def bench_session(name: str, version: Version, size: tuple[int, int], turns: int
         os.environ.update(launch.env)
         os.environ["TMUX_TOOL_WIDTH"], os.environ["TMUX_TOOL_HEIGHT"] = str(size[0]), str(size[1])
         try:
-            args = ARGS[name](launch) if name in ARGS else []
+            args = launch.argv[1:] if generic else ARGS[name](launch) if name in ARGS else []
             started = call("start", program=name, session=session, cwd=str(cwd), args=args, timeout=90)
             if started["status"] != "ready":
                 figures.failures.append(f"start: {started['status']}: {started.get('error') or started['evidence']}")
@@ -246,6 +255,8 @@ def main() -> None:
     parser.add_argument("--clis", default=",".join(CLIS))
     parser.add_argument("--installs", default=",".join(versions.INSTALLS),
                         help="pinned, newest (tests/e2e/clis), latest (installed from the registry now)")
+    parser.add_argument("--generic", action="store_true",
+                        help="no profile file (TMUX_TOOL_PROFILES an empty folder): the generic reading")
     args = parser.parse_args()
     turns = max(MIN_TURNS, args.turns)
     socket = f"tt-aibench-{os.getpid()}"
@@ -253,6 +264,9 @@ def main() -> None:
     os.environ["TMUX_TOOL_PRIVATE_SOCKET"] = socket
     os.environ["TMUX_TOOL_STATE_DIR"] = str(Path(workdir.name) / "state")
     os.environ.pop("CI", None)  # Gemini CLI leaves its interactive UI out under CI=true
+    if args.generic:
+        (Path(workdir.name) / "no-profiles").mkdir()
+        os.environ["TMUX_TOOL_PROFILES"] = str(Path(workdir.name) / "no-profiles")
     from python.tools.tmux_tool import call
 
     results: list[Figures] = []
@@ -263,15 +277,18 @@ def main() -> None:
         for name in args.clis.split(","):
             for version in versions_of(name, installs, latest):
                 for size in SIZES:
-                    results.append(bench_session(name, version, size, turns, call, Path(workdir.name)))
+                    results.append(bench_session(name, version, size, turns, call, Path(workdir.name),
+                                                 args.generic))
     finally:
         kill_server(socket)
         workdir.cleanup()
-    report(results, floor)
+    report(results, floor, args.generic)
 
 
-def report(results: list[Figures], floor: Floors) -> None:
+def report(results: list[Figures], floor: Floors, generic: bool = False) -> None:
     """Each session's figures, then each version's against the target, then all of them."""
+    print("profiles: none, every CLI read by the generic chat reading (--generic)" if generic else
+          "profiles: the built-in ones (a CLI none knows is read by the generic chat reading)")
     print(f"floors: tmux round trip {floor.tmux:.1f} ms, one capture {floor.capture:.1f} ms, "
           f"python -c pass {floor.python:.0f} ms")
     for fig in results:

@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.programs import chat, detect, menus, profile_or_generic
+from python.helpers.tmux_tool.programs import (
+    GenericProfile,
+    chat,
+    detect,
+    menus,
+    profile_or_generic,
+)
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
@@ -102,3 +108,36 @@ def test_qwen_permission_question_is_blocked_with_its_options() -> None:
         assert len(verdict.options) >= 3
         # the options as a person reads them: no padding, no scroll bar's cell from the screen's edge
         assert all(option == option.strip() and not option.endswith("█") for option in verdict.options)
+
+
+CLAUDES = ("claude", "claude-2.1.330", "claude-2.1.332")  # read here as if no profile knew them
+
+
+@pytest.mark.parametrize("folder", CLAUDES)
+def test_a_turn_s_summary_over_and_under_the_answer_is_left_out(folder: str) -> None:
+    """Claude Code's rows over and under an answer ("Thought for 1s (ctrl+o to expand)", "✻ Cogitated
+    for 27s · done 1:47 AM"), read by the chat reading (its profile file removed): not the answer."""
+    for path in _screens(folder, "answered-200x*.json"):
+        answer = chat.speaker(profile_or_generic("claude"), LONG_PROMPT).answer_from(_snap(path), LONG_PROMPT)
+        assert answer is not None and answer.startswith("Plan\n"), (path.name, answer)
+        assert answer.endswith("That is the end of the long answer."), (path.name, answer[-200:])
+
+
+def test_a_summary_quoted_inside_an_answer_stays() -> None:
+    """The same words inside the answer (the model quoting them) are the answer's."""
+    assert chat.SUMMARY.match("✻ Cogitated for 27s · done 1:47 AM")
+    assert chat.SUMMARY.match("  Thought for 1s (ctrl+o to expand)")
+    assert chat.SUMMARY.match("  Worked for 27s • 05:46")
+    assert not chat.SUMMARY.match("  I waited for 3s and went on.")
+    rows = ["  First line.", "  ✻ Worked for 3s", "  Last line."]
+    assert chat.speaker(profile_or_generic("x")).cut(_snap(_screens("pi", "ready-*.json")[0]), rows, 0, 3) == (
+        "First line.\n  Worked for 3s\nLast line.")  # its mark is a block's mark
+
+
+@pytest.mark.parametrize("said", ["  Press Ctrl+D again to exit.", "  Press Ctrl-D again to exit",
+                                  "Press ^D again to quit"])
+def test_the_exit_key_asked_for_again_is_read_however_it_is_spelled(said: str) -> None:
+    """Qwen Code writes Ctrl+D, Claude Code Ctrl-D: either way, ``exit`` presses it once more."""
+    snap = snapshot_from_capture(f"some answer\n\n{said}\n", width=80, height=6, cursor=(0, 4),
+                                 alternate=False, program="node")
+    assert GenericProfile.asks_again(snap) == "C-d"

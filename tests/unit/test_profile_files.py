@@ -116,22 +116,17 @@ def test_a_reader_s_required_signs_and_groups_are_checked(tmp_path: Path) -> Non
         load(ungrouped, registry.READERS)
 
 
-def test_the_registry_refuses_a_broken_file_at_import(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_registry_refuses_a_broken_file(tmp_path: Path) -> None:
     for path in FILES:
         write(tmp_path, path.read_text(encoding="utf-8"), path.stem)
-    monkeypatch.setattr(registry, "FOLDER", tmp_path)
-    assert registry._discover() == PROFILES
+    assert registry._discover((tmp_path,)) == PROFILES
     write(tmp_path, GOOD + "[signs]\nbusy = '(unclosed'\n", "broken")
     broken = re.escape(str(tmp_path / "broken.toml"))
-    with pytest.raises(ImportError, match=rf"profile file {broken}: "):
-        registry._discover()
+    with pytest.raises(ProfileError, match=rf"profile file {broken}: "):
+        registry._discover((tmp_path,))
 
 
-def test_a_name_given_twice_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for path in FILES:
-        write(tmp_path, path.read_text(encoding="utf-8"), path.stem)
+def test_a_name_given_twice_is_refused(tmp_path: Path) -> None:
     write(tmp_path, GOOD.replace('"demo"', '"bash"', 1), "bash")
-    monkeypatch.setattr(registry, "FOLDER", tmp_path)
-    with pytest.raises(ImportError, match="two program profiles are named 'bash'"):
-        registry._discover()
+    with pytest.raises(ProfileError, match="name 'bash' is a built-in program's"):
+        registry._discover((registry.FOLDER, tmp_path))

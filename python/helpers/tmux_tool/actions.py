@@ -25,6 +25,7 @@ from .core.messages import message
 from .core.result import Result, failure
 from .core.status import Status
 from .judgement import human
+from .programs import registry
 from .sessions.context import Context
 from .transport import hosts
 from .transport.hosts import HostWaits, LinkLost
@@ -304,6 +305,12 @@ def _dispatch(name: str, args: dict[str, Any]) -> Result:
         return failure(f"unknown action {brief(name)}; the actions are: {', '.join(ACTIONS)}",
                        status=Status.UNKNOWN)
     session = args.get("session") if isinstance(args.get("session"), str) else None
+    if trouble := registry.refresh():
+        fix = (f"make that folder or take it out of {registry.VARIABLE}"
+               if trouble.startswith(registry.VARIABLE) else "fix or remove that file")
+        return failure(trouble, session=session, status=Status.UNKNOWN,
+                       hint=f"{fix}, then call again (no action runs until then); tell the human "
+                       "if the file is not yours")
     ctx: Context | None = None
     try:
         bound = bind(name, spec.args, args)

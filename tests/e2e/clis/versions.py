@@ -40,5 +40,5 @@ def version(bin_dir: Path, executable: str) -> str:
     with tempfile.TemporaryDirectory(prefix="cli-version-") as home:
         proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "HOME": home}, check=False)
-    lines = proc.stdout.strip().splitlines()
+    lines = (proc.stdout.strip() or proc.stderr.strip()).splitlines()  # pi says it on stderr
     return lines[-1].strip() if lines else ""

@@ -26,7 +26,7 @@ from ..judgement.state import reported
 from ..judgement.stillness import Quiet
 from ..private import run_record, runs
 from ..private.server import PrivateServer, Shell
-from ..programs import Profile, chat
+from ..programs import Profile, chat, registry
 from ..programs.ai import AiProfile, squash
 from ..sessions import observe
 from ..sessions.context import Context
@@ -118,7 +118,8 @@ def do_start(ctx: Context, program: str, session: str | None, cwd: str | None,
     if here and cwd and not os.path.isdir(cwd):
         return failure(f"the directory {brief(cwd)} does not exist", session=name, status=Status.UNKNOWN)
     srv.create(name, cwd=cwd)
-    setup = journals.setup(profile.name, srv.session_dir(name)) if here else journals.Setup()
+    setup = (journals.setup(profile.name, srv.session_dir(name))
+             if here and registry.holds(profile.name) else journals.Setup())
     argv = [argv[0], *setup.args, *argv[1:]]  # the caller's own arguments come after, and win
     if here:
         env_file = _env_file(srv, {**dict(profile.launch_env), **os.environ}, name)
@@ -257,18 +258,27 @@ def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> N
             return
 
 
-def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> None:
+def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> bool:
     """Press the exit key once more if the program, still running, asks for it again (Qwen Code:
-    "Press Ctrl+D again to exit.", for about a second)."""
+    "Press Ctrl+D again to exit.", for about a second); False when it runs on and asks nothing."""
     for _ in Deadline(ASKED_AGAIN).ticks(POLL):
         mark = srv.last_mark(shell)
         if mark is None or mark.kind != "S":
-            return  # it has ended
+            return True  # it has ended
         if (
             key := programs.GenericProfile.asks_again(panes.look(target.tmux, target.pane)[0])
         ) is not None:
             keyboard.press(target.tmux, target.pane, [key])
-            return
+            return True
+    return False
+
+
+def _leave_chat(srv: PrivateServer, shell: Shell, target: Target) -> None:
+    """After its Ctrl+D: a second one if asked (it may come too soon, or be lost), or, for a CLI
+    deaf to Ctrl+D (Claude Code), Ctrl+C and once more when asked ("Press Ctrl-C again to exit")."""
+    if not _press_again(srv, shell, target) and (m := srv.last_mark(shell)) and m.kind == "S":
+        keyboard.press(target.tmux, target.pane, ["C-c"])
+        _press_again(srv, shell, target)
 
 
 def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
@@ -293,7 +303,7 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
     rec = run_record.load_record(srv, target.name)
     if rec is not None:
         if isinstance(profile, (programs.GenericProfile, chat.ChatProfile)):
-            _press_again(srv, shell, target)  # its second Ctrl+D may come too soon, or be lost
+            _leave_chat(srv, shell, target)
         res = runs.collect(srv, shell, rec, deadline)
         if res.status == Status.READY:
             srv.set_program(target.name, None)

@@ -33,7 +33,7 @@ from ..core.status import Status
 from ..judgement.state import State, reported
 from ..judgement.stillness import ENDED, Quiet
 from ..private.server import Shell
-from ..programs import chat
+from ..programs import chat, registry
 from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..sessions import observe
@@ -91,7 +91,8 @@ def _ask_ai(ctx: Context, target: Target, shell: Shell, profile: AiProfile, prom
     mark = turn_pages.anchor(turn_pages.rows(turn_pages.capture(target, turn_pages.HISTORY_LINES), profile),
                              profile, whole=paged)
     # A CLI's record is read here, where it writes; one on another host is judged by its screen.
-    journal = journals.for_program(profile.name) if target.tmux.place.keeps_records else None
+    journal = (journals.for_program(profile.name)
+               if target.tmux.place.keeps_records and registry.holds(profile.name) else None)
     reading = journal.begin(ctx.private.session_dir(target.name), prompt, facts.pid) if journal else None
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     keyboard.await_paste(target.tmux, target.pane, before, lambda snap: bool(profile.pending_input(snap)))

@@ -16,10 +16,15 @@
 from __future__ import annotations
 
 from ..core.status import Status
+from . import registry
 from .base import Dialog, Kind, Profile, Step, Verdict
 from .detector import classify, detect
 from .generic import GenericProfile
-from .registry import PROFILES, profile_for, profile_or_generic
+from .registry import profile_for, profile_or_generic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "PROFILES",
@@ -35,3 +40,10 @@ __all__ = [
     "profile_for",
     "profile_or_generic",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``PROFILES``: the registry's, as loaded last (``TMUX_TOOL_PROFILES`` may change them)."""
+    if name == "PROFILES":
+        return registry.PROFILES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

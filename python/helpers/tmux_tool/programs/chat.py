@@ -62,6 +62,11 @@ GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")
 # a non-ASCII mark before a block's first row
 MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")
 ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cursor stands
+# a turn's summary a CLI draws over or under its answer: a verb and how long it took, after a mark
+# (Claude Code's "✻ Cogitated for 2s · done 1:47 AM" and "Thought for 1s (ctrl+o to expand)", Codex's
+# "Worked for 27s • 05:46"); left out as an answer's first or last row only (an answer may quote one)
+SUMMARY = re.compile(r"^\W*?\s*[A-Z][\w\u00c0-\u024f]+ for (?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?s"
+                     r"(?:\s+[·•][^\n]*|\s*\([^()\n]*\))?\s*$")
 ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter prompt)
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
 START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
@@ -193,14 +198,18 @@ class ChatProfile(AiProfile):
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
         """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner
-        rows too."""
+        rows too, and a turn's summary over or under the answer (:data:`SUMMARY`)."""
         kept: list[str] = []
         for row in rows[y:end]:
             row = menus.unbox(row)
             if signs.activity(row, hints=False):
                 continue
-            kept.append(MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1))
-        return tidy(kept)
+            kept.append(row)
+        text = [i for i, row in enumerate(kept) if row.strip()]
+        for i in {text[0], text[-1]} if text else ():
+            if SUMMARY.match(kept[i]):
+                kept[i] = ""
+        return tidy([MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1) for row in kept])
 
 
 def _typed(snap: Snapshot, upper: int, lower: int) -> str:

@@ -43,11 +43,11 @@ from typing import get_args
 from ..core.status import Status
 from ..screen.cells import char_width
 from ..screen.snapshot import Snapshot
-from . import chat, signs
+from . import chat, registry, signs
 from .base import Kind, Profile, Verdict, cursor_line, last_text_row, quote, row
 from .generic import generic
 from .questions import ask
-from .registry import PROFILES, profile_for
+from .registry import profile_for
 from .shell import split_prompt
 
 DEAD = re.compile(r"^Pane is dead \(")
@@ -63,7 +63,7 @@ MAX_COLUMNS = 2000
 
 def _recognise(snap: Snapshot, kinds: Sequence[Kind] | None = None) -> Verdict | None:
     """The first profile (in rank order) that sees its own signals."""
-    for p in PROFILES:
+    for p in registry.PROFILES:
         if p.OWN_FACE and (kinds is None or p.kind in kinds) and (v := p.classify(snap)):
             return v
     return None
@@ -209,7 +209,7 @@ def _detect(snap: Snapshot, program: str | None) -> Verdict:
         # Several programs run under one name (Codex and Gemini CLI as `node`, beside the
         # node REPL): the first, in rank order, that recognises its own screen speaks.
         if fg_profile.kind != "shell":
-            for p in PROFILES:
+            for p in registry.PROFILES:
                 if p.OWN_FACE and p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
                     return v
         speaker = fg_profile

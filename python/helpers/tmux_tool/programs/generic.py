@@ -42,7 +42,10 @@ from ..screen.snapshot import Snapshot
 from . import chat, unprofiled
 from .base import Profile, Verdict
 
-AGAIN = re.compile(r"(?i)\bpress\s+ctrl\+(?P<key>[cd])\s+again\s+to\s+(?:exit|quit)\b")
+# Qwen Code's "Press Ctrl+D again to exit.", Claude Code's "Press Ctrl-D again to exit"
+AGAIN = re.compile(
+    r"(?i)\bpress\s+(?:ctrl\s*[+-]\s*|\^)(?P<key>[cd])\s+again\s+to\s+(?:exit|quit)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,8 @@ class GenericProfile(Profile):
     def asks_again(snap: Snapshot) -> str | None:
         """The key a program asks to be pressed again to leave it (``Press Ctrl+D again to
         exit.``), or None."""
-        texts = [snap.lines[y] for y in snap.text_rows(unprofiled.LOOK_ROWS)]
+        # Gemini CLI writes it over its input band, its hints and two status rows: the 7th row up
+        texts = [snap.lines[y] for y in snap.text_rows(2 * unprofiled.LOOK_ROWS)]
         m = next((m for row in texts if (m := AGAIN.search(row))), None)
         return f"C-{m.group('key').lower()}" if m else None
 
