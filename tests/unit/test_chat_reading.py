@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from python.helpers.tmux_tool.programs import chat, detect, menus, profile_or_generic
+from python.helpers.tmux_tool.programs import answer, chat, detect, menus, profile_or_generic
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
-CHATS = ("pi", "qwen", "cn")
+CHATS = ("pi", "qwen", "cn", "copilot")
 TYPED = "this text is typed but not submitted"
 LONG_PROMPT = "Say hello and show me a short list"
 
@@ -102,3 +102,31 @@ def test_qwen_permission_question_is_blocked_with_its_options() -> None:
         assert len(verdict.options) >= 3
         # the options as a person reads them: no padding, no scroll bar's cell from the screen's edge
         assert all(option == option.strip() and not option.endswith("█") for option in verdict.options)
+
+
+@pytest.mark.parametrize("folder", ["/home/me/project", "~/project", "~/project [⎇ main]"])
+def test_a_folder_row_drawn_on_the_input_area_is_not_the_answer(folder: str) -> None:
+    """Copilot CLI draws the working folder right on the input area's upper rule: the input area's
+    own row, not the answer's last one (a failed turn's message is the block above it)."""
+    rows = [" ❯ Name a colour", "", " ● The colour is blue.", "", "   That is all.", "", f" {folder}",
+            "─" * 80, "❯", "─" * 80, " ← open sidebar · Interactive · / commands     scripted-model"]
+    speaker = chat.speaker(profile_or_generic("some-cli"), "Name a colour")
+    assert speaker.extract_answer(rows, "Name a colour") == "The colour is blue.\n\nThat is all."
+    kept = [*rows[:6], "   /usr/bin is where it lives", *rows[7:]]
+    assert speaker.extract_answer(kept, "Name a colour").endswith("/usr/bin is where it lives")
+
+
+def test_a_failed_turn_is_read_from_the_head_of_the_last_block_past_a_scroll_bar() -> None:
+    """The error heads a block of several rows, and the rows between it and the input area hold only
+    a scroll bar's cell (Copilot CLI's ``┃``): the turn failed all the same."""
+    rows = [" ❯ Fail now" + " " * 60 + "┃", " " * 70 + "┃",
+            " ✗ Authentication failed with provider (HTTP 401)." + " " * 19 + "┃",
+            "     Check your COPILOT_PROVIDER_API_KEY or" + " " * 27 + "┃",
+            "   COPILOT_PROVIDER_BEARER_TOKEN." + " " * 37 + "┃", " " * 70 + "┃", " ~/project",
+            "─" * 71, "❯", "─" * 71, " ← open sidebar · Interactive · / commands"]
+    verdict = chat.speaker(profile_or_generic("some-cli")).classify(answer.plain_snapshot(rows))
+    assert verdict is not None and verdict.status == "error", verdict
+    assert "Authentication failed" in verdict.evidence
+    calm = [*rows[:2], " ● The key works now." + " " * 49 + "┃", *rows[5:]]
+    verdict = chat.speaker(profile_or_generic("some-cli")).classify(answer.plain_snapshot(calm))
+    assert verdict is not None and verdict.status == "ready", verdict

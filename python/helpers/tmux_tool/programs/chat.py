@@ -63,6 +63,9 @@ GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")
 MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")
 ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cursor stands
 ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter prompt)
+# a row of the working folder alone (a branch after it), drawn right on the input area's upper rule
+# (Copilot CLI's "/home/me/project"): the input area's own, not the answer's last row
+FOLDER_ROW = re.compile(r"^\s?[~/][^\s]*(?:\s+[\[(].*)?$")
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
 START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
 
@@ -163,7 +166,8 @@ class ChatProfile(AiProfile):
         above = next((lines[y] for y in range(upper - 1, max(-1, upper - 1 - STATUS_ABOVE), -1)
                       if lines[y].strip()), "")
         status = tuple(r for r in (above, *lines[lower + 1:]) if r.strip())
-        return Frame(upper, upper + 1, _typed(snap, upper, lower), status)
+        top = upper - 1 if upper > 0 and FOLDER_ROW.match(lines[upper - 1].rstrip()) else upper
+        return Frame(top, upper + 1, _typed(snap, upper, lower), status)
 
     def echo(self, row: str) -> str | None:
         """The row's text when it starts with the asked prompt's words (after one glyph), else
@@ -180,12 +184,22 @@ class ChatProfile(AiProfile):
         return text.strip() if want.startswith(got) or got.startswith(want) else None
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
-        """The last block above the input area is an error line or red (a failed turn's message)."""
-        y = next((y for y in range(frame.top - 1, -1, -1) if snap.lines[y].strip()), None)
-        if y is None:
+        """The last block above the input area begins or ends with an error line or red text (a
+        failed turn's message: Copilot CLI's ``✗ Authentication failed …`` heads a block of
+        four rows); a row holding only a scroll bar's cell is no text."""
+        rows = [y for y in range(frame.top - 1, -1, -1) if menus.strip_box(snap.lines[y])]
+        if not rows:
             return None
-        text = menus.strip_box(snap.lines[y])
-        return quote(text, 80) if signs.is_red(snap, y) or signs.error_line(text) else None
+        head = rows[0]
+        for y in rows[1:]:
+            if y != head - 1:
+                break
+            head = y
+        for y in dict.fromkeys((rows[0], head)):
+            text = menus.strip_box(snap.lines[y])
+            if signs.is_red(snap, y) or signs.error_line(text):
+                return quote(text, 80)
+        return None
 
     def dialog(self, snap: Snapshot, frame: Frame | None) -> None:
         # a question with the input area drawn is read by classify, after the signs of work
