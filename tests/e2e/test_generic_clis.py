@@ -1,11 +1,11 @@
 """Coding CLIs driven by the chat reading: start, turns of their own, exit.
 
-pi, Qwen Code and Continue (`cn`) run against the scripted model server; each has a profile
-of its own that names the chat reading as its reader (a data file each,
+pi, Qwen Code, Continue (`cn`) and GitHub Copilot CLI run against the scripted model server;
+each has a profile of its own that names the chat reading as its reader (a data file each,
 ``programs/profiles/``; the same CLIs with no profile at all are driven in
 ``test_generic_path.py``): ``start`` must find each idle at its input area (``profile:
-"pi"``, ``"qwen"``, ``"cn"``), every ``ask`` must come back with its own answer read off the
-screen - after the model's last byte, also when the stream
+"pi"``, ``"qwen"``, ``"cn"``, ``"copilot"``), every ``ask`` must come back with its own answer
+read off the screen - after the model's last byte, also when the stream
 stalls for two seconds in the middle, when a prompt or an answer repeats the
 one before - and ``exit`` must leave the shell with no process of the CLI
 behind.
@@ -23,7 +23,7 @@ from python.tools.tmux_tool import call
 from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, TimedReply, explain
 
-GENERIC = ("pi", "qwen", "cn")
+GENERIC = ("pi", "qwen", "cn", "copilot")
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
