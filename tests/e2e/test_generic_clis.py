@@ -22,6 +22,7 @@ import pytest
 from python.tools.tmux_tool import call
 from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, TimedReply, explain
+from tests.e2e.model_server import Reply, ToolCall
 
 GENERIC = ("pi", "qwen", "cn", "copilot")
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
@@ -112,6 +113,44 @@ def test_send_with_enter_submits_in_an_unprofiled_cli(program: str, prepare: Cal
     asked = cli.server.calls("main")
     assert len(asked) == 1 and "Say something short" in (asked[0].prompt or ""), [r.prompt for r in asked]
     assert "Sent and answered." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_copilots_permission_question_is_blocked_and_answered_with_keys(
+        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
+    """A shell command the model asks for: Copilot CLI's question comes back as ``blocked`` with its
+    three options, ``keys Enter`` allows it, the command runs and ``wait`` finds the CLI idle again."""
+    terminal_size(200, 50)
+    cli = prepare("copilot")
+    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    touch = ToolCall("bash", {"command": "touch scripted-file.txt", "description": "Create a file"})
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
+                           Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert "Do you want to run this command?" in res["question"], res
+    assert res["options"][0] == "1. Yes" and len(res["options"]) == 3, res
+    assert not (cli.launch.cwd / "scripted-file.txt").exists()
+    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
+    assert pressed["ok"], explain(pressed)
+    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_copilots_trust_dialog_is_reported_at_start(prepare: Callable[..., Cli], private_socket: str) -> None:
+    """A folder Copilot CLI was never told to trust: ``start`` reports its question with the options, and
+    does not accept it unasked (trusting a folder lets its hooks and servers run)."""
+    cli = prepare("copilot", trust=True)
+    res = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked" and res["dialog"] == "trust", explain(res)
+    assert "Do you trust the files in this folder?" in res["question"] and res["answered"] == [], res
+    assert res["options"][0] == "1. Yes" and len(res["options"]) == 3, res
     call("kill", session=cli.name)
 
 
