@@ -23,6 +23,12 @@ SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
 CHATS = ("pi", "qwen", "cn", "copilot")
 TYPED = "this text is typed but not submitted"
 LONG_PROMPT = "Say hello and show me a short list"
+# tests/e2e/conftest.py's QUOTED as a CLI shows it: the quote's '> ' kept, the code's fence not
+QUOTE_ROWS = ("The proverb says:", "", "> Measure twice, cut once.", "> It saves wood and time.", "",
+              "In code:", "", "def cut(board, times):", "    left = board", "    for _ in range(times):",
+              "        left -= 1", "", "    return left", "", "def main():", "    print(cut(10, 3))",
+              "    return 0", "", "That is all.")
+QUOTED_SHOWN = "\n".join(QUOTE_ROWS)
 
 
 def _snap(path: Path) -> Snapshot:
@@ -130,3 +136,17 @@ def test_a_failed_turn_is_read_from_the_head_of_the_last_block_past_a_scroll_bar
     calm = [*rows[:2], " ● The key works now." + " " * 49 + "┃", *rows[5:]]
     verdict = chat.speaker(profile_or_generic("some-cli")).classify(answer.plain_snapshot(calm))
     assert verdict is not None and verdict.status == "ready", verdict
+
+
+@pytest.mark.parametrize("program", ["cn", "copilot"])
+def test_a_quote_behind_a_bar_is_written_back_as_markdown(program: str) -> None:
+    """Copilot CLI draws a block quote behind '│' with a scroll bar '┃' at the row's end: the
+    answer is the model's text as shown (the quote as '> ' rows, the code without its fence)."""
+    prompt = "Quote a proverb and show the code"
+    read = 0
+    for path in _screens(program, "quoted-*.json"):
+        answer = chat.speaker(profile_or_generic(program), prompt).answer_from(_snap(path), prompt)
+        if answer is not None:
+            assert answer == QUOTED_SHOWN, (path.name, answer)
+            read += 1
+    assert read, "no recorded quote whose echo is still in view"

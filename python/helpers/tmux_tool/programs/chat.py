@@ -48,7 +48,7 @@ from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
 from . import menus, signs, unprofiled
 from .ai import AiProfile, Frame
-from .answer import squash, tidy
+from .answer import quoted, squash, tidy
 from .base import Profile, Verdict, cursor_line, quote
 
 BAND_ROWS = 3  # rows of text an idle or typed-into input area takes between its rules
@@ -66,6 +66,8 @@ ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter p
 # a row of the working folder alone (a branch after it), drawn right on the input area's upper rule
 # (Copilot CLI's "/home/me/project"): the input area's own, not the answer's last row
 FOLDER_ROW = re.compile(r"^\s?[~/][^\s]*(?:\s+[\[(].*)?$")
+# a scroll bar's cell at a transcript row's right end (Copilot CLI's ┃, Qwen Code's █)
+SCROLL_CELL = re.compile(r"\s+[┃█▐▕▌▓▒░]$")
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
 START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
 
@@ -207,9 +209,12 @@ class ChatProfile(AiProfile):
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
         """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner
-        rows too."""
+        rows too; a block quote's rows behind their bar written back as ``> text``."""
         kept: list[str] = []
         for row in rows[y:end]:
+            if (said := quoted(SCROLL_CELL.sub("", row))) is not None:
+                kept.append(said)
+                continue
             row = menus.unbox(row)
             if signs.activity(row, hints=False):
                 continue
