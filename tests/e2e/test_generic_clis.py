@@ -13,6 +13,7 @@ behind.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -157,11 +158,13 @@ def test_copilots_trust_dialog_is_reported_at_start(prepare: Callable[..., Cli],
 FAKE_CHAT = r'''#!/usr/bin/env python3
 """A chat CLI that works for seconds (argv[1]) with nothing new on its screen: only the kernel sees it run.
 With "late" (argv[2]) it works before it takes the prompt's Enter, the prompt left in its box meanwhile, as
-a loaded machine makes any CLI do, and tells on its screen of every Enter that came while it worked."""
+a loaded machine makes any CLI do, and tells on its screen of every Enter that came while it worked.
+With "after" it draws the whole answer first and works after it, drawing nothing when the work ends."""
 import os, select, sys, termios, time, tty
 
 RULE = "─" * 40
 LATE = sys.argv[2:] == ["late"]
+AFTER = sys.argv[2:] == ["after"]
 
 
 def box(transcript, line=""):
@@ -179,9 +182,12 @@ def work():
 transcript = []
 old = termios.tcgetattr(0)
 tty.setraw(0)
+drawn = False
 try:
     while True:
-        box(transcript)
+        if not drawn:
+            box(transcript)
+        drawn = False
         line = ""
         while not line.endswith("\r"):
             key = os.read(0, 1).decode()
@@ -192,6 +198,12 @@ try:
                 sys.stdout.write(key)
                 sys.stdout.flush()
         said = "> " + line.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
+        if AFTER:
+            transcript += [said, "", "The answer, then silent work.", ""]
+            box(transcript)
+            work()
+            drawn = True
+            continue
         if LATE:
             work()
             more = os.read(0, 4096).decode() if select.select([0], [], [], 0)[0] else ""
@@ -227,6 +239,27 @@ def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, pri
     assert res["ok"] and res["status"] == "ready", explain(res)
     assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
     call("kill", session="busychat")
+
+
+@pytest.mark.e2e
+def test_a_wait_ends_when_work_the_screen_does_not_show_ends(tmp_path: Path, private_socket: str) -> None:
+    """A CLI that draws its whole answer, then computes for seconds without drawing anything, and
+    rests: ``wait`` finds it busy while it computes (the kernel sees it) and ready soon after the
+    work ends, though nothing on the screen changes then (Qwen Code after a turn: a wait stayed
+    busy to its timeout, having looked last while the work still ran)."""
+    _fake_chat(tmp_path, "afterchat", "4", "after")
+    typed = call("send", session="afterchat", text="Work after", enter=False, timeout=5)
+    assert typed["ok"], explain(typed)
+    # Enter pressed behind the tool's back (as the human would), so the wait begins amid the work
+    subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", "=afterchat:", "Enter"], check=True,
+                   timeout=10)
+    time.sleep(1.0)
+    began = time.monotonic()
+    done = call("wait", session="afterchat", timeout=40)
+    took = time.monotonic() - began
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert 2.0 <= took < 20.0, f"wait took {took:.1f}s for 4 s of work"
+    call("kill", session="afterchat")
 
 
 @pytest.mark.e2e
