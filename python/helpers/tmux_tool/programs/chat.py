@@ -1,11 +1,12 @@
 """A chat CLI's input area, its turns and its answers, by the shapes such CLIs share: the reading
 of a CLI no profile knows, and the reader (``reader = "chat"``) of the data files of CLIs that need
-no reader of their own (pi, Qwen Code).
+no reader of their own (pi, Qwen Code, Continue's cn, GitHub Copilot CLI).
 
 Every coding CLI seen so far (tests/fixtures/screens: Claude Code, Gemini CLI,
-Qwen Code, pi, Kimi) draws its input area as a band of one to a few rows
+Qwen Code, pi, Kimi, Copilot CLI) draws its input area as a band of one to a few rows
 between two full-width horizontal rules near the bottom of the screen, with
-at most a few status rows under it, and the transcript above it.  That band
+at most a few status rows under it (and at most a folder row right on it), and the
+transcript above it.  That band
 is what :func:`input_area` finds; with it, :class:`ChatProfile` reads such a
 screen the way :class:`~.ai.AiProfile` reads a profiled CLI's:
 
