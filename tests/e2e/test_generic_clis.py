@@ -1,11 +1,11 @@
 """Coding CLIs driven by the chat reading: start, turns of their own, exit.
 
-pi, Qwen Code and Continue (`cn`) run against the scripted model server; each has a profile
-of its own that names the chat reading as its reader (a data file each,
+pi, Qwen Code, Continue (`cn`) and GitHub Copilot CLI run against the scripted model server;
+each has a profile of its own that names the chat reading as its reader (a data file each,
 ``programs/profiles/``; the same CLIs with no profile at all are driven in
 ``test_generic_path.py``): ``start`` must find each idle at its input area (``profile:
-"pi"``, ``"qwen"``, ``"cn"``), every ``ask`` must come back with its own answer read off the
-screen - after the model's last byte, also when the stream
+"pi"``, ``"qwen"``, ``"cn"``, ``"copilot"``), every ``ask`` must come back with its own answer
+read off the screen - after the model's last byte, also when the stream
 stalls for two seconds in the middle, when a prompt or an answer repeats the
 one before - and ``exit`` must leave the shell with no process of the CLI
 behind.
@@ -13,6 +13,7 @@ behind.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,8 +23,9 @@ import pytest
 from python.tools.tmux_tool import call
 from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, TimedReply, explain
+from tests.e2e.model_server import Reply, ToolCall
 
-GENERIC = ("pi", "qwen", "cn")
+GENERIC = ("pi", "qwen", "cn", "copilot")
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
@@ -115,14 +117,54 @@ def test_send_with_enter_submits_in_an_unprofiled_cli(program: str, prepare: Cal
     call("kill", session=cli.name)
 
 
+@pytest.mark.e2e
+def test_copilots_permission_question_is_blocked_and_answered_with_keys(
+        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
+    """A shell command the model asks for: Copilot CLI's question comes back as ``blocked`` with its
+    three options, ``keys Enter`` allows it, the command runs and ``wait`` finds the CLI idle again."""
+    terminal_size(200, 50)
+    cli = prepare("copilot")
+    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    touch = ToolCall("bash", {"command": "touch scripted-file.txt", "description": "Create a file"})
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
+                           Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert "Do you want to run this command?" in res["question"], res
+    assert res["options"][0] == "1. Yes" and len(res["options"]) == 3, res
+    assert not (cli.launch.cwd / "scripted-file.txt").exists()
+    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
+    assert pressed["ok"], explain(pressed)
+    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_copilots_trust_dialog_is_reported_at_start(prepare: Callable[..., Cli], private_socket: str) -> None:
+    """A folder Copilot CLI was never told to trust: ``start`` reports its question with the options, and
+    does not accept it unasked (trusting a folder lets its hooks and servers run)."""
+    cli = prepare("copilot", trust=True)
+    res = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked" and res["dialog"] == "trust", explain(res)
+    assert "Do you trust the files in this folder?" in res["question"] and res["answered"] == [], res
+    assert res["options"][0] == "1. Yes" and len(res["options"]) == 3, res
+    call("kill", session=cli.name)
+
+
 FAKE_CHAT = r'''#!/usr/bin/env python3
 """A chat CLI that works for seconds (argv[1]) with nothing new on its screen: only the kernel sees it run.
 With "late" (argv[2]) it works before it takes the prompt's Enter, the prompt left in its box meanwhile, as
-a loaded machine makes any CLI do, and tells on its screen of every Enter that came while it worked."""
+a loaded machine makes any CLI do, and tells on its screen of every Enter that came while it worked.
+With "after" it draws the whole answer first and works after it, drawing nothing when the work ends."""
 import os, select, sys, termios, time, tty
 
 RULE = "─" * 40
 LATE = sys.argv[2:] == ["late"]
+AFTER = sys.argv[2:] == ["after"]
 
 
 def box(transcript, line=""):
@@ -140,9 +182,12 @@ def work():
 transcript = []
 old = termios.tcgetattr(0)
 tty.setraw(0)
+drawn = False
 try:
     while True:
-        box(transcript)
+        if not drawn:
+            box(transcript)
+        drawn = False
         line = ""
         while not line.endswith("\r"):
             key = os.read(0, 1).decode()
@@ -153,6 +198,12 @@ try:
                 sys.stdout.write(key)
                 sys.stdout.flush()
         said = "> " + line.replace("\x1b[200~", "").replace("\x1b[201~", "").strip()
+        if AFTER:
+            transcript += [said, "", "The answer, then silent work.", ""]
+            box(transcript)
+            work()
+            drawn = True
+            continue
         if LATE:
             work()
             more = os.read(0, 4096).decode() if select.select([0], [], [], 0)[0] else ""
@@ -188,6 +239,27 @@ def test_work_the_screen_does_not_show_is_seen_by_the_kernel(tmp_path: Path, pri
     assert res["ok"] and res["status"] == "ready", explain(res)
     assert res["output"] == "The answer begins,\nand ends after the work.", explain(res)
     call("kill", session="busychat")
+
+
+@pytest.mark.e2e
+def test_a_wait_ends_when_work_the_screen_does_not_show_ends(tmp_path: Path, private_socket: str) -> None:
+    """A CLI that draws its whole answer, then computes for seconds without drawing anything, and
+    rests: ``wait`` finds it busy while it computes (the kernel sees it) and ready soon after the
+    work ends, though nothing on the screen changes then (Qwen Code after a turn: a wait stayed
+    busy to its timeout, having looked last while the work still ran)."""
+    _fake_chat(tmp_path, "afterchat", "4", "after")
+    typed = call("send", session="afterchat", text="Work after", enter=False, timeout=5)
+    assert typed["ok"], explain(typed)
+    # Enter pressed behind the tool's back (as the human would), so the wait begins amid the work
+    subprocess.run(["tmux", "-L", private_socket, "send-keys", "-t", "=afterchat:", "Enter"], check=True,
+                   timeout=10)
+    time.sleep(1.0)
+    began = time.monotonic()
+    done = call("wait", session="afterchat", timeout=40)
+    took = time.monotonic() - began
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert 2.0 <= took < 20.0, f"wait took {took:.1f}s for 4 s of work"
+    call("kill", session="afterchat")
 
 
 @pytest.mark.e2e

@@ -1,5 +1,6 @@
-"""pi and Qwen Code as first-class profiles: data files read by the chat reader, judged on their
-recorded screens (tests/fixtures/screens/pi/, .../qwen/, each with its README's provenance)."""
+"""pi, Qwen Code, Continue's cn and GitHub Copilot CLI as first-class profiles: data files read by
+the chat reader, judged on their recorded screens (tests/fixtures/screens/pi/, .../qwen/, .../cn/,
+.../copilot/, each with its README's provenance)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,19 @@ TABLE = [
     ("cn", "quoted", "ready", "the input area is idle"),
     ("cn", "busy", "busy", "esc to interrupt"),
     ("cn", "secondturn", "busy", "esc to interrupt"),
+    ("copilot", "ready", "ready", "the input area is idle"),
+    ("copilot", "typed", "ready", "the input area is idle"),
+    ("copilot", "answered", "ready", "the input area is idle"),
+    ("copilot", "aftertool", "ready", "the input area is idle"),
+    ("copilot", "quoted", "ready", "the input area is idle"),
+    ("copilot", "busy", "busy", "shows work at the input area"),
+    ("copilot", "streaming", "busy", "shows work at the input area"),
+    ("copilot", "paused", "busy", "shows work at the input area"),
+    ("copilot", "secondturn", "busy", "shows work at the input area"),
+    ("copilot", "permission", "blocked", "the permission dialog"),
+    ("copilot", "trust", "blocked", "the trust dialog"),
+    ("copilot", "palette", "blocked", "a command list is open"),
+    ("copilot", "error", "error", "Authentication failed with provider"),
 ]
 
 
@@ -82,17 +96,29 @@ def test_qwen_permission_is_blocked_with_its_own_question_and_the_options_on_scr
         assert verdict.options[-1] == "4. No, suggest changes (esc)"
 
 
+def test_copilot_permission_is_blocked_with_its_own_question_and_the_options_on_screen() -> None:
+    for path in sorted((SCREENS / "copilot").glob("permission-*.json")):
+        verdict = detect(_snap(path), program="copilot")
+        assert verdict.question is not None
+        assert verdict.question.startswith("Copilot CLI asks permission to run a shell command: Do you "
+                                           "want to run this command?"), verdict.question
+        assert verdict.options[0] == "1. Yes" and len(verdict.options) == 3, verdict.options
+        assert verdict.options[1].startswith("2. Yes, and don't ask again for `touch`")
+        assert verdict.options[-1] == "3. No, and tell Copilot what to do differently (Esc to stop)"
+
+
 @pytest.mark.parametrize(("spelling", "name"), [
     ("pi", "pi"), ("@mariozechner/pi-coding-agent@0.73.1", "pi"), ("qwen", "qwen"),
     ("Qwen Code", "qwen"), ("@qwen-code/qwen-code@0.24.4", "qwen"), ("cn", "cn"),
-    ("Continue", "cn"), ("cn@1.5.47", "cn")])
+    ("Continue", "cn"), ("cn@1.5.47", "cn"), ("copilot", "copilot"),
+    ("@github/copilot@1.0.102", "copilot"), ("GitHub Copilot CLI", "copilot")])
 def test_the_profiles_are_found_as_people_write_them(spelling: str, name: str) -> None:
     found = profile_for(spelling)
     assert found is not None and found.name == name
 
 
 def test_they_are_profiles_of_their_own_not_the_generic_one() -> None:
-    for name in ("pi", "qwen", "cn"):
+    for name in ("pi", "qwen", "cn", "copilot"):
         profile = profile_or_generic(name)
         assert isinstance(profile, ChatProfile) and not isinstance(profile, GenericProfile)
         assert profile.kind == "ai" and profile.launch() == [name]
@@ -100,6 +126,9 @@ def test_they_are_profiles_of_their_own_not_the_generic_one() -> None:
     assert qwen is not None and qwen.exit_steps == (("keys", "C-d"), ("keys", "C-d"))
     assert [d.name for d in qwen.dialogs] == ["permission"]
     assert profile_for("node") is not qwen, "the node REPL keeps its name"
+    copilot = profile_for("copilot")
+    assert copilot is not None and copilot.exit_steps == (("keys", "C-d"),)
+    assert [(d.name, d.safe) for d in copilot.dialogs] == [("permission", False), ("trust", False)]
 
 
 def test_a_turn_is_driven_with_the_profile_s_own_data() -> None:
@@ -113,7 +142,7 @@ def test_a_turn_is_driven_with_the_profile_s_own_data() -> None:
     assert plain.dialogs == () and not plain.sign_patterns
 
 
-@pytest.mark.parametrize("folder", ["cn", "pi", "qwen"])
+@pytest.mark.parametrize("folder", ["cn", "pi", "qwen", "copilot"])
 def test_a_chat_screen_tmux_names_only_node_is_not_claimed_by_pi_or_qwen(folder: str) -> None:
     # Continue's cn and Qwen Code run as `node` (pi too, where its launcher is not on PATH), and
     # they look alike: with nothing but the screen and `node`, the result must not name a CLI it
@@ -125,5 +154,5 @@ def test_a_chat_screen_tmux_names_only_node_is_not_claimed_by_pi_or_qwen(folder:
         w, h = fx["size"]
         snap = snapshot_from_capture(fx["ansi"], width=w, height=h, cursor=tuple(fx["cursor"]),
                                      alternate=fx["alternate"], program="node")
-        assert detect(snap).program not in ("pi", "qwen", "cn"), path.name
+        assert detect(snap).program not in ("pi", "qwen", "cn", "copilot"), path.name
         assert detect(_snap(path)).program != "qwen" or folder == "qwen", path.name

@@ -18,6 +18,7 @@ import pytest
 
 from python.helpers.tmux_tool.programs import (
     GenericProfile,
+    answer,
     chat,
     detect,
     menus,
@@ -26,9 +27,15 @@ from python.helpers.tmux_tool.programs import (
 from python.helpers.tmux_tool.screen import Snapshot, snapshot_from_capture
 
 SCREENS = Path(__file__).resolve().parents[1] / "fixtures" / "screens"
-CHATS = ("pi", "qwen", "cn")
+CHATS = ("pi", "qwen", "cn", "copilot")
 TYPED = "this text is typed but not submitted"
 LONG_PROMPT = "Say hello and show me a short list"
+# tests/e2e/conftest.py's QUOTED as a CLI shows it: the quote's '> ' kept, the code's fence not
+QUOTE_ROWS = ("The proverb says:", "", "> Measure twice, cut once.", "> It saves wood and time.", "",
+              "In code:", "", "def cut(board, times):", "    left = board", "    for _ in range(times):",
+              "        left -= 1", "", "    return left", "", "def main():", "    print(cut(10, 3))",
+              "    return 0", "", "That is all.")
+QUOTED_SHOWN = "\n".join(QUOTE_ROWS)
 
 
 def _snap(path: Path) -> Snapshot:
@@ -141,3 +148,45 @@ def test_the_exit_key_asked_for_again_is_read_however_it_is_spelled(said: str) -
     snap = snapshot_from_capture(f"some answer\n\n{said}\n", width=80, height=6, cursor=(0, 4),
                                  alternate=False, program="node")
     assert GenericProfile.asks_again(snap) == "C-d"
+
+
+@pytest.mark.parametrize("folder", ["/home/me/project", "~/project", "~/project [⎇ main]"])
+def test_a_folder_row_drawn_on_the_input_area_is_not_the_answer(folder: str) -> None:
+    """Copilot CLI draws the working folder right on the input area's upper rule: the input area's
+    own row, not the answer's last one (a failed turn's message is the block above it)."""
+    rows = [" ❯ Name a colour", "", " ● The colour is blue.", "", "   That is all.", "", f" {folder}",
+            "─" * 80, "❯", "─" * 80, " ← open sidebar · Interactive · / commands     scripted-model"]
+    speaker = chat.speaker(profile_or_generic("some-cli"), "Name a colour")
+    assert speaker.extract_answer(rows, "Name a colour") == "The colour is blue.\n\nThat is all."
+    kept = [*rows[:6], "   /usr/bin is where it lives", *rows[7:]]
+    assert speaker.extract_answer(kept, "Name a colour").endswith("/usr/bin is where it lives")
+
+
+def test_a_failed_turn_is_read_from_the_head_of_the_last_block_past_a_scroll_bar() -> None:
+    """The error heads a block of several rows, and the rows between it and the input area hold only
+    a scroll bar's cell (Copilot CLI's ``┃``): the turn failed all the same."""
+    rows = [" ❯ Fail now" + " " * 60 + "┃", " " * 70 + "┃",
+            " ✗ Authentication failed with provider (HTTP 401)." + " " * 19 + "┃",
+            "     Check your COPILOT_PROVIDER_API_KEY or" + " " * 27 + "┃",
+            "   COPILOT_PROVIDER_BEARER_TOKEN." + " " * 37 + "┃", " " * 70 + "┃", " ~/project",
+            "─" * 71, "❯", "─" * 71, " ← open sidebar · Interactive · / commands"]
+    verdict = chat.speaker(profile_or_generic("some-cli")).classify(answer.plain_snapshot(rows))
+    assert verdict is not None and verdict.status == "error", verdict
+    assert "Authentication failed" in verdict.evidence
+    calm = [*rows[:2], " ● The key works now." + " " * 49 + "┃", *rows[5:]]
+    verdict = chat.speaker(profile_or_generic("some-cli")).classify(answer.plain_snapshot(calm))
+    assert verdict is not None and verdict.status == "ready", verdict
+
+
+@pytest.mark.parametrize("program", ["cn", "copilot"])
+def test_a_quote_behind_a_bar_is_written_back_as_markdown(program: str) -> None:
+    """Copilot CLI draws a block quote behind '│' with a scroll bar '┃' at the row's end: the
+    answer is the model's text as shown (the quote as '> ' rows, the code without its fence)."""
+    prompt = "Quote a proverb and show the code"
+    read = 0
+    for path in _screens(program, "quoted-*.json"):
+        answer = chat.speaker(profile_or_generic(program), prompt).answer_from(_snap(path), prompt)
+        if answer is not None:
+            assert answer == QUOTED_SHOWN, (path.name, answer)
+            read += 1
+    assert read, "no recorded quote whose echo is still in view"

@@ -338,3 +338,32 @@ def cn(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Lau
     ]), encoding="utf-8")
     env = _base_env(home) | {"CONTINUE_CLI_ENABLE_TELEMETRY": "0", "CONTINUE_GLOBAL_DIR": str(config.parent)}
     return Launch("cn", ["cn", "--config", str(config)], env, home, cwd)
+
+
+def copilot(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY, trust: bool = False) -> Launch:
+    """GitHub Copilot CLI (`@github/copilot`, a native binary under a Node loader) against `base_url`.
+
+    Its "bring your own key" mode: `COPILOT_PROVIDER_BASE_URL` (chat completions, the default wire),
+    a model named by `COPILOT_MODEL`; no GitHub sign-in is asked for then.  `COPILOT_OFFLINE` leaves
+    out every other request (sign-in, telemetry, web tools, GitHub's MCP server, updates).
+    `trust` leaves the trust-folder question ("Confirm folder trust"); otherwise the project folder
+    is listed in `~/.copilot/config.json` as its answer "remember this folder" lists it, with the
+    first launch and the desktop-app tip marked as past.  The token limits are given because the
+    model is not in its catalog (it warns at every start otherwise).
+    """
+    config: dict[str, object] = {"banner": "never", "firstLaunchAt": "2026-01-01T00:00:00.000Z",
+                                 "appTipShown": True}
+    if not trust:
+        config["trustedFolders"] = [str(cwd)]
+    _write_json(home / ".copilot" / "config.json", config)
+    env = _base_env(home) | {
+        "COPILOT_PROVIDER_BASE_URL": base_url + "/v1",
+        "COPILOT_PROVIDER_TYPE": "openai",
+        "COPILOT_PROVIDER_API_KEY": api_key,
+        "COPILOT_MODEL": "scripted-model",
+        "COPILOT_PROVIDER_MAX_PROMPT_TOKENS": "128000",
+        "COPILOT_PROVIDER_MAX_OUTPUT_TOKENS": "8192",
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_AUTO_UPDATE": "false",
+    }
+    return Launch("copilot", ["copilot"], env, home, cwd)

@@ -33,6 +33,9 @@ class Notes:
     back: bool = False  # our pending command's prompt is back
     pending: bool = False  # our command still runs (after the look's records were written)
     delivered: bool = False  # this look recorded our command's output as given
+    # the kernel sees the program at work behind a screen that looks idle: the screen will not
+    # tell when the work ends, so only another look does
+    working: bool = False
 
 
 @dataclass(slots=True)

@@ -396,6 +396,7 @@ def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Ta
                 Status.BUSY,
                 f"{term.front.comm} {asks} (the kernel says so); the screen: {st.evidence}",
             )
+            st.notes = replace(st.notes, working=True)
     return st
 
 

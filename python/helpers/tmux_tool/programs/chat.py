@@ -1,11 +1,12 @@
 """A chat CLI's input area, its turns and its answers, by the shapes such CLIs share: the reading
 of a CLI no profile knows, and the reader (``reader = "chat"``) of the data files of CLIs that need
-no reader of their own (pi, Qwen Code).
+no reader of their own (pi, Qwen Code, Continue's cn, GitHub Copilot CLI).
 
 Every coding CLI seen so far (tests/fixtures/screens: Claude Code, Gemini CLI,
-Qwen Code, pi, Kimi) draws its input area as a band of one to a few rows
+Qwen Code, pi, Kimi, Copilot CLI) draws its input area as a band of one to a few rows
 between two full-width horizontal rules near the bottom of the screen, with
-at most a few status rows under it, and the transcript above it.  That band
+at most a few status rows under it (and at most a folder row right on it), and the
+transcript above it.  That band
 is what :func:`input_area` finds; with it, :class:`ChatProfile` reads such a
 screen the way :class:`~.ai.AiProfile` reads a profiled CLI's:
 
@@ -48,7 +49,7 @@ from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
 from . import menus, signs, unprofiled
 from .ai import AiProfile, Frame
-from .answer import squash, tidy
+from .answer import quoted, squash, tidy
 from .base import Profile, Verdict, cursor_line, quote
 
 BAND_ROWS = 3  # rows of text an idle or typed-into input area takes between its rules
@@ -68,6 +69,11 @@ ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cur
 SUMMARY = re.compile(r"^\W*?\s*[A-Z][\w\u00c0-\u024f]+ for (?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?s"
                      r"(?:\s+[·•][^\n]*|\s*\([^()\n]*\))?\s*$")
 ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter prompt)
+# a row of the working folder alone (a branch after it), drawn right on the input area's upper rule
+# (Copilot CLI's "/home/me/project"): the input area's own, not the answer's last row
+FOLDER_ROW = re.compile(r"^\s?[~/][^\s]*(?:\s+[\[(].*)?$")
+# a scroll bar's cell at a transcript row's right end (Copilot CLI's ┃, Qwen Code's █)
+SCROLL_CELL = re.compile(r"\s+[┃█▐▕▌▓▒░]$")
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
 START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
 
@@ -168,7 +174,8 @@ class ChatProfile(AiProfile):
         above = next((lines[y] for y in range(upper - 1, max(-1, upper - 1 - STATUS_ABOVE), -1)
                       if lines[y].strip()), "")
         status = tuple(r for r in (above, *lines[lower + 1:]) if r.strip())
-        return Frame(upper, upper + 1, _typed(snap, upper, lower), status)
+        top = upper - 1 if upper > 0 and FOLDER_ROW.match(lines[upper - 1].rstrip()) else upper
+        return Frame(top, upper + 1, _typed(snap, upper, lower), status)
 
     def echo(self, row: str) -> str | None:
         """The row's text when it starts with the asked prompt's words (after one glyph), else
@@ -185,12 +192,22 @@ class ChatProfile(AiProfile):
         return text.strip() if want.startswith(got) or got.startswith(want) else None
 
     def failed(self, snap: Snapshot, frame: Frame, start: int | None) -> str | None:
-        """The last block above the input area is an error line or red (a failed turn's message)."""
-        y = next((y for y in range(frame.top - 1, -1, -1) if snap.lines[y].strip()), None)
-        if y is None:
+        """The last block above the input area begins or ends with an error line or red text (a
+        failed turn's message: Copilot CLI's ``✗ Authentication failed …`` heads a block of
+        four rows); a row holding only a scroll bar's cell is no text."""
+        rows = [y for y in range(frame.top - 1, -1, -1) if menus.strip_box(snap.lines[y])]
+        if not rows:
             return None
-        text = menus.strip_box(snap.lines[y])
-        return quote(text, 80) if signs.is_red(snap, y) or signs.error_line(text) else None
+        head = rows[0]
+        for y in rows[1:]:
+            if y != head - 1:
+                break
+            head = y
+        for y in dict.fromkeys((rows[0], head)):
+            text = menus.strip_box(snap.lines[y])
+            if signs.is_red(snap, y) or signs.error_line(text):
+                return quote(text, 80)
+        return None
 
     def dialog(self, snap: Snapshot, frame: Frame | None) -> None:
         # a question with the input area drawn is read by classify, after the signs of work
@@ -198,9 +215,13 @@ class ChatProfile(AiProfile):
 
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
         """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner
-        rows too, and a turn's summary over or under the answer (:data:`SUMMARY`)."""
+        rows too, and a turn's summary over or under the answer (:data:`SUMMARY`); a block quote's
+        rows behind their bar written back as ``> text``."""
         kept: list[str] = []
         for row in rows[y:end]:
+            if (said := quoted(SCROLL_CELL.sub("", row))) is not None:
+                kept.append(said)
+                continue
             row = menus.unbox(row)
             if signs.activity(row, hints=False):
                 continue

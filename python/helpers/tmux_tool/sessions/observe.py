@@ -107,7 +107,9 @@ class Watch:
     facts a state rests on (a private shell's marker log, the foreground
     program) can trail the output that announced them; the other conditions
     are judged from the screen alone, and every change of a screen is heard,
-    so a second look could only find what the first one saw.
+    so a second look could only find what the first one saw.  A program the kernel
+    sees at work behind an idle-looking screen is looked at again every ``STALE``
+    seconds: its work ends with nothing to hear.
     """
 
     SETTLE: ClassVar[float] = 0.02
@@ -155,6 +157,9 @@ class Watch:
         self.state = st
         self.first = st if self.first is None else self.first
         self.still.see(st.snap.digest if st.snap else "", now, changed_by, st.status)
+        if st.notes.working and self.pattern is None and self.until == "ready":
+            # work the screen does not show ends without a change to hear: look again
+            self.confirm_at = min(self.confirm_at or math.inf, now + self.STALE)
 
     def judge(self, now: float) -> bool:
         """Decide from the state in hand; True when the condition holds."""
