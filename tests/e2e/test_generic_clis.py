@@ -61,17 +61,9 @@ def _processes_under(pid: int) -> list[str]:
     return names
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("program", GENERIC)
-def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli],
-                                       terminal_size: Callable[[int, int], None], private_socket: str) -> None:
-    terminal_size(200, 50)
-    cli = prepare(program)
-    started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
-                   timeout=START_TIMEOUT)
-    assert started["ok"] and started["status"] == "ready", explain(started)
-    assert started["profile"] == (program if program in PROFILED else "generic"), started
-
+def take_turns(cli: Cli) -> None:
+    """The five :data:`TURNS`, each answered with its own text read off the screen, never before
+    the model's last byte."""
     for number, (prompt, reply) in enumerate(TURNS, start=1):
         before = len(cli.server.calls("main"))
         cli.server.script.push(reply)
@@ -83,6 +75,20 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
         assert len(new) == 1 and prompt in (new[0].prompt or ""), [r.prompt for r in new]
         assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
         assert res["output"] == reply.text, f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{explain(res)}"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", GENERIC)
+def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli],
+                                       terminal_size: Callable[[int, int], None], private_socket: str) -> None:
+    terminal_size(200, 50)
+    cli = prepare(program)
+    started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
+                   timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    assert started["profile"] == (program if program in PROFILED else "generic"), started
+
+    take_turns(cli)
 
     shell = call("status", session=cli.name)
     gone = call("exit", session=cli.name, timeout=30)

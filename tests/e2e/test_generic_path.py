@@ -13,7 +13,6 @@ otherwise, so generic mode gives them up: it must say so, never call them ready 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,8 +20,8 @@ import pytest
 
 from python.helpers.tmux_tool.programs import profile_for, registry
 from python.tools.tmux_tool import call
-from tests.e2e.conftest import ASK_TIMEOUT, START_TIMEOUT, Cli, explain
-from tests.e2e.test_generic_clis import TURNS, _processes_under
+from tests.e2e.conftest import START_TIMEOUT, Cli, explain
+from tests.e2e.test_generic_clis import _processes_under, take_turns
 
 # The CLIs whose input area the generic reading finds: a band between two rules (chat.input_area).
 RULED = ("claude",)
@@ -58,19 +57,7 @@ def test_a_profiled_cli_takes_turns_without_its_profile(
     assert started["ok"] and started["status"] == "ready", explain(started)
     assert started["profile"] == "generic", started
 
-    for number, (prompt, reply) in enumerate(TURNS, start=1):
-        before = len(cli.server.calls("main"))
-        cli.server.script.push(reply)
-        res = call("ask", session=cli.name, prompt=prompt, timeout=ASK_TIMEOUT)
-        returned = time.monotonic()
-        new = cli.server.calls("main")[before:]
-        assert res["ok"] and res["status"] == "ready", explain(res)
-        assert res["turn"] == number and res["answer_source"] == "screen", res
-        assert len(new) == 1 and prompt in (new[0].prompt or ""), [r.prompt for r in new]
-        assert reply.last_byte is not None and returned >= reply.last_byte, (
-            "ask returned before the last byte")
-        assert res["output"] == reply.text, (
-            f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{explain(res)}")
+    take_turns(cli)
 
     gone = call("exit", session=cli.name, timeout=30)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
