@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -11,6 +14,7 @@ import pytest
 
 from python.helpers.tmux_tool.sessions import observe
 from python.tools.tmux_tool import call
+from tests.conftest import poll
 from tests.gates import Gate
 
 
@@ -190,3 +194,42 @@ def test_a_shell_started_as_a_program(private_socket: str, shell: str) -> None:
     assert asked["ok"] and asked["output"] == "from-42", asked
     gone = call("exit", session="sh", timeout=15)
     assert gone["ok"] and gone["status"] == "ready", gone
+
+
+def _alive(pid: int) -> bool:
+    """Is ``pid`` a live process (not a zombie)?"""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+# A daemon the way Node's `spawn(..., {detached: true}).unref()` makes one: a session of its own
+# (setsid), its parent not waiting for it; and a plain child that outlives nothing by itself.
+DAEMONS = ("import subprocess; d = subprocess.Popen(['sleep', '600'], start_new_session=True); "
+           "c = subprocess.Popen(['sleep', '601']); print(d.pid, c.pid)")
+
+
+@pytest.mark.parametrize("leave", ["exit", "kill"])
+def test_what_a_started_program_left_running_ends_with_it(private_socket: str, leave: str) -> None:
+    """A coding CLI's daemon (Cline's) outlives the CLI in a session of its own: ``exit`` and
+    ``kill`` end it with the program, by the pane's environment it still carries, and say so; a
+    daemon started in another pane is not the program's and is kept (one started in the same pane
+    before the program: ``tests/integration/test_born_in.py``)."""
+    own = "import subprocess; print(subprocess.Popen(['sleep', '602'], start_new_session=True).pid)"
+    kept = int(call("run", session="elsewhere", command=f"python3 -c {shlex.quote(own)}", timeout=10)["output"])
+    assert call("start", program="python3", session="daemons")["ok"]
+    asked = call("ask", session="daemons", prompt=DAEMONS)
+    daemon, child = (int(pid) for pid in asked["output"].split())
+    assert _alive(daemon) and _alive(child)
+    if leave == "exit":
+        gone = call("exit", session="daemons")
+        assert gone["ok"] and gone["status"] == "ready", gone
+        assert sorted(gone["ended"]) == sorted([f"sleep (pid {daemon})", f"sleep (pid {child})"]), gone
+        assert "what it left running was ended" in gone["evidence"], gone
+    else:
+        assert call("kill", session="daemons")["ok"]
+    assert poll(lambda: not _alive(daemon) and not _alive(child), 5), (daemon, child)
+    assert _alive(kept), "a daemon the shell started before the program was ended"
+    os.kill(kept, signal.SIGKILL)
+    call("kill", session="elsewhere")

@@ -243,6 +243,19 @@ def test_a_repl_on_the_host(box: RemoteHost) -> None:
     assert call("exit", session="py", host="box")["ok"]
 
 
+def test_what_a_program_left_running_on_the_host_ends_with_it(box: RemoteHost) -> None:
+    """A daemon a started program left on the host (a session of its own, its parent gone) is ended
+    by ``exit``, found there by the pane's environment it carries (``kernel.born_in_script``)."""
+    assert call("start", program="python3", session="py", host="box", timeout=30)["ok"]
+    res = call("ask", session="py", host="box", timeout=30, prompt=(
+        "import subprocess; print(subprocess.Popen(['sleep', '306'], start_new_session=True).pid)"))
+    daemon = int(res["output"])
+    gone = call("exit", session="py", host="box", timeout=30)
+    assert gone["ok"] and gone["ended"] == [f"sleep (pid {daemon})"], gone
+    # ended: gone, or a zombie its new parent has not reaped yet
+    assert box.ssh(f"cut -d' ' -f3 /proc/{daemon}/stat 2>/dev/null || echo gone").strip() in ("gone", "Z")
+
+
 def _without(options: list[str], *names: str) -> list[str]:
     """ssh options without the ``-o NAME=...`` pairs of ``names``."""
     kept: list[str] = []

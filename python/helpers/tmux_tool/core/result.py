@@ -50,6 +50,7 @@ class Extra(TypedDict, total=False):
     answer_source: str
     record: str
     started: bool
+    ended: list[str]  # what a program left running as it exited, ended by exit
     # the page, the human's hold
     paused: bool
     held_by: str

@@ -292,6 +292,7 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
         st = observe.state_of(ctx.open(target))
         return reported(st, target.name, ok=False, error="no program is running in this session",
                         hint="kill the session to end its shell")
+    birth = srv.birth(target.name)
     steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
         if kind == "text":
@@ -309,6 +310,9 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
             srv.set_program(target.name, None)
             res.output = ""
             res.extra["evidence"] = f"{shell.program} exited; the session's shell is back"
+            if left := srv.end_left(birth):
+                res.extra["ended"] = left
+                res.extra["evidence"] += f"; what it left running was ended: {', '.join(left)}"
             return res
     st = observe.state_of(ctx.open(target))
     return reported(

@@ -73,6 +73,18 @@ class Shell:
         return Path(self.log)
 
 
+@dataclass(frozen=True, slots=True)
+class Birth:
+    """Where a program running in a private pane was born, so that what it leaves running can be
+    ended with it (:meth:`.place.Place.end_left`): the tmux server's pid, the pane (``%N``), the
+    program's start (clock ticks after boot) and the pane's shell."""
+
+    server: int
+    pane: str
+    since: int
+    shell: int
+
+
 _SHELL_FIELDS = frozenset(f.name for f in fields(Shell))
 _prepared: set[Path] = set()  # state folders whose files this process has checked
 
@@ -224,9 +236,35 @@ class PrivateServer:
         )
         self._await_prompt(shell, offset)
 
+    def birth(self, name: str) -> Birth | None:
+        """Where the program in front in session ``name`` was born; None when its shell is in front
+        or the kernel cannot say (then nothing is ended on its behalf)."""
+        try:
+            out = self.tmux.cmd("display-message", "-p", "-t", f"={name}:",
+                                "#{pid} #{pane_id} #{pane_pid} #{pane_tty}")
+        except (NoServer, NoTarget):
+            return None
+        server, pane, shell, tty = (out.split() + ["", "", "", ""])[:4]
+        if not (server.isdigit() and shell.isdigit()):
+            return None
+        term = self.place.terminal(int(shell), tty)
+        if not term.known or term.shell_in_front or term.leader is None:
+            return None
+        return Birth(int(server), pane, term.leader.started, int(shell))
+
+    def end_left(self, birth: Birth | None) -> list[str]:
+        """End what the program born at ``birth`` left running once it ended: a daemon it started
+        that left the terminal's session (``COMM (pid N)`` of each)."""
+        if birth is None:
+            return []
+        return self.place.end_left(birth.server, birth.pane, birth.since, birth.shell)
+
     def kill(self, name: str) -> bool:
-        """End session ``name`` and forget it; False if it did not exist."""
+        """End session ``name`` and forget it, with what its started program left running; False if
+        it did not exist."""
         existed = True
+        shell = self.shell(name)
+        birth = self.birth(name) if shell is not None and shell.program else None
         try:
             shells = self.tmux.cmd(
                 "list-panes", "-s", "-t", f"={name}", "-F", "#{pane_pid}"
@@ -235,8 +273,8 @@ class PrivateServer:
         except (NoServer, NoTarget):
             existed, shells = False, []
         leaders = [int(p) for p in shells if p.isdigit()]
-        shell = self.shell(name)
         self.place.hang_up(leaders, shell.far if shell is not None else "")
+        self.end_left(birth)
         shutil.rmtree(self.session_dir(name), ignore_errors=True)
         return existed
 

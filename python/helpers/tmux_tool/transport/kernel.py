@@ -251,7 +251,15 @@ def hang_up(leaders: Collection[int], grace: float = HANG_UP_GRACE) -> int:
     end; one that left the session (``setsid``) asked to outlive it and is kept.
     """
     wanted = {pid for pid in leaders if pid > 1}
-    found = left = [p for p in _all() if p.session in wanted and p.state != "Z"]
+    found = [p for p in _all() if p.session in wanted and p.state != "Z"]
+    end(found, grace)
+    return len(found)
+
+
+def end(found: Collection[Proc], grace: float = HANG_UP_GRACE) -> None:
+    """SIGHUP and SIGTERM to each process of ``found`` that is still the one it was, then SIGKILL
+    to what is left of them after ``grace`` seconds."""
+    left = list(found)
     for signals, wait in (((signal.SIGHUP, signal.SIGTERM), grace), ((signal.SIGKILL,), 1.0)):
         for p in left:
             for sig in signals:
@@ -259,8 +267,46 @@ def hang_up(leaders: Collection[int], grace: float = HANG_UP_GRACE) -> int:
         for _ in Deadline(wait).ticks(0.02):
             left = [p for p in left if _same(p)]
             if not left:
-                return len(found)
-    return len(found)
+                return
+
+
+def born_in(server: int, pane: str, since: int, shell: int) -> list[Proc]:
+    """The processes here started in tmux pane ``pane`` (``%N``) of the server whose pid is
+    ``server``, at or after ``since`` (clock ticks after boot), that are neither the pane's shell
+    (pid ``shell``) nor below it.
+
+    A pane's programs pass its environment to all they start: ``TMUX`` (the server's socket, pid
+    and session) and ``TMUX_PANE``.  A daemon keeps both when it leaves the terminal's session
+    (``setsid``) and its parent dies, so they are the one record of its birthplace that outlives
+    the program; what runs below the shell now is the shell's own (its prompt's helpers).  A
+    process that rewrote its environment, or another user's, is not seen.
+    """
+    everyone = {p.pid: p for p in _all()}
+    want = {b"TMUX_PANE=" + pane.encode()}
+
+    def ours(pid: int) -> bool:
+        try:
+            env = set(Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"))
+        except OSError:
+            return False
+        tmux = next((e for e in env if e.startswith(b"TMUX=")), b"")
+        return want <= env and tmux.split(b",")[1:2] == [str(server).encode()]
+
+    def under_shell(p: Proc) -> bool:
+        seen: set[int] = set()
+        while p.ppid > 1 and p.ppid not in seen:
+            if p.ppid == shell:
+                return True
+            seen.add(p.ppid)
+            parent = everyone.get(p.ppid)
+            if parent is None:
+                return False
+            p = parent
+        return False
+
+    return [p for p in everyone.values()
+            if p.pid != shell and p.started >= since and p.state != "Z" and not under_shell(p)
+            and ours(p.pid)]
 
 
 def hang_up_script(leaders: Collection[int]) -> str:
@@ -278,6 +324,35 @@ def hang_up_script(leaders: Collection[int]) -> str:
         '  for p in $shells; do pkill -KILL -s "$p"; done 2>/dev/null\n'
         "fi\n"
     )
+
+
+def born_in_script(server: int, pane: str, since: int, shell: int) -> str:
+    """:func:`born_in` and :func:`end` as ``sh`` lines for a host: each process found is printed as
+    ``PID COMM`` and ended (HUP and TERM, KILL after the grace), checked by its start each time."""
+    args = " ".join(shlex.quote(str(a)) for a in (server, pane, since, shell))
+    return f"set -- {args}\n" + r"""server=$1 pane=$2 since=$3 shell=$4 nl='
+'
+start() { s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; set -- ${s##*) }; echo "${20} $2 $1"; }
+found=''
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}
+  [ "$p" = "$shell" ] && continue
+  e=$(tr '\0' '\n' 2>/dev/null < "$d/environ") || continue
+  case "$nl$e$nl" in *"${nl}TMUX_PANE=$pane$nl"*) ;; *) continue ;; esac
+  [ "$(printf '%s\n' "$e" | sed -n 's/^TMUX=[^,]*,\([0-9]*\),.*/\1/p')" = "$server" ] || continue
+  set -- $(start "$p")
+  [ "$#" -eq 3 ] && [ "$1" -ge "$since" ] && [ "$3" != Z ] || continue
+  born=$1 a=$2
+  while [ "$a" -gt 1 ] 2>/dev/null && [ "$a" != "$shell" ]; do set -- $(start "$a"); a=$2; done
+  [ "$a" = "$shell" ] && continue
+  found="$found $p:$born"
+  echo "$p $(cat "/proc/$p/comm" 2>/dev/null)"
+done
+alive() { left=''; for f in $found; do set -- $(start "${f%%:*}")
+  [ "$#" -eq 3 ] && [ "$1" = "${f#*:}" ] && [ "$3" != Z ] && left="$left $f"; done; found=$left; [ -n "$left" ]; }
+for sig in HUP TERM; do for f in $found; do kill -s $sig "${f%%:*}" 2>/dev/null; done; done
+""" + f"n=0; while alive && [ $n -lt {int(HANG_UP_GRACE * 10)} ]; do sleep 0.1; n=$((n + 1)); done\n" + (
+        'for f in $found; do kill -s KILL "${f%%:*}" 2>/dev/null; done\n')
 
 
 def _all() -> list[Proc]:

@@ -83,6 +83,11 @@ class Place(Protocol):
         """End what still runs in the sessions of ``leaders`` (closed terminals' shells), and remove
         the folder of the session's pane log ``log`` there (see :meth:`log_in`)."""
 
+    def end_left(self, server: int, pane: str, since: int, shell: int) -> list[str]:
+        """End what a program run in tmux pane ``pane`` of server pid ``server`` since ``since``
+        (clock ticks after boot) left running there, its shell ``shell`` and what runs below it
+        aside (:func:`.kernel.born_in`); ``COMM (pid N)`` for each process ended."""
+
     # --- pane logs --------------------------------------------------------------------
     def log_in(self, folder: str) -> str:
         """The pane log a session whose folder there is ``folder`` writes there ("": here, the log
@@ -205,6 +210,11 @@ class Here:
     def hang_up(self, leaders: Collection[int], log: str) -> None:
         kernel.hang_up(leaders)
 
+    def end_left(self, server: int, pane: str, since: int, shell: int) -> list[str]:
+        found = kernel.born_in(server, pane, since, shell)
+        kernel.end(found)
+        return [f"{p.comm} (pid {p.pid})" for p in found]
+
     def log_in(self, folder: str) -> str:
         return ""
 
@@ -326,6 +336,12 @@ class There:
         except HostError:
             # the host is away: the folder holds a log only, emptied when the name is used again
             pass
+
+    def end_left(self, server: int, pane: str, since: int, shell: int) -> list[str]:
+        out = self.host.run(kernel.born_in_script(server, pane, since, shell),
+                            timeout=kernel.HANG_UP_GRACE + 10)
+        return [f"{comm} (pid {pid})" for pid, _, comm in (line.partition(" ") for line in out.splitlines())
+                if pid.isdigit()]
 
     def log_in(self, folder: str) -> str:
         return f"{folder}/pane.log"
