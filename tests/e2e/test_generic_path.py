@@ -1,14 +1,15 @@
-"""The generic path alone: Claude Code, Codex, Gemini CLI and OpenCode with no profile file at all.
+"""The generic path alone: the AI CLIs with no profile file at all.
 
 ``TMUX_TOOL_PROFILES`` names an empty folder, so the registry holds no data profile and each CLI
 is read as any chat CLI no profile knows (``programs/chat.py``, ``generic.py``): ``start`` must
 find it idle at its input (``profile: "generic"``), the five turns of
 ``tests/e2e/test_generic_clis.py`` (a 2 s stall mid-answer, the same prompt twice, the same answer
 twice) must each come back with its own answer, read off the screen, never before the model's
-last byte, and ``exit`` must leave the shell with no process of the CLI behind (issue 37's proof
-"the same e2e run with the profile files of those CLIs removed").  That holds for a CLI whose input
-area is a band between two rules (Claude Code); Codex, Gemini CLI and OpenCode draw theirs
-otherwise, so generic mode gives them up: it must say so, never call them ready nor type a prompt.
+last byte, and ``exit`` must leave the shell with no process of the CLI behind ("the same e2e
+run with the profile files of those CLIs removed").  That holds for the CLIs whose input area is a
+band between two rules (Claude Code, pi, Qwen Code, Continue's ``cn``, GitHub Copilot CLI);
+Codex, Gemini CLI and OpenCode draw theirs otherwise, so generic mode gives them up: it must say
+so, never call them ready nor type a prompt.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from tests.e2e.conftest import START_TIMEOUT, Cli, explain
 from tests.e2e.test_generic_clis import _processes_under, take_turns
 
 # The CLIs whose input area the generic reading finds: a band between two rules (chat.input_area).
-RULED = ("claude",)
+RULED = ("claude", "pi", "qwen", "cn", "copilot")
 # Those it cannot drive by design, and why: their input area is not between two rules.
 UNRULED = {
     "codex": "Codex's input row is a bare '›' over a blank row, with no rule or box around it",

@@ -91,6 +91,8 @@ def test_a_minimal_file_gives_a_chat_profile(tmp_path: Path) -> None:
          "dialogs[0].keys", "is no key of the schema"),
         (GOOD.replace('name = "demo"', 'name = "other"'), "name", "must be the file's name"),
         (GOOD + "exit = 3\n", "TOML", "cannot be read as TOML"),
+        (GOOD + "page_keys = ['PageUp']\n", "page_keys", "must hold two entries"),
+        (GOOD + "page_keys = ['PageUp S-Dwn', 'End']\n", "page_keys[0]", "is no key name"),
     ],
     ids=lambda v: v if isinstance(v, str) and "\n" not in v and " " not in v else "",
 )
@@ -103,6 +105,11 @@ def test_a_broken_file_names_the_file_and_the_key(tmp_path: Path, text: str, key
     assert message.startswith(f"profile file {path}: ")
     assert key == "TOML" or re.search(rf"(?:^|: ){re.escape(key)} ", message), message
     assert why in message, message
+
+
+def test_page_keys_may_be_keys_in_turn(tmp_path: Path) -> None:
+    loaded = load(write(tmp_path, GOOD + "page_keys = ['PageUp S-Down S-Down', 'C-End']\n"), registry.READERS)
+    assert isinstance(loaded, AiProfile) and loaded.page_keys == ("PageUp S-Down S-Down", "C-End")
 
 
 def test_a_reader_s_required_signs_and_groups_are_checked(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ PAGE_STILL = 0.03
 PAGE_POLL = 0.01
 WRAP_MARGIN = 2  # columns at the right some CLIs leave free when they break a line
 QUOTE = "> "  # how an answer's block-quote rows start (programs.answer.quoted)
+SCROLL_BAR = frozenset("│┃█▐▕▌▓▒░")  # a scroll bar's track and thumb
 
 Row = tuple[str, tuple[Span, ...]]
 
@@ -240,11 +241,15 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
     shown = first.digest
     try:
         for _ in range(MAX_PAGES):
-            keyboard.press(target.tmux, target.pane, [up])
-            page = next_screen(target, shown)
+            page = None
+            for key in up.split():  # one by one: a burst may read as one unknown sequence
+                keyboard.press(target.tmux, target.pane, [key])
+                page = next_screen(target, shown)
+                if page is None:
+                    return None
+                shown = page.digest
             if page is None:
                 return None
-            shown = page.digest
             stitched = _stitch(_page_rows(page, profile.transcript_end(page), width), rows_so_far)
             if stitched is None:
                 return None
@@ -253,7 +258,7 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
             if found(joined):
                 return joined
     finally:
-        keyboard.press(target.tmux, target.pane, [back])
+        keyboard.press(target.tmux, target.pane, back.split())
         if shown != first.digest:
             next_screen(target, shown)  # back at the end before anyone looks again
     return None
@@ -261,10 +266,16 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
 
 def _page_rows(snap: Snapshot, end: int, width: int) -> list[Row]:
     """The transcript rows of a page, cut at the transcript's width: a side panel
-    stays put while the transcript scrolls, so it must not take part in the overlap."""
-    return [
-        (snap.lines[y][:width].rstrip(), snap.spans(y)) for y in range(min(end, len(snap.lines)))
-    ]
+    stays put while the transcript scrolls, so it must not take part in the overlap;
+    nor does a scroll bar's cell in the screen's last column (Qwen Code's track
+    ``│`` and thumb ``█``), which changes from page to page."""
+    def row(y: int) -> str:
+        text = snap.lines[y][:width]
+        if text_width(text) >= snap.width and text[-1:] in SCROLL_BAR and text[-2:-1] == " ":
+            text = text[:-1]
+        return text.rstrip()
+
+    return [(row(y), snap.spans(y)) for y in range(min(end, len(snap.lines)))]
 
 
 def _joined(rows_: list[Row], like: Snapshot) -> Snapshot:

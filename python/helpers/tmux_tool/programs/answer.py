@@ -159,6 +159,80 @@ def last_echo(rows: Sequence[str], stop: int, is_echo: Callable[[str], str | Non
     return fallback
 
 
+NUMBERED = re.compile(r"^( *)(\d+)(?: |$)")
+FENCE = re.compile(r"^( *)(```|~~~)")
+
+
+def unnumbered(rows: Sequence[str], y: int, end: int, margin: int | None = None) -> list[str]:
+    """``rows`` with the line numbers of code blocks in ``[y, end)`` taken off.
+
+    Gemini CLI and Qwen Code write a code block's lines behind their numbers,
+    right-aligned in a column one wider than the largest (``   1 def f():``)
+    that starts at the text's ``margin`` (by default the least indentation of
+    the rows that start with no digit); a line too long for its row goes on
+    under a blank number.  A block is told by numbers that count up from 1,
+    all ending in the column that places them so: an answer's own line
+    starting with a digit is left alone.
+
+    >>> unnumbered(["  Code:", "   1 def f():", "   2     return 1", "  1 apple"], 0, 4)
+    ['  Code:', '  def f():', '      return 1', '  1 apple']
+    """
+    if margin is None:
+        margin = min((len(r) - len(r.lstrip(" ")) for r in rows[y:end]
+                      if r.strip() and not r.lstrip()[:1].isdigit()), default=None)
+    out = list(rows)
+    i = y
+    while i < end:
+        m = NUMBERED.match(rows[i])
+        if m is None or m.group(2) != "1":
+            i += 1
+            continue
+        column = m.end(2)  # where every number of the block ends
+        number, stop = 1, i
+        for k in range(i, end):
+            head, rest = rows[k][:column], rows[k][column:column + 1]
+            if head.strip().isdigit() and head.rstrip() == head and int(head) == number and rest in ("", " "):
+                number, stop = number + 1, k + 1
+            elif not (head.isspace() and rows[k].strip() and number > 1):
+                break
+        start = column - len(str(number - 1)) - 1
+        if start < 0 or (margin is not None and start != margin):
+            i += 1
+            continue
+        for k in range(i, stop):
+            out[k] = " " * start + rows[k][column + 1:]
+        i = stop
+    return out
+
+
+def fenced_flush(rows: Sequence[str]) -> list[str]:
+    """``rows`` with a drawn code fence's lines moved back to the fence's column.
+
+    A CLI that shows a Markdown code block with its fences (pi) indents the
+    lines between them by a margin of its own (two columns); the model wrote
+    them flush with the fence.  The lines' common indentation beyond the
+    fence's is that margin; the code's own indentation stays.
+
+    >>> fenced_flush(["```py", "  def f():", "      return 1", "```"])
+    ['```py', 'def f():', '    return 1', '```']
+    """
+    out = list(rows)
+    i = 0
+    while i < len(rows):
+        m = FENCE.match(rows[i])
+        close = next((k for k in range(i + 1, len(rows)) if m and rows[k].strip() == m.group(2)
+                      and rows[k].startswith(m.group(1) + m.group(2))), None)
+        if m is None or close is None:
+            i += 1
+            continue
+        inner = [r for r in rows[i + 1:close] if r.strip()]
+        extra = min((len(r) - len(r.lstrip(" ")) for r in inner), default=0) - len(m.group(1))
+        if extra > 0:
+            out[i + 1:close] = [r[extra:] if r.strip() else r for r in rows[i + 1:close]]
+        i = close + 1
+    return out
+
+
 def tidy(rows: Sequence[str]) -> str:
     """Answer rows as text: common indentation removed, outer blank rows dropped,
     runs of blank rows (left where chrome was cut out) made one."""

@@ -49,7 +49,7 @@ from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot
 from . import menus, signs, unprofiled
 from .ai import AiProfile, Frame
-from .answer import quoted, squash, tidy
+from .answer import fenced_flush, quoted, squash, tidy, unnumbered
 from .base import Profile, Verdict, cursor_line, quote
 
 BAND_ROWS = 3  # rows of text an idle or typed-into input area takes between its rules
@@ -216,10 +216,15 @@ class ChatProfile(AiProfile):
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
         """Rows ``[y, end)`` as drawn: a block's mark, a frame and a scroll bar left out, spinner
         rows too, and a turn's summary over or under the answer (:data:`SUMMARY`); a block quote's
-        rows behind their bar written back as ``> text``."""
+        rows behind their bar written back as ``> text`` at the text's margin (Qwen Code draws the
+        bar a column in: Markdown makes nothing of up to three spaces before a ``>``); a code
+        block's line numbers left out, and a drawn fence's lines flush with it again."""
         kept: list[str] = []
-        for row in rows[y:end]:
+        quotes: set[int] = set()
+        words = [_unmarked(r) for r in rows[y:end] if r.strip() and not r.lstrip()[:1].isdigit()]
+        for row in unnumbered(rows, y, end, min(map(_indent, words), default=None))[y:end]:
             if (said := quoted(SCROLL_CELL.sub("", row))) is not None:
+                quotes.add(len(kept))
                 kept.append(said)
                 continue
             row = menus.unbox(row)
@@ -230,7 +235,19 @@ class ChatProfile(AiProfile):
         for i in {text[0], text[-1]} if text else ():
             if SUMMARY.match(kept[i]):
                 kept[i] = ""
-        return tidy([MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1) for row in kept])
+        kept = fenced_flush([_unmarked(row) for row in kept])
+        margin = min((_indent(r) for i, r in enumerate(kept) if r.strip() and i not in quotes), default=0)
+        return tidy([r[_indent(r) - margin:] if i in quotes and 0 < _indent(r) - margin <= 3 else r
+                     for i, r in enumerate(kept)])
+
+
+def _indent(row: str) -> int:
+    return len(row) - len(row.lstrip(" "))
+
+
+def _unmarked(row: str) -> str:
+    """``row`` with a block's mark before it made blank (its text stays in its column)."""
+    return MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1)
 
 
 def _typed(snap: Snapshot, upper: int, lower: int) -> str:

@@ -20,7 +20,6 @@ commands under the input row with a ``(1/42)`` counter.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -28,6 +27,7 @@ from typing import ClassVar
 from ..screen.snapshot import Snapshot
 from . import menus, signs
 from .ai import AiProfile, Frame
+from .answer import unnumbered
 
 STATUS_ROWS = 3
 RULE_GAP = 4
@@ -35,7 +35,6 @@ PALETTE_SPAN = 14
 ANSWER = "✦ "
 FAILED = "✕ "
 MARGIN = 2  # the answer's text starts two columns in, under the text after "✦ "
-LINE_NUMBER = re.compile(r"^ +\d+$")
 
 
 @dataclass(frozen=True)
@@ -97,50 +96,7 @@ class GeminiProfile(AiProfile):
     def cut(self, snap: Snapshot, rows: Sequence[str], y: int, end: int) -> str:
         """The answer, with the numbers Gemini CLI puts in front of a code block's lines taken
         off."""
-        return super().cut(snap, unnumbered(rows, y, end), y, end)
-
-
-def unnumbered(rows: Sequence[str], y: int, end: int) -> list[str]:
-    """``rows`` with the line numbers of code blocks in ``[y, end)`` taken off.
-
-    Gemini CLI (``ui.showLineNumbers``, on by default) writes a code block's
-    lines behind their numbers, right-aligned in a column one wider than the
-    largest (``   1 def f():``); a line too long for its row goes on under a
-    blank number.  A block is told by numbers that count up from 1 in that
-    column, so an answer's own line starting with a digit is left alone.
-
-    >>> unnumbered(["✦ Code:", "   1 def f():", "   2     return 1", "  1 apple"], 0, 4)
-    ['✦ Code:', '  def f():', '      return 1', '  1 apple']
-    """
-    out = list(rows)
-    i = y
-    while i < end:
-        block = _numbered_block(rows, i, end)
-        if block is None:
-            i += 1
-            continue
-        stop, width = block
-        for k in range(i, stop):
-            out[k] = " " * MARGIN + rows[k][MARGIN + width + 1:]
-        i = stop
-    return out
-
-
-def _numbered_block(rows: Sequence[str], start: int, end: int) -> tuple[int, int] | None:
-    """``(stop, width)`` of a numbered code block starting at ``start``, or None."""
-    head = rows[start][MARGIN:]
-    width = len(head) - len(head.lstrip()) + 1
-    number = 1
-    stop = start
-    for k in range(start, end):
-        column, rest = rows[k][MARGIN:MARGIN + width], rows[k][MARGIN + width:MARGIN + width + 1]
-        if LINE_NUMBER.match(column) and int(column) == number and rest in ("", " "):
-            number += 1
-            stop = k + 1
-        elif not (column.isspace() and rows[k].strip() and number > 1):
-            break
-    count = number - 1
-    return (stop, width) if count and width == len(str(count)) + 1 else None
+        return super().cut(snap, unnumbered(rows, y, end, MARGIN), y, end)
 
 
 READERS = (GeminiProfile,)

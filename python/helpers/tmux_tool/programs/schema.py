@@ -24,7 +24,8 @@ one sentence.  The keys, with their types::
     submit = ["Enter"]                   # the keys that submit (default ["Enter"])
     exit = [{ text = "/exit" }, { keys = "Enter" }]   # required: the steps that leave it
     settle = 0.6                         # seconds (see AiProfile); also start_settle, first_settle
-    page_keys = ["PageUp", "End"]        # paging an alternate-screen transcript
+    page_keys = ["PageUp", "End"]        # paging an alternate-screen transcript: a page up, back to
+                                         # the end (each may be keys in turn: "PageUp S-Down")
     skip_permission_args = ["--yolo"]
     launch_env = { NAME = "value" }      # set where the caller's environment does not
     [signs]                              # the reader's patterns, each a regex
@@ -115,6 +116,14 @@ class _Check:
 
     def keys(self, key: str, value: object) -> tuple[str, ...]:
         return tuple(self.key(f"{key}[{i}]", v) for i, v in enumerate(self.texts(key, value)))
+
+    def presses(self, key: str, value: object) -> tuple[str, ...]:
+        """Entries of key names pressed one after another, separated by spaces (``"PageUp S-Down"``)."""
+        texts = self.texts(key, value)
+        for i, text in enumerate(texts):
+            for word in text.split():
+                self.key(f"{key}[{i}]", word)
+        return texts
 
     def table(self, key: str, value: object,
               known: Mapping[str, object] | None = None) -> dict[str, object]:
@@ -217,9 +226,11 @@ def check(data: Mapping[str, object], source: str, readers: Readers) -> Profile:
                             for k, v in env.items()),
         "sign_patterns": _signs(c, data.get("signs", {}), reader, cls),
     }
-    for key in (*SECONDS, "page_keys"):
-        if key in data:
-            fields[key] = c.number(key, data[key]) if key in SECONDS else c.keys(key, data[key])
+    fields.update((key, c.number(key, data[key])) for key in SECONDS if key in data)
+    if "page_keys" in data:
+        fields["page_keys"] = pages = c.presses("page_keys", data["page_keys"])
+        if len(pages) != 2:
+            raise c.fail("page_keys", "must hold two entries: the keys of a page up, then those back to the end")
     if not fields["command"]:
         raise c.fail("command", "must not be empty")
     build: Callable[..., Profile] = cls

@@ -28,6 +28,9 @@ SPINNER = re.compile(rf"^\s*[{SPINNER_GLYPHS}·*•◦]\s*\S[^\n]*?(?:…|\.\.\.
 TIMER = re.compile(r"\((?:[^()\n]*?[\s,·•])?(?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?s\b[^()\n]*\)")
 INTERRUPT = re.compile(r"(?i)\b(?:esc|escape|ctrl\+c)\s+(?:to\s+)?(?:interrupt|stop)\b")
 CANCEL = re.compile(r"(?i)\b(?:esc|escape)\s+(?:to\s+)?cancel\b")
+ESC_HINT = re.compile(r"(?i)\b(?:esc|escape)\b(?:\s+(?:esc|escape)\b)?(?:\s+to)?\s+\w+")  # "esc esc edit"
+# a status row that starts with a working word after at most a glyph ("● Working esc esc edit prompt")
+LEADING_WORK = re.compile(r"(?i)^\W{0,3}(?:retrying|reconnecting|working|thinking|generating|compacting)\b")
 WORKING = re.compile(
     r"(?i)\b(?:retrying|reconnecting|restarting|waiting for|connecting|starting|booting|loading"
     r"|initiali[sz]ing|thinking|working|generating|compacting|attempt \d+(?:/| of )\d+)\b"
@@ -72,6 +75,8 @@ def activity(text: str, *, hints: bool = True) -> str | None:
     A finished turn's summary (``✻ Worked for 12s``) has none of these.
     "Esc to cancel" is a sign of work only beside a working word (``Waiting
     for startup · esc cancel``); beside "Enter to submit" it closes a dialog.
+    Any other Esc hint is one after a working word that leads the row
+    (Copilot CLI's ``◎ Working esc esc edit prompt``).
     Without ``hints`` an interrupt hint alone does not count.
     """
     stripped = text.strip()
@@ -81,6 +86,8 @@ def activity(text: str, *, hints: bool = True) -> str | None:
         if m := sign.search(stripped):
             return m.group()
     if hints and (m := CANCEL.search(stripped)) and WORKING.search(stripped):
+        return m.group()
+    if hints and (m := ESC_HINT.search(stripped)) and LEADING_WORK.match(stripped):
         return m.group()
     if SPINNER.search(stripped):
         return stripped[:60]
