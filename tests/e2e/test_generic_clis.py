@@ -1,10 +1,11 @@
-"""Coding CLIs driven by the chat reading: start, turns of their own, exit.
+"""Coding CLIs driven by a profile that is only data: start, turns of their own, exit.
 
-pi, Qwen Code, Continue (`cn`) and GitHub Copilot CLI run against the scripted model server;
-each has a profile of its own that names the chat reading as its reader (a data file each,
-``programs/profiles/``; the same CLIs with no profile at all are driven in
-``test_generic_path.py``): ``start`` must find each idle at its input area (``profile:
-"pi"``, ``"qwen"``, ``"cn"``, ``"copilot"``), every ``ask`` must come back with its own answer
+pi, Qwen Code, Continue (`cn`), GitHub Copilot CLI and Kilo CLI run against the scripted model
+server; each has a profile of its own, a data file in ``programs/profiles/`` that names its
+reader: the chat reading for the first four (the same CLIs with no profile at all are driven in
+``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode fork with OpenCode's screens.
+``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
+``"copilot"``, ``"kilo"``), every ``ask`` must come back with its own answer
 read off the screen - after the model's last byte, also when the stream
 stalls for two seconds in the middle, when a prompt or an answer repeats the
 one before - and ``exit`` must leave the shell with no process of the CLI
@@ -25,7 +26,7 @@ from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, QUOTED, QUOTED_SHOWN, START_TIMEOUT, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
-GENERIC = ("pi", "qwen", "cn", "copilot")
+GENERIC = ("pi", "qwen", "cn", "copilot", "kilo")
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
@@ -196,6 +197,32 @@ def test_copilots_trust_dialog_is_reported_at_start(prepare: Callable[..., Cli],
     assert res["options"][0] == "1. Yes" and len(res["options"]) == 3, res
     call("kill", session=cli.name)
 
+
+@pytest.mark.e2e
+def test_kilos_permission_question_is_blocked_and_answered_with_keys(
+        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
+    """A shell command the model asks for: Kilo's question (OpenCode's, in its input area) comes back
+    as ``blocked`` with its three choices, ``keys Enter`` allows it once, the command runs and
+    ``wait`` finds Kilo idle again with the model's last words on screen."""
+    terminal_size(200, 50)
+    cli = prepare("kilo")
+    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready" and started["profile"] == "kilo", explain(started)
+    touch = ToolCall("bash", {"command": "touch scripted-file.txt", "description": "Create a file"})
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
+                           Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert "Permission required" in res["question"], res
+    assert res["options"] == ["Allow once", "Allow always", "Reject"], res
+    assert not (cli.launch.cwd / "scripted-file.txt").exists()
+    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
+    assert pressed["ok"], explain(pressed)
+    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    call("kill", session=cli.name)
 
 FAKE_CHAT = r'''#!/usr/bin/env python3
 """A chat CLI that works for seconds (argv[1]) with nothing new on its screen: only the kernel sees it run.

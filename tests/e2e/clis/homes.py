@@ -367,3 +367,47 @@ def copilot(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY, t
         "COPILOT_AUTO_UPDATE": "false",
     }
     return Launch("copilot", ["copilot"], env, home, cwd)
+
+
+def kilo(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Launch:
+    """Kilo CLI (`@kilocode/cli`, an OpenCode fork: a native binary under a Node loader) against `base_url`.
+
+    7.7.7 is the newest release the npm registry serves whole: 7.8.1's platform package
+    (`@kilocode/cli-linux-x64@7.8.1`) is not there, so its install script fails.  The config is
+    OpenCode's, in `~/.config/kilo/kilo.json`: a provider of its own through
+    `@ai-sdk/openai-compatible` (bundled, nothing installed at start), and `enabled_providers` so
+    that Kilo's own gateway (`api.kilo.ai`) and Apertis are not asked for their model lists.
+    The `KILO_*` switches (OpenCode's, renamed) leave out the rest: the models.dev catalog, the
+    update check, PostHog telemetry (any level but "all" is off), sharing and session upload, LSP
+    downloads and the default plugins.  `KILO_NO_DAEMON` keeps it from using a shared background
+    server that another run (or a user's Kilo) left behind.  Tools ask before they run.
+    """
+    config = {
+        "$schema": "https://app.kilo.ai/config.json",
+        "autoupdate": False,
+        "share": "disabled",
+        "permission": {"bash": "ask", "edit": "ask"},
+        "enabled_providers": ["scripted"],
+        "model": "scripted/scripted-model",
+        "small_model": "scripted/scripted-model",
+        "provider": {"scripted": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Scripted",
+            "options": {"baseURL": base_url + "/v1", "apiKey": api_key},
+            "models": {"scripted-model": {"name": "Scripted Model", "tool_call": True,
+                                          "limit": {"context": 128000, "output": 8192}}},
+        }},
+    }
+    _write_json(home / ".config" / "kilo" / "kilo.json", config)
+    env = _base_env(home) | {
+        "KILO_DISABLE_AUTOUPDATE": "1",
+        "KILO_DISABLE_MODELS_FETCH": "1",
+        "KILO_DISABLE_LSP_DOWNLOAD": "1",
+        "KILO_DISABLE_DEFAULT_PLUGINS": "1",
+        "KILO_DISABLE_SHARE": "1",
+        "KILO_DISABLE_SESSION_INGEST": "1",
+        "KILO_DISABLE_TERMINAL_TITLE": "1",
+        "KILO_TELEMETRY_LEVEL": "off",
+        "KILO_NO_DAEMON": "1",
+    }
+    return Launch("kilo", ["kilo"], env, home, cwd)

@@ -1,4 +1,5 @@
-"""OpenCode (1.18.33, also the newest), a full-screen TUI on the alternate screen.
+"""OpenCode (1.18.33, also the newest), a full-screen TUI on the alternate screen; and Kilo CLI
+(7.7.7), an OpenCode fork that draws the same screens with its own words (``profiles/kilo.toml``).
 
 Its face, bottom up (tests/fixtures/screens/opencode/): the footer row -
 ``■⬝⬝⬝  esc interrupt … ctrl+p commands`` while a turn runs (streaming and
@@ -86,7 +87,9 @@ class OpencodeProfile(AiProfile):
             what = " ".join(menus.strip_box(row) for row in lines[asked + 1:asked + 4]
                             if menus.strip_box(row))
             question = f"Permission required: {what}".strip()
-            return self.verdict(Status.BLOCKED, f"OpenCode asks {quote(question, 80)}", question,
+            # Kilo CLI, an OpenCode fork, draws the same question: the data file's own words name who asks
+            asker = next((d.question for d in self.dialogs if d.name == "permission"), "OpenCode asks")
+            return self.verdict(Status.BLOCKED, f"{asker}: {quote(question, 80)}", question,
                                 ("Allow once", "Allow always", "Reject"))
         return super().dialog(snap, frame)
 
