@@ -12,6 +12,7 @@ the page's (tests/browser) reach the same fixtures.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,12 +54,21 @@ def model_server() -> Iterator[ModelServer]:
         yield server
 
 
+def _stop(launch: homes.Launch) -> None:
+    """Run the launch's ``stop`` (what ends what the CLI leaves running after it exits: Cline's hub
+    daemon), so a test's leftover serves no later test."""
+    if launch.stop:
+        subprocess.run(launch.stop, env=launch.env, cwd=launch.cwd, timeout=60, capture_output=True,
+                       check=False)
+
+
 @pytest.fixture
 def prepare(private_socket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-            model_server: ModelServer) -> Callable[..., Cli]:
+            model_server: ModelServer, request: pytest.FixtureRequest) -> Callable[..., Cli]:
     """``prepare(name, **flags)``: a fresh HOME for CLI ``name`` (flags as in homes.py),
     its environment set for this test, pointed at this test's model server
-    (or at ``server=`` when several CLIs each need their own)."""
+    (or at ``server=`` when several CLIs each need their own); what the CLI leaves running
+    after the test is stopped (the launch's ``stop``)."""
 
     def make(name: str, *, server: ModelServer | None = None, **flags: bool) -> Cli:
         require_binary(name)
@@ -67,6 +77,7 @@ def prepare(private_socket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         cwd = home / "project"
         cwd.mkdir(parents=True)
         launch = getattr(homes, name)(target.url, home, cwd, **flags)
+        request.addfinalizer(lambda: _stop(launch))
         # CI runners set CI=true, and Gemini CLI then leaves its interactive UI out;
         # these tests drive the interactive UI, as a user's terminal does.
         monkeypatch.delenv("CI", raising=False)

@@ -1,11 +1,11 @@
 """Coding CLIs driven by a profile that is only data: start, turns of their own, exit.
 
-pi, Qwen Code, Continue (`cn`), GitHub Copilot CLI and Kilo CLI run against the scripted model
-server; each has a profile of its own, a data file in ``programs/profiles/`` that names its
-reader: the chat reading for the first four (the same CLIs with no profile at all are driven in
-``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode fork with OpenCode's screens.
-``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
-``"copilot"``, ``"kilo"``), every ``ask`` must come back with its own answer
+pi, Qwen Code, Continue (`cn`), GitHub Copilot CLI, Cline CLI and Kilo CLI run against the
+scripted model server; each has a profile of its own, a data file in ``programs/profiles/`` that
+names its reader: the chat reading for the first five (the same CLIs with no profile at all are
+driven in ``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode fork with OpenCode's
+screens.  ``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
+``"copilot"``, ``"cline"``, ``"kilo"``), every ``ask`` must come back with its own answer
 read off the screen - after the model's last byte, also when the stream
 stalls for two seconds in the middle, when a prompt or an answer repeats the
 one before - and ``exit`` must leave the shell with no process of the CLI
@@ -26,7 +26,7 @@ from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, QUOTED, QUOTED_SHOWN, START_TIMEOUT, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
-GENERIC = ("pi", "qwen", "cn", "copilot", "kilo")
+GENERIC = ("pi", "qwen", "cn", "copilot", "cline", "kilo")
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
@@ -223,6 +223,50 @@ def test_kilos_permission_question_is_blocked_and_answered_with_keys(
     assert done["ok"] and done["status"] == "ready", explain(done)
     assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
     call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_clines_permission_question_is_blocked_and_answered_with_keys(
+        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
+    """A shell command the model asks for: Cline's question (``[y] Approve  [n] Deny``) comes back as
+    ``blocked``, the command not run; ``keys y`` approves it, it runs and ``wait`` finds Cline idle."""
+    terminal_size(200, 50)
+    cli = prepare("cline")
+    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    touch = ToolCall("run_commands", {"commands": ["touch scripted-file.txt"]})
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
+                           Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert "[y] Approve" in res["screen"] and "Cline asks permission" in (res.get("question") or ""), res
+    assert not (cli.launch.cwd / "scripted-file.txt").exists()
+    pressed = call("keys", session=cli.name, keys=["y"], timeout=10)
+    assert pressed["ok"], explain(pressed)
+    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the approved command did not run"
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    call("kill", session=cli.name)
+
+
+@pytest.mark.e2e
+def test_clines_start_up_offer_is_closed_at_start(prepare: Callable[..., Cli], private_socket: str) -> None:
+    """A fresh HOME: Cline offers ClinePass over its start screen.  ``start`` reports it as the
+    safe ``offer`` dialog, and with ``accept=["safe"]`` closes it with Escape (Enter would open its
+    web page) and finds Cline ready."""
+    cli = prepare("cline", offer=True)
+    res = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert res["dialog"] == "offer" and res["safe"] is True and res["answered"] == [], res
+    call("kill", session=cli.name)
+    res = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT,
+               accept=["safe"])
+    assert res["ok"] and res["status"] == "ready", explain(res)
+    assert res["answered"] == ["offer"], res
+    assert "Press Enter to open" not in (res.get("screen") or ""), explain(res)
+    call("kill", session=cli.name)
+
 
 FAKE_CHAT = r'''#!/usr/bin/env python3
 """A chat CLI that works for seconds (argv[1]) with nothing new on its screen: only the kernel sees it run.

@@ -1,6 +1,6 @@
-"""pi, Qwen Code, Continue's cn and GitHub Copilot CLI as first-class profiles: data files read by
-the chat reader, judged on their recorded screens (tests/fixtures/screens/pi/, .../qwen/, .../cn/,
-.../copilot/, each with its README's provenance)."""
+"""pi, Qwen Code, Continue's cn, GitHub Copilot CLI and Cline CLI as first-class profiles: data files
+read by the chat reader, judged on their recorded screens (tests/fixtures/screens/pi/, .../qwen/,
+.../cn/, .../copilot/, .../cline/, each with its README's provenance)."""
 
 from __future__ import annotations
 
@@ -64,6 +64,20 @@ TABLE = [
     ("copilot", "trust", "blocked", "the trust dialog"),
     ("copilot", "palette", "blocked", "a command list is open"),
     ("copilot", "error", "error", "Authentication failed with provider"),
+    # Cline's empty start screen draws its input area in a column in the middle of the screen
+    ("cline", "ready", "ready", "the input area is idle"),
+    ("cline", "typed", "ready", "the input area is idle"),
+    ("cline", "answered", "ready", "the input area is idle"),
+    ("cline", "aftertool", "ready", "the input area is idle"),
+    ("cline", "busy", "busy", "esc to cancel"),
+    # while it streams (and while its stream stalls) only the spinner as the answer block's mark shows
+    ("cline", "streaming", "busy", "shows work at the input area"),
+    ("cline", "paused", "busy", "shows work at the input area"),
+    ("cline", "error", "error", "Error: scripted bad key"),
+    ("cline", "palette", "blocked", "a command list is open"),
+    # its questions take the input area's place and are answered by keys no menu shows
+    ("cline", "permission", "blocked", "the permission dialog"),
+    ("cline", "offer", "blocked", "the offer dialog"),
 ]
 
 
@@ -105,6 +119,62 @@ def test_copilot_permission_is_blocked_with_its_own_question_and_the_options_on_
         assert verdict.options[0] == "1. Yes" and len(verdict.options) == 3, verdict.options
         assert verdict.options[1].startswith("2. Yes, and don't ask again for `touch`")
         assert verdict.options[-1] == "3. No, and tell Copilot what to do differently (Esc to stop)"
+
+
+def test_clines_input_area_in_the_middle_of_its_start_screen_holds_what_is_typed() -> None:
+    """Its rules start right of the left edge, bare (a dialog's box has corners): the area is found,
+    and what is typed is read from it, the placeholder not."""
+    cline = profile_for("cline")
+    assert cline is not None
+    for state, typed in (("ready", ""), ("typed", "this text is typed but not submitted")):
+        for path in sorted((SCREENS / "cline").glob(f"{state}-*.json")):
+            snap = _snap(path)
+            found = chat.input_area(snap)
+            assert found is not None, path.name
+            assert snap.lines[found[0]].startswith(" "), path.name  # drawn right of the left edge
+            assert chat.speaker(cline).pending_input(snap) == typed, path.name
+
+
+def test_a_boxed_dialog_in_the_middle_of_the_screen_is_no_input_area() -> None:
+    """The rules of a box drawn mid-screen end in corners: no input area, however alike."""
+    box = ["", "      ╭" + "─" * 40 + "╮", "      │ ❯ Pick one                              │",
+           "      ╰" + "─" * 40 + "╯", ""]
+    snap = snapshot_from_capture("\n".join(box), width=80, height=5, cursor=(9, 2))
+    assert chat.input_area(snap) is None
+
+
+def test_clines_answer_has_no_mark_but_a_plain_bullet_keeps_its_star() -> None:
+    """Cline marks an answer block with a blue '*' before white text: the mark is no answer.  A
+    '* ' in the text's own colour is the answer's (a Markdown bullet left as typed)."""
+    cline = profile_for("cline")
+    assert isinstance(cline, ChatProfile)
+    for path in sorted((SCREENS / "cline").glob("aftertool-*.json")):
+        snap = _snap(path)
+        got = chat.speaker(cline, "Create a file").answer_from(snap, "Create a file")
+        assert got is not None, path.name
+        # the text blocks lose their marks; the tool's row, its name as blue as its '*', is left as drawn
+        rows = [row.strip() for row in got.splitlines()]
+        assert rows[0] == "I will create a file." and rows[-1] == "The file was created.", (path.name, got)
+        assert "* run_commands(touch scripted-file.txt)" in rows, (path.name, got)
+    rows = ["", " \x1b[38;5;111m❯\x1b[39m Name a colour", "", " \x1b[38;5;111m*\x1b[39m The colour is blue.",
+            "   * and a star of the text's own", "", "─" * 40, "❯ ", "─" * 40]
+    snap = snapshot_from_capture("\n".join(rows), width=40, height=len(rows), cursor=(2, 7))
+    got = chat.speaker(cline, "Name a colour").answer_from(snap, "Name a colour")
+    assert got == "The colour is blue.\n* and a star of the text's own", got
+
+
+def test_clines_questions_are_its_own_dialogs() -> None:
+    """The permission question and the start-up offer take the input area's place with no menu:
+    blocked all the same, with the data file's question; the offer may be closed unasked."""
+    for state, name in (("permission", "permission"), ("offer", "offer")):
+        for path in sorted((SCREENS / "cline").glob(f"{state}-*.json")):
+            verdict = detect(_snap(path), program="cline")
+            assert verdict.status == "blocked" and verdict.question, (path.name, verdict.evidence)
+            assert f"the {name} dialog" in verdict.evidence, (path.name, verdict.evidence)
+    cline = profile_for("cline")
+    assert cline is not None
+    assert [(d.name, d.safe, d.accept) for d in cline.dialogs] == [("permission", False, ("y",)),
+                                                                    ("offer", True, ("Escape",))]
 
 
 @pytest.mark.parametrize(("spelling", "name"), [

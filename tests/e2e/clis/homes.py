@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,9 @@ class Launch:
     env: dict[str, str]
     home: Path
     cwd: Path
+    # the argv that ends what the CLI leaves running after it exits, run in `env` and `cwd` (Cline's hub
+    # daemon); None when it leaves nothing
+    stop: list[str] | None = None
 
     def command(self) -> str:
         """The argv as one shell-quoted line, for typing into a shell pane."""
@@ -411,3 +415,44 @@ def kilo(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> L
         "KILO_NO_DAEMON": "1",
     }
     return Launch("kilo", ["kilo"], env, home, cwd)
+def _free_port() -> int:
+    """A loopback port no one listens on now (the kernel's pick)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def cline(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY, offer: bool = False) -> Launch:
+    """Cline CLI (`cline`, a Bun-compiled binary under a Node resolver) against `base_url` (chat completions).
+
+    Its provider `openai-compatible` with the base URL, key and model in
+    `~/.cline/data/settings/providers.json`, as `cline auth -p openai-compatible -b URL -k KEY
+    -m MODEL` writes it; `global-settings.json` turns off its default "auto-approve all" (the tests
+    want its permission question), telemetry and auto-update.  `offer` leaves its start-up offers
+    ("Try ClinePass", then "Introducing Cline Desktop" at the next start: "Press Enter to open, any
+    other key to close"); otherwise `cli-notices.json` marks both as shown.
+
+    At its first start the TUI spawns a hub daemon (`cline --cline-hub-daemon ... --port 25463`,
+    after setsid) that outlives the TUI; a later TUI of any HOME connects to a daemon already on that
+    port and takes its state (the other HOME's notices, sessions).  So each launch gets a hub port of
+    its own (`CLINE_HUB_PORT`); `stop` ends this HOME's daemon (`cline hub stop`).
+    """
+    settings = home / ".cline" / "data" / "settings"
+    _write_json(settings / "providers.json", {
+        "version": 1,
+        "lastUsedProvider": "openai-compatible",
+        "modes": {},
+        "providers": {"openai-compatible": {
+            "settings": {"provider": "openai-compatible", "apiKey": api_key, "model": "scripted-model",
+                         "baseUrl": base_url + "/v1"},
+            "updatedAt": "2026-01-01T00:00:00.000Z",
+            "tokenSource": "manual",
+        }},
+    })
+    _write_json(settings / "global-settings.json", {"telemetryOptOut": True, "autoUpdateEnabled": False,
+                                                    "toolAutoApprove": False})
+    if not offer:
+        _write_json(settings / "cli-notices.json",
+                    {"shown": {"cline-cli-cline-pass-intro": True, "cline-cli-desktop-launch": True}})
+    env = _base_env(home) | {"CLINE_NO_AUTO_UPDATE": "1", "CLINE_HUB_PORT": str(_free_port())}
+    return Launch("cline", ["cline"], env, home, cwd, stop=["cline", "hub", "stop"])

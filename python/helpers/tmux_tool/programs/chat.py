@@ -11,9 +11,10 @@ is what :func:`input_area` finds; with it, :class:`ChatProfile` reads such a
 screen the way :class:`~.ai.AiProfile` reads a profiled CLI's:
 
 * work: a sign of :mod:`signs` (a spinner before trailing words, a running
-  timer, an interrupt hint) on the last row of text right above the band or under it -
+  timer, an interrupt hint) on the last row of text above the band or under it -
   where pi draws ``⠹ Working...`` and Qwen Code ``.  <phrase>... (2s · esc to
-  cancel)``;
+  cancel)``, and Cline ``⠋ Thinking... (esc to cancel)`` under its prompt's echo with
+  the rest of the screen blank down to the band;
 * a question: a menu inside the band or under it (a command list, a choice);
 * a failed turn: the last block above the band is an error line or red;
 * else ready.
@@ -54,14 +55,15 @@ from .base import Profile, Verdict, cursor_line, quote
 
 BAND_ROWS = 3  # rows of text an idle or typed-into input area takes between its rules
 FOOTER_ROWS = 12  # rows under the band: status rows, or a command list opened from the band
-# rows above the band where a CLI draws its spinner row (pi leaves a blank row between)
-STATUS_ABOVE = 2
 RULE_MIN = 20  # characters of a rule around an input area (they span the screen)
 RULE_INDENT = 2  # columns a rule around an input area may start right of the screen's left edge
 # an input area's prompt glyph (Qwen Code >, Continue ●), or an echo's
 GLYPH = re.compile(r"^\s*[>❯›»●](?:\s+|$)")
 # a non-ASCII mark before a block's first row
 MARK = re.compile(r"^(?P<indent>\s*)[^\x00-\x7f\w\s][\ufe0e\ufe0f]?\s")
+# an ASCII mark before a block's first row (Cline's '*'), told from a Markdown bullet by its colour:
+# see _coloured_mark
+ASCII_MARK = re.compile(r"^(?P<indent>\s*)\*\s(?=\S)")
 ZERO_WIDTH = "\u200b"  # Qwen Code draws one after the typed text, where its cursor stands
 # a turn's summary a CLI draws over or under its answer: a verb and how long it took, after a mark
 # (Claude Code's "✻ Cogitated for 2s · done 1:47 AM" and "Thought for 1s (ctrl+o to expand)", Codex's
@@ -78,12 +80,21 @@ SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's sta
 START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
 
 
+CORNERS = "╭╮╰╯┌┐└┘├┤"
+
+
+def _indent(row: str) -> int:
+    return len(row) - len(row.lstrip())
+
+
 def _rule(row: str) -> bool:
-    """A long rule from the left edge (a dialog's box, drawn in the middle of the screen, is no
-    input area)."""
+    """A long rule from the left edge, or a bare one (no corners) anywhere: a CLI may draw its
+    input area in a column in the middle of the screen (Cline's empty start screen), but a dialog's
+    box drawn there, corners at its ends, is no input area."""
     text = row.strip()
-    return (len(row) - len(row.lstrip()) <= RULE_INDENT and len(text) >= RULE_MIN
-            and set(text.strip("╭╮╰╯┌┐└┘├┤")) <= {"─", "━", "═"})
+    if len(text) < RULE_MIN or not set(text.strip(CORNERS)) <= {"─", "━", "═"}:
+        return False
+    return _indent(row) <= RULE_INDENT or (text[0] not in CORNERS and text[-1] not in CORNERS)
 
 
 def input_area(snap: Snapshot) -> tuple[int, int] | None:
@@ -103,9 +114,16 @@ def input_area(snap: Snapshot) -> tuple[int, int] | None:
             return None
         upper = next((y for y in reversed(rules) if y < lower), None)
         if upper is not None and 0 < lower - upper - 1 <= BAND_ROWS \
-                and text_width(lines[upper].strip()) == text_width(lines[lower].strip()):
+                and text_width(lines[upper].strip()) == text_width(lines[lower].strip()) \
+                and _column(lines[upper], lines[lower]):
             return upper, lower
     return None
+
+
+def _column(upper: str, lower: str) -> bool:
+    """Two rules that bound one input area: from the left edge, or both from the same column (a
+    column drawn in the middle of the screen)."""
+    return max(_indent(upper), _indent(lower)) <= RULE_INDENT or _indent(upper) == _indent(lower)
 
 
 @dataclass(frozen=True)
@@ -133,7 +151,7 @@ class ChatProfile(AiProfile):
         if frame is None:
             return self._unframed(snap)
         if sign := next(filter(None, map(signs.activity, frame.status)), None) \
-                or self.busy(snap, frame):
+                or self.busy(snap, frame) or _spinning_head(snap, frame):
             return self.verdict(Status.BUSY, f"{quote(sign)} shows work at the input area")
         if menu := menus.find_menu(snap, frame.top, exclude=frame.input):
             return self.verdict(Status.BLOCKED, f"a menu asks {quote(menu.question, 80)} at the "
@@ -156,11 +174,21 @@ class ChatProfile(AiProfile):
 
     def _unframed(self, snap: Snapshot) -> Verdict | None:
         """No input area: the generic reading, a question of it named after this CLI's own
-        dialog when its data file knows the dialog (Qwen Code's permission question)."""
+        dialog when its data file knows the dialog (Qwen Code's permission question).
+
+        A dialog of the data file on a screen the generic reading finds no question on (nor
+        work) is the question all the same: the input area gave way to it, and its answer keys
+        are no menu's or button's (Cline's ``[y] Approve   [n] Deny``, its start-up offer's
+        ``Press Enter to open, any other key to close`` in a box over the screen).  Left unread,
+        a turn waited its whole timeout on it, and ``start`` never closed the offer."""
         verdict = unprofiled.read(self, snap)
-        blocked = verdict is not None and verdict.status == Status.BLOCKED
-        known = self.find_dialog(snap.text) if blocked else None
-        if verdict is None or known is None:
+        known = self.find_dialog(snap.text)
+        if known is None:
+            return verdict
+        if verdict is None or verdict.status in (Status.UNKNOWN, Status.READY):
+            return self.verdict(Status.BLOCKED, f"the {known.name} dialog shows where the input area "
+                                "was", known.question)
+        if verdict.status != Status.BLOCKED:
             return verdict
         return replace(verdict, evidence=f"the {known.name} dialog: {verdict.evidence}",
                        question=f"{known.question}: {verdict.question}")
@@ -171,8 +199,7 @@ class ChatProfile(AiProfile):
             return None
         upper, lower = found
         lines = snap.lines
-        above = next((lines[y] for y in range(upper - 1, max(-1, upper - 1 - STATUS_ABOVE), -1)
-                      if lines[y].strip()), "")
+        above = next((lines[y] for y in range(upper - 1, -1, -1) if lines[y].strip()), "")
         status = tuple(r for r in (above, *lines[lower + 1:]) if r.strip())
         top = upper - 1 if upper > 0 and FOLDER_ROW.match(lines[upper - 1].rstrip()) else upper
         return Frame(top, upper + 1, _typed(snap, upper, lower), status)
@@ -222,11 +249,14 @@ class ChatProfile(AiProfile):
         kept: list[str] = []
         quotes: set[int] = set()
         words = [_unmarked(r) for r in rows[y:end] if r.strip() and not r.lstrip()[:1].isdigit()]
-        for row in unnumbered(rows, y, end, min(map(_indent, words), default=None))[y:end]:
+        numbered = unnumbered(rows, y, end, min(map(_indent, words), default=None))
+        for at, row in enumerate(numbered[y:end], start=y):
             if (said := quoted(SCROLL_CELL.sub("", row))) is not None:
                 quotes.add(len(kept))
                 kept.append(said)
                 continue
+            if (mark := _coloured_mark(snap, at, row)) is not None:
+                row = mark
             row = menus.unbox(row)
             if signs.activity(row, hints=False):
                 continue
@@ -241,13 +271,45 @@ class ChatProfile(AiProfile):
                      for i, r in enumerate(kept)])
 
 
-def _indent(row: str) -> int:
-    return len(row) - len(row.lstrip(" "))
-
-
 def _unmarked(row: str) -> str:
     """``row`` with a block's mark before it made blank (its text stays in its column)."""
     return MARK.sub(lambda m: m.group("indent") + " " * 2, row, count=1)
+
+
+# a braille spinner cell as the mark of a block's first row, text after it (Cline's " ⠼ Plan")
+SPINNING_HEAD = re.compile(r"^\s{0,2}[\u2801-\u28ff]\s+\S")
+
+
+def _spinning_head(snap: Snapshot, frame: Frame) -> str | None:
+    """The head of the last block above the input area (its nearest row that starts within
+    :data:`RULE_INDENT` columns: a block's rows after its head are indented) when a braille
+    spinner stands as its mark: the block is still being written.  Cline shows no other sign
+    while an answer streams, and none while its stream stalls, so its stall read as a turn's
+    end."""
+    for y in range(frame.top - 1, -1, -1):
+        row = snap.lines[y]
+        if row.strip() and _indent(row) <= RULE_INDENT:
+            return row.strip() if SPINNING_HEAD.match(row) else None
+    return None
+
+
+def _fg(snap: Snapshot, y: int, x: int) -> str:
+    return next((s.fg for s in snap.spans(y) if s.start <= x < s.end), "default")
+
+
+def _coloured_mark(snap: Snapshot, y: int, row: str) -> str | None:
+    """``row`` with its block's ASCII mark blanked, when it starts with one: a ``*`` drawn in a
+    colour other than the text after it (Cline's blue ``*`` before its white answer).  A
+    Markdown bullet ``* item`` a CLI leaves as typed is drawn in its text's colour, and kept: the
+    colour is the only difference, so without captured styles nothing is taken for a mark."""
+    m = ASCII_MARK.match(row)
+    if m is None or not snap.styles or not 0 <= y < len(snap.lines) \
+            or not snap.lines[y].startswith(row[:m.end()]):
+        return None
+    indent = len(m.group("indent"))
+    if _fg(snap, y, indent) == _fg(snap, y, m.end()):
+        return None
+    return m.group("indent") + " " * (m.end() - indent) + row[m.end():]
 
 
 def _typed(snap: Snapshot, upper: int, lower: int) -> str:
