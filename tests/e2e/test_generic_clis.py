@@ -21,12 +21,15 @@ from pathlib import Path
 
 import pytest
 
+from python.helpers.tmux_tool.transport import kernel
 from python.tools.tmux_tool import call
 from tests.conftest import poll
 from tests.e2e.conftest import ASK_TIMEOUT, QUOTED, QUOTED_SHOWN, START_TIMEOUT, Cli, TimedReply, explain
 from tests.e2e.model_server import Reply, ToolCall
 
 GENERIC = ("pi", "qwen", "cn", "copilot", "cline", "kilo")
+# what a CLI leaves running in a session of its own, which exit ends: Cline's hub daemon
+DAEMONS = {"cline": "cline"}
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
@@ -62,6 +65,17 @@ def _processes_under(pid: int) -> list[str]:
     return names
 
 
+def left_behind(socket: str, session: str) -> list[str]:
+    """What a CLI left running in ``session``'s pane once it exited: the processes below the
+    pane's shell, and those born in the pane that left it (a daemon in a session of its own, its
+    parent gone: Cline's hub), found by the pane's environment (``kernel.born_in``)."""
+    found = subprocess.run(["tmux", "-L", socket, "display-message", "-p", "-t", f"={session}:",
+                            "#{pid} #{pane_id} #{pane_pid}"], capture_output=True, text=True,
+                           check=True, timeout=10).stdout.split()
+    server, pane, shell = int(found[0]), found[1], int(found[2])
+    return _processes_under(shell) + [f"{p.comm} (pid {p.pid})" for p in kernel.born_in(server, pane, 0, shell)]
+
+
 def take_turns(cli: Cli) -> None:
     """The five :data:`TURNS`, each answered with its own text read off the screen, never before
     the model's last byte."""
@@ -91,12 +105,12 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
 
     take_turns(cli)
 
-    shell = call("status", session=cli.name)
     gone = call("exit", session=cli.name, timeout=30)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
     assert call("status", session=cli.name)["program"] == "bash"
-    pane = int(call("run", session=cli.name, command="echo $$", timeout=10)["output"])
-    assert _processes_under(pane) == [], (shell, _processes_under(pane))
+    assert left_behind(private_socket, cli.name) == [], gone
+    if program in DAEMONS:
+        assert any(e.startswith(DAEMONS[program] + " (pid ") for e in gone.get("ended", [])), gone
     call("kill", session=cli.name)
 
 

@@ -22,7 +22,7 @@ import pytest
 from python.helpers.tmux_tool.programs import profile_for, registry
 from python.tools.tmux_tool import call
 from tests.e2e.conftest import START_TIMEOUT, Cli, explain
-from tests.e2e.test_generic_clis import _processes_under, take_turns
+from tests.e2e.test_generic_clis import left_behind, take_turns
 
 # The CLIs whose input area the generic reading finds: a band between two rules (chat.input_area).
 RULED = ("claude", "pi", "qwen", "cn", "copilot")
@@ -63,8 +63,7 @@ def test_a_profiled_cli_takes_turns_without_its_profile(
     gone = call("exit", session=cli.name, timeout=30)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
     assert call("status", session=cli.name)["program"] == "bash"
-    pane = int(call("run", session=cli.name, command="echo $$", timeout=10)["output"])
-    assert _processes_under(pane) == [], _processes_under(pane)
+    assert left_behind(private_socket, cli.name) == [], gone
     call("kill", session=cli.name)
 
 
@@ -86,6 +85,5 @@ def test_a_cli_without_an_input_band_is_never_called_ready(
     gone = call("exit", session=cli.name, timeout=30)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
     assert call("status", session=cli.name)["program"] == "bash"
-    pane = int(call("run", session=cli.name, command="echo $$", timeout=10)["output"])
-    assert _processes_under(pane) == [], _processes_under(pane)
+    assert left_behind(private_socket, cli.name) == [], gone
     call("kill", session=cli.name)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from .. import screen
 from ..core.clock import Deadline
 from ..programs.ai import AiProfile, squash
+from ..programs.chat import SCROLL_GLYPHS
 from ..screen.cells import text_width
 from ..screen.snapshot import Snapshot, Span
 from ..transport import keyboard, panes
@@ -41,6 +42,7 @@ RECENT_LINES = 400
 # history lines read first for an answer; all of it when the turn starts higher up
 HISTORY_LINES = 3000
 MAX_PAGES = 60
+BACK_TRIES = 3  # presses of the key back to the end, for a CLI still scrolling up when it comes
 PAGE_SHOWN = 5.0  # seconds for a page to move after a page key (a busy machine draws late)
 # OpenCode 1.18 draws a scrolled page as one frame 5-12 ms after the key (measured at 80x24 and
 # 200x50): a page is looked for every PAGE_POLL and read once it has held still for PAGE_STILL.
@@ -48,7 +50,7 @@ PAGE_STILL = 0.03
 PAGE_POLL = 0.01
 WRAP_MARGIN = 2  # columns at the right some CLIs leave free when they break a line
 QUOTE = "> "  # how an answer's block-quote rows start (programs.answer.quoted)
-SCROLL_BAR = frozenset("│┃█▐▕▌▓▒░")  # a scroll bar's track and thumb
+SCROLL_BAR = frozenset("│" + SCROLL_GLYPHS)  # a scroll bar's track and thumb
 
 Row = tuple[str, tuple[Span, ...]]
 
@@ -258,17 +260,29 @@ def page_back(target: Target, profile: AiProfile, first: Snapshot,
             if found(joined):
                 return joined
     finally:
-        keyboard.press(target.tmux, target.pane, back.split())
-        if shown != first.digest:
-            next_screen(target, shown)  # back at the end before anyone looks again
+        _back_to_end(target, back, first, shown)
     return None
+
+
+def _back_to_end(target: Target, back: str, first: Snapshot, shown: str) -> None:
+    """Press ``back`` and wait until the end (the ``first`` page) shows again before anyone looks:
+    a CLI that scrolls smoothly (Kilo) may still be moving up when the key arrives and settle on a
+    page above, so the key is pressed again, a few times at most, while it settles elsewhere."""
+    for _ in range(BACK_TRIES):
+        keyboard.press(target.tmux, target.pane, back.split())
+        if shown == first.digest:
+            return
+        page = next_screen(target, shown)
+        if page is None or page.digest == first.digest:
+            return
+        shown = page.digest
 
 
 def _page_rows(snap: Snapshot, end: int, width: int) -> list[Row]:
     """The transcript rows of a page, cut at the transcript's width: a side panel
     stays put while the transcript scrolls, so it must not take part in the overlap;
     nor does a scroll bar's cell in the screen's last column (Qwen Code's track
-    ``│`` and thumb ``█``), which changes from page to page."""
+    ``│`` and thumb ``█``, Cline's ``▄`` ``▀``), which changes from page to page."""
     def row(y: int) -> str:
         text = snap.lines[y][:width]
         if text_width(text) >= snap.width and text[-1:] in SCROLL_BAR and text[-2:-1] == " ":

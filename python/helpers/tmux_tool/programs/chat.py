@@ -74,8 +74,10 @@ ECHO_MIN = 8  # characters of a prompt an echo row must show (all of a shorter p
 # a row of the working folder alone (a branch after it), drawn right on the input area's upper rule
 # (Copilot CLI's "/home/me/project"): the input area's own, not the answer's last row
 FOLDER_ROW = re.compile(r"^\s?[~/][^\s]*(?:\s+[\[(].*)?$")
-# a scroll bar's cell at a transcript row's right end (Copilot CLI's ┃, Qwen Code's █)
-SCROLL_CELL = re.compile(r"\s+[┃█▐▕▌▓▒░]$")
+# a scroll bar's cell at a transcript row's right end (Copilot CLI's ┃, Qwen Code's █, Cline's
+# half blocks ▄ ▀ where its thumb ends within a cell)
+SCROLL_GLYPHS = "┃█▐▕▌▓▒░▀▄▁▂▃▅▆▇"
+SCROLL_CELL = re.compile(rf"\s+[{SCROLL_GLYPHS}]$")
 SETTLE = 2.5  # seconds of stillness that end a turn: longer than a stream's stalls
 START_SETTLE = 1.0  # seconds the first idle screen holds still (CLIs draw their start in stages)
 
@@ -251,6 +253,8 @@ class ChatProfile(AiProfile):
         words = [_unmarked(r) for r in rows[y:end] if r.strip() and not r.lstrip()[:1].isdigit()]
         numbered = unnumbered(rows, y, end, min(map(_indent, words), default=None))
         for at, row in enumerate(numbered[y:end], start=y):
+            if text_width(row) >= snap.width:  # a scroll bar's cell in the screen's last column
+                row = SCROLL_CELL.sub("", row)
             if (said := quoted(SCROLL_CELL.sub("", row))) is not None:
                 quotes.add(len(kept))
                 kept.append(said)
