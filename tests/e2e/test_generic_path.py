@@ -7,9 +7,9 @@ find it idle at its input (``profile: "generic"``), the five turns of
 twice) must each come back with its own answer, read off the screen, never before the model's
 last byte, and ``exit`` must leave the shell with no process of the CLI behind ("the same e2e
 run with the profile files of those CLIs removed").  That holds for the CLIs whose input area is a
-band between two rules (Claude Code, pi, Qwen Code, Continue's ``cn``, GitHub Copilot CLI);
-Codex, Gemini CLI and OpenCode draw theirs otherwise, so generic mode gives them up: it must say
-so, never call them ready nor type a prompt.
+band between two rules (Claude Code, pi, Qwen Code, Continue's ``cn``, GitHub Copilot CLI, Cline
+CLI, whose hub daemon ``exit`` ends too); Codex, Gemini CLI, OpenCode and Kilo CLI draw theirs
+otherwise, so generic mode gives them up: it must say so, never call them ready nor type a prompt.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from tests.e2e.conftest import START_TIMEOUT, Cli, explain
 from tests.e2e.test_generic_clis import left_behind, take_turns
 
 # The CLIs whose input area the generic reading finds: a band between two rules (chat.input_area).
-RULED = ("claude", "pi", "qwen", "cn", "copilot")
+RULED = ("claude", "pi", "qwen", "cn", "copilot", "cline")
 # Those it cannot drive by design, and why: their input area is not between two rules.
 UNRULED = {
     "codex": "Codex's input row is a bare '›' over a blank row, with no rule or box around it",
     "gemini": "Gemini CLI's input is a shaded band (a background colour) under a single rule",
     "opencode": "OpenCode's input is a box framed by a '┃' bar and shading, on the alternate screen",
+    "kilo": "Kilo CLI, an OpenCode fork, draws OpenCode's box",
 }
 
 
