@@ -18,6 +18,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -261,6 +262,69 @@ def test_clines_permission_question_is_blocked_and_answered_with_keys(
     done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
     assert done["ok"] and done["status"] == "ready", explain(done)
     assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    call("kill", session=cli.name)
+
+
+# What each chat-read CLI offers the model for a shell command (the tool list of its requests to the
+# scripted server) and how its permission question reads, as a person reads it.
+ASKS: dict[str, tuple[ToolCall, str, list[str]]] = {
+    # Qwen Code's `run_shell_command`; it asks since homes.qwen sets `tools.approvalMode` "default"
+    "qwen": (ToolCall("run_shell_command",
+                      {"command": "touch scripted-file.txt", "description": "Create a file"}),
+             "Allow execution of: 'touch'?",
+             ["1. Yes, allow once", "2. Always allow run 'touch *' commands in this project",
+              "3. Always allow run 'touch *' commands for this user",
+              "4. No, suggest changes (esc)"]),
+    # cn's `Bash`, whose default policy in the TUI is "ask" (no setting needed)
+    "cn": (ToolCall("Bash", {"command": "touch scripted-file.txt"}),
+           "Would you like to continue?",
+           ["Continue (tab)", "Continue + don't ask again (shift+tab)",
+            "No, and tell Continue what to do differently (esc)"]),
+}
+
+
+def _offered(body: Any) -> dict[str, set[str]]:
+    """The tools a chat-completions request offers the model, each name with its parameters' names:
+    the scripted call must be one the CLI offers, in the shape it offers it."""
+    tools = [tool.get("function") or {} for tool in (body or {}).get("tools") or []]
+    return {tool.get("name", ""): set((tool.get("parameters") or {}).get("properties") or {})
+            for tool in tools}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("program", sorted(ASKS))
+def test_a_chat_clis_permission_question_is_blocked_and_answered_with_keys(
+        program: str, prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None],
+        private_socket: str) -> None:
+    """A shell command the model asks for: Qwen Code's and cn's questions come back as ``blocked``
+    with their options as a person reads them, the command not run; ``keys Enter`` takes the option
+    under the cursor (the first: allow once), the command runs, ``wait`` finds the CLI idle with the
+    model's last words, and ``exit`` leaves the shell."""
+    touch, asked, options = ASKS[program]
+    terminal_size(200, 50)
+    cli = prepare(program)
+    started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
+                   timeout=START_TIMEOUT)
+    assert started["ok"] and started["status"] == "ready", explain(started)
+    assert started["profile"] == program, started
+    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
+                           Reply(text="The file was created."))
+    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    offered = _offered(cli.server.calls("main")[0].body)
+    assert offered.get(touch.name, set()) >= set(touch.arguments), offered
+    assert res["ok"] and res["status"] == "blocked", explain(res)
+    assert asked in (res.get("question") or ""), res
+    assert res["options"] == options, res
+    assert not (cli.launch.cwd / "scripted-file.txt").exists()
+    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
+    assert pressed["ok"], explain(pressed)
+    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
+    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
+    assert done["ok"] and done["status"] == "ready", explain(done)
+    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
+    gone = call("exit", session=cli.name, timeout=30)
+    assert gone["ok"] and gone["status"] == "ready", explain(gone)
+    assert call("status", session=cli.name)["program"] == "bash"
     call("kill", session=cli.name)
 
 

@@ -51,6 +51,8 @@ TABLE = [
     ("cn", "quoted", "ready", "the input area is idle"),
     ("cn", "busy", "busy", "esc to interrupt"),
     ("cn", "secondturn", "busy", "esc to interrupt"),
+    ("cn", "permission", "blocked", "the permission dialog"),
+    ("cn", "aftertool", "ready", "the input area is idle"),
     ("copilot", "ready", "ready", "the input area is idle"),
     ("copilot", "typed", "ready", "the input area is idle"),
     ("copilot", "answered", "ready", "the input area is idle"),
@@ -199,6 +201,9 @@ def test_they_are_profiles_of_their_own_not_the_generic_one() -> None:
     copilot = profile_for("copilot")
     assert copilot is not None and copilot.exit_steps == (("keys", "C-d"),)
     assert [(d.name, d.safe) for d in copilot.dialogs] == [("permission", False), ("trust", False)]
+    cn = profile_for("cn")
+    assert cn is not None
+    assert [(d.name, d.safe, d.accept) for d in cn.dialogs] == [("permission", False, ("Tab",))]
 
 
 def test_a_turn_is_driven_with_the_profile_s_own_data() -> None:

@@ -130,6 +130,24 @@ def test_qwen_permission_question_is_blocked_with_its_options() -> None:
         assert all(option == option.strip() and not option.endswith("█") for option in verdict.options)
 
 
+CN_OPTIONS = ("Continue (tab)", "Continue + don't ask again (shift+tab)",
+              "No, and tell Continue what to do differently (esc)")
+
+
+@pytest.mark.parametrize("program", ["cn", "some-new-program"])
+def test_cns_permission_question_is_blocked_with_its_options(program: str) -> None:
+    """cn's question takes its input box's place in a framed box, its spinner row still above the box
+    and its folder row under it; the options are unnumbered, with nothing but that status row
+    below them, but each names the key that takes it ("> Continue (tab)"): a menu, by cn's profile
+    and by a program no profile knows alike.  It was once read as busy, a turn waiting its whole
+    timeout on the question."""
+    for path in _screens("cn", "permission-*.json"):
+        verdict = detect(_snap(path), program=program)
+        assert verdict.status == "blocked", (path.name, verdict.evidence)
+        assert (verdict.question or "").endswith("Would you like to continue?"), verdict.question
+        assert verdict.options == CN_OPTIONS, (path.name, verdict.options)
+
+
 FENCES_SHOWN = {"pi"}  # the chat CLIs that draw a code block's fences as the model wrote them
 CLAUDES = ("claude", "claude-2.1.330", "claude-2.1.332")  # read here as if no profile knew them
 

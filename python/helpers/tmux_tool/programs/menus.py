@@ -44,6 +44,10 @@ HINT = re.compile(
     r"[^\n]{0,24}?\b(?:to\s+)?(?:confirm|cancel|select|choose|continue|submit|navigate|toggle"
     r"|go back|back|approve|deny|reject|skip|move|proceed|close|dismiss|save|apply|next|retry)\b"
 )
+# an option that names the key taking it, in parentheses at its end (cn's "Continue (tab)",
+# "Continue + don't ask again (shift+tab)", Qwen Code's "No, suggest changes (esc)")
+OWN_KEY = re.compile(r"(?i)\((?:(?:shift|ctrl|alt|meta|cmd)\+)*"
+                     r"(?:tab|esc|escape|enter|return|space)\)$")
 BUTTON = re.compile(r"<\s*[A-Za-z][\w .'-]{0,18}?\s*>")
 BOX_CHARS = re.compile(r"[│┃║┌┐└┘├┤┬┴┼─━╭╮╰╯▒▮░█↑↓]")
 # a full-width separator, as Ink and prompt_toolkit TUIs draw it
@@ -157,7 +161,9 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *,
     A marked row alone proves nothing (Claude Code echoes prompts as ``❯
     text``, Codex draws its composer as ``› …`` above its status rows); it
     needs option siblings aligned with it, and then one of: its options are
-    numbered, a key hint follows it, or - options packed without blank rows
+    numbered, a key hint follows it, an option names the key that takes it
+    (cn's ``> Continue (tab)``, whose box has a status row under it), or - options packed
+    without blank rows
     between them - the cursor sits on the marked row or nothing but blank
     rows and hints lies below it.
     Row ``exclude`` (an input row showing typed text) is never a marked option.
@@ -187,7 +193,8 @@ def find_menu(snap: Snapshot, start: int = 0, stop: int | None = None, *,
         hinted = any(_hint(t) for t in tail[:6])
         bottom = all(not t or _hint(t) or is_rule(t) for t in tail)
         on_cursor = snap.cursor[1] == y
-        if numbered or hinted or ((on_cursor or bottom) and not gaps_above + gaps_below):
+        keyed = any(OWN_KEY.search(label) for label in labels)
+        if numbered or hinted or keyed or ((on_cursor or bottom) and not gaps_above + gaps_below):
             question = _question_above(rows, members[0], max(start, 0))
             return Menu(question, tuple(labels), m.group("label").strip(), members[0], last,
                         numbered)
