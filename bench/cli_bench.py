@@ -5,6 +5,9 @@ Figures, each next to its floor from the same run:
 * ``run --command true`` through ``python -m python.tools.tmux_tool``, median,
   against ``python -c pass`` plus the in-process ``run true`` median (what a
   process that did nothing but the work would need at the least);
+* each call's look for changed profile files (``registry.refresh`` with none
+  changed: the folders listed and their files' times read), against the
+  in-process ``run true`` it is part of;
 * the shared session's ``send --text 'echo hi'`` then ``wait``, two command-line
   calls against a shared session of the bench's own (our tmux config, a bash
   with a fixed prompt), against two ``python -c pass`` plus the same pair made
@@ -32,9 +35,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from floors import REPO, end_tool, isolated_tool, kill_server, line, python_start
+from floors import REPO, end_tool, isolated_tool, kill_server, line, median_ms, python_start, timed
 
 from python.helpers.tmux_tool.frontends import relay
+from python.helpers.tmux_tool.programs import registry
 
 CLI = [sys.executable, "-m", "python.tools.tmux_tool"]
 SHARED_CONF = REPO / "apps" / "shared-terminal" / "tmux.conf"
@@ -101,6 +105,9 @@ def main() -> None:
               + f"  (120 ms: {'ok' if statistics.median(runs) <= 0.120 else 'OVER'})")
         print(f"  first call (its own process, starts the resident) {first * 1000:.0f} ms; every call in its "
               f"own process ({relay.SWITCH}=off) median {statistics.median(alone) * 1000:.1f} ms")
+        checks = timed(registry.refresh, n * 10)
+        print(line(f"each call's look for changed profile files (registry.refresh, none changed), median of "
+                   f"{n * 10}", median_ms(checks), median_ms(in_process), "the in-process run true"))
 
         start_shared(shared_socket, home)
         assert call("wait", timeout=10)["ok"]
