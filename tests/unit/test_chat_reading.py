@@ -224,3 +224,20 @@ def test_a_quote_behind_a_bar_is_written_back_as_markdown(program: str) -> None:
             assert answer == (QUOTED if program in FENCES_SHOWN else QUOTED_SHOWN), (path.name, answer)
             read += 1
     assert read, "no recorded quote whose echo is still in view"
+
+
+@pytest.mark.parametrize(("screen", "status", "program"), [
+    ("cn/permission-200x50.json", "blocked", "node"),  # a menu any program shows: not Codex's
+    ("copilot/ready-200x50.json", "ready", None),  # a chat CLI's idle screen is no Codex menu
+    ("codex/keyentry-80x24.json", "blocked", "codex"),  # its own API key dialog: Codex's face
+    ("gemini/keyentry-80x24.json", "blocked", "gemini"),
+])
+def test_programs_under_one_command_name_are_told_by_their_own_face(screen: str, status: str,
+                                                                    program: str | None) -> None:
+    """tmux names Codex, Gemini CLI, Qwen Code, cn, Copilot CLI and the node REPL all ``node``: the
+    screen alone (no program named) speaks for a profile only where it shows that profile's own
+    input area or one of its own dialogs; a menu any program draws is read for ``node``."""
+    verdict = detect(_snap(SCREENS / screen), program=None)
+    assert verdict.status == status, verdict.evidence
+    if program is not None:
+        assert verdict.program == program, (verdict.program, verdict.evidence)

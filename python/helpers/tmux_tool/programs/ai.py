@@ -183,6 +183,10 @@ class AiProfile(Profile):
             return self.verdict(Status.BUSY, why)
         return self.verdict(Status.READY, "the input area is idle and no sign of work shows")
 
+    def knows(self, snap: Snapshot) -> bool:
+        """Its own input area, or one of its own dialogs: a menu alone is any program's."""
+        return self.frame(snap) is not None or self.find_dialog(snap.text) is not None
+
     def in_front(self, snap: Snapshot) -> bool:
         """Whether this CLI is the foreground program (or tmux did not say)."""
         return snap.program is None or self.runs_as(snap.program)

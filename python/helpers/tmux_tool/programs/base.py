@@ -207,6 +207,11 @@ class Profile:
         none), or None when the screen shows no input line this profile knows."""
         return None
 
+    def knows(self, snap: Snapshot) -> bool:
+        """Whether ``snap`` shows this program's own face, not only signs any program shows (a
+        menu): what several programs under one command name are told apart by."""
+        return True
+
     def find_dialog(self, text: str) -> Dialog | None:
         """The first of this profile's dialogs whose pattern is in ``text``."""
         for dialog in self.dialogs:

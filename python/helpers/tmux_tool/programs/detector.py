@@ -208,10 +208,17 @@ def _detect(snap: Snapshot, program: str | None) -> Verdict:
     elif fg_profile is not None:
         # Several programs run under one name (Codex and Gemini CLI as `node`, beside the
         # node REPL): the first, in rank order, that recognises its own screen speaks.
+        # A verdict from signs any program shows (a menu) is no face: with no program knowing
+        # the screen as its own, those signs are read for the command tmux names.
         if fg_profile.kind != "shell":
+            claimed = False
             for p in registry.PROFILES:
                 if p.OWN_FACE and p.kind != "shell" and p.runs_as(fg) and (v := p.classify(snap)):
-                    return v
+                    if p.knows(snap):
+                        return v
+                    claimed = True
+            if claimed and fg:
+                return _unknown_foreground(fg, snap)
         speaker = fg_profile
     elif fg is not None:
         if started is None or started.kind == "shell":
