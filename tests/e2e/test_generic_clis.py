@@ -18,7 +18,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -176,32 +176,6 @@ def test_send_with_enter_submits_in_an_unprofiled_cli(program: str, prepare: Cal
 
 
 @pytest.mark.e2e
-def test_copilots_permission_question_is_blocked_and_answered_with_keys(
-        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
-    """A shell command the model asks for: Copilot CLI's question comes back as ``blocked`` with its
-    three options, ``keys Enter`` allows it, the command runs and ``wait`` finds the CLI idle again."""
-    terminal_size(200, 50)
-    cli = prepare("copilot")
-    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
-    assert started["ok"] and started["status"] == "ready", explain(started)
-    touch = ToolCall("bash", {"command": "touch scripted-file.txt", "description": "Create a file"})
-    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
-                           Reply(text="The file was created."))
-    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
-    assert res["ok"] and res["status"] == "blocked", explain(res)
-    assert "Do you want to run this command?" in res["question"], res
-    assert res["options"][0] == "1. Yes" and len(res["options"]) == 3, res
-    assert not (cli.launch.cwd / "scripted-file.txt").exists()
-    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
-    assert pressed["ok"], explain(pressed)
-    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
-    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
-    assert done["ok"] and done["status"] == "ready", explain(done)
-    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
-    call("kill", session=cli.name)
-
-
-@pytest.mark.e2e
 def test_copilots_trust_dialog_is_reported_at_start(prepare: Callable[..., Cli], private_socket: str) -> None:
     """A folder Copilot CLI was never told to trust: ``start`` reports its question with the options, and
     does not accept it unasked (trusting a folder lets its hooks and servers run)."""
@@ -213,73 +187,38 @@ def test_copilots_trust_dialog_is_reported_at_start(prepare: Callable[..., Cli],
     call("kill", session=cli.name)
 
 
-@pytest.mark.e2e
-def test_kilos_permission_question_is_blocked_and_answered_with_keys(
-        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
-    """A shell command the model asks for: Kilo's question (OpenCode's, in its input area) comes back
-    as ``blocked`` with its three choices, ``keys Enter`` allows it once, the command runs and
-    ``wait`` finds Kilo idle again with the model's last words on screen."""
-    terminal_size(200, 50)
-    cli = prepare("kilo")
-    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
-    assert started["ok"] and started["status"] == "ready" and started["profile"] == "kilo", explain(started)
-    touch = ToolCall("bash", {"command": "touch scripted-file.txt", "description": "Create a file"})
-    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
-                           Reply(text="The file was created."))
-    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
-    assert res["ok"] and res["status"] == "blocked", explain(res)
-    assert "Permission required" in res["question"], res
-    assert res["options"] == ["Allow once", "Allow always", "Reject"], res
-    assert not (cli.launch.cwd / "scripted-file.txt").exists()
-    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
-    assert pressed["ok"], explain(pressed)
-    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
-    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
-    assert done["ok"] and done["status"] == "ready", explain(done)
-    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
-    call("kill", session=cli.name)
+class Asks(NamedTuple):
+    """What a CLI offers the model for a shell command (the tool list of its requests to the
+    scripted server), how its permission question reads as a person reads it, and the keys that
+    allow the command once."""
+
+    tool: ToolCall
+    question: str
+    options: list[str]
+    keys: list[str]
 
 
-@pytest.mark.e2e
-def test_clines_permission_question_is_blocked_and_answered_with_keys(
-        prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None], private_socket: str) -> None:
-    """A shell command the model asks for: Cline's question (``[y] Approve  [n] Deny``) comes back as
-    ``blocked``, the command not run; ``keys y`` approves it, it runs and ``wait`` finds Cline idle."""
-    terminal_size(200, 50)
-    cli = prepare("cline")
-    started = call("start", program=cli.name, session=cli.name, cwd=cli.cwd, timeout=START_TIMEOUT)
-    assert started["ok"] and started["status"] == "ready", explain(started)
-    touch = ToolCall("run_commands", {"commands": ["touch scripted-file.txt"]})
-    cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
-                           Reply(text="The file was created."))
-    res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
-    assert res["ok"] and res["status"] == "blocked", explain(res)
-    assert "[y] Approve" in res["screen"] and "Cline asks permission" in (res.get("question") or ""), res
-    assert not (cli.launch.cwd / "scripted-file.txt").exists()
-    pressed = call("keys", session=cli.name, keys=["y"], timeout=10)
-    assert pressed["ok"], explain(pressed)
-    assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the approved command did not run"
-    done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
-    assert done["ok"] and done["status"] == "ready", explain(done)
-    assert "The file was created." in (done.get("screen") or call("status", session=cli.name).get("screen") or "")
-    call("kill", session=cli.name)
-
-
-# What each chat-read CLI offers the model for a shell command (the tool list of its requests to the
-# scripted server) and how its permission question reads, as a person reads it.
-ASKS: dict[str, tuple[ToolCall, str, list[str]]] = {
+TOUCH = "touch scripted-file.txt"
+ASKS: dict[str, Asks] = {
     # Qwen Code's `run_shell_command`; it asks since homes.qwen sets `tools.approvalMode` "default"
-    "qwen": (ToolCall("run_shell_command",
-                      {"command": "touch scripted-file.txt", "description": "Create a file"}),
-             "Allow execution of: 'touch'?",
-             ["1. Yes, allow once", "2. Always allow run 'touch *' commands in this project",
-              "3. Always allow run 'touch *' commands for this user",
-              "4. No, suggest changes (esc)"]),
+    "qwen": Asks(ToolCall("run_shell_command", {"command": TOUCH, "description": "Create a file"}),
+                 "Allow execution of: 'touch'?",
+                 ["1. Yes, allow once", "2. Always allow run 'touch *' commands in this project",
+                  "3. Always allow run 'touch *' commands for this user",
+                  "4. No, suggest changes (esc)"], ["Enter"]),
     # cn's `Bash`, whose default policy in the TUI is "ask" (no setting needed)
-    "cn": (ToolCall("Bash", {"command": "touch scripted-file.txt"}),
-           "Would you like to continue?",
-           ["Continue (tab)", "Continue + don't ask again (shift+tab)",
-            "No, and tell Continue what to do differently (esc)"]),
+    "cn": Asks(ToolCall("Bash", {"command": TOUCH}), "Would you like to continue?",
+               ["Continue (tab)", "Continue + don't ask again (shift+tab)",
+                "No, and tell Continue what to do differently (esc)"], ["Enter"]),
+    "copilot": Asks(ToolCall("bash", {"command": TOUCH, "description": "Create a file"}),
+                    "Do you want to run this command?",
+                    ["1. Yes", "2. Yes, and don't ask again for `touch` in this directory (~/project)",
+                     "3. No, and tell Copilot what to do differently (Esc to stop)"], ["Enter"]),
+    # Kilo's question is OpenCode's, in its input area, its choice shown by colour
+    "kilo": Asks(ToolCall("bash", {"command": TOUCH, "description": "Create a file"}),
+                 "Permission required", ["Allow once", "Allow always", "Reject"], ["Enter"]),
+    # Cline's `[y] Approve  [n] Deny` under the command: no list of options, the keys are named
+    "cline": Asks(ToolCall("run_commands", {"commands": [TOUCH]}), "Cline asks permission", [], ["y"]),
 }
 
 
@@ -296,11 +235,11 @@ def _offered(body: Any) -> dict[str, set[str]]:
 def test_a_chat_clis_permission_question_is_blocked_and_answered_with_keys(
         program: str, prepare: Callable[..., Cli], terminal_size: Callable[[int, int], None],
         private_socket: str) -> None:
-    """A shell command the model asks for: Qwen Code's and cn's questions come back as ``blocked``
-    with their options as a person reads them, the command not run; ``keys Enter`` takes the option
-    under the cursor (the first: allow once), the command runs, ``wait`` finds the CLI idle with the
-    model's last words, and ``exit`` leaves the shell."""
-    touch, asked, options = ASKS[program]
+    """A shell command the model asks for: each CLI's question comes back as ``blocked`` with its
+    options as a person reads them, the command not run; ``keys`` allow it once (Enter takes the
+    option under the cursor), the command runs, ``wait`` finds the CLI idle with the model's last
+    words, and ``exit`` leaves the shell."""
+    touch, asked, options, keys = ASKS[program]
     terminal_size(200, 50)
     cli = prepare(program)
     started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
@@ -314,9 +253,9 @@ def test_a_chat_clis_permission_question_is_blocked_and_answered_with_keys(
     assert offered.get(touch.name, set()) >= set(touch.arguments), offered
     assert res["ok"] and res["status"] == "blocked", explain(res)
     assert asked in (res.get("question") or ""), res
-    assert res["options"] == options, res
+    assert res["options"] == options, res["options"]
     assert not (cli.launch.cwd / "scripted-file.txt").exists()
-    pressed = call("keys", session=cli.name, keys=["Enter"], timeout=10)
+    pressed = call("keys", session=cli.name, keys=keys, timeout=10)
     assert pressed["ok"], explain(pressed)
     assert poll(lambda: (cli.launch.cwd / "scripted-file.txt").exists(), 30), "the allowed command did not run"
     done = call("wait", session=cli.name, timeout=ASK_TIMEOUT)
