@@ -6,7 +6,8 @@ names its reader: the chat reading for the first five (the same CLIs with no pro
 driven in ``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode fork with OpenCode's
 screens.  ``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
 ``"copilot"``, ``"cline"``, ``"kilo"``), every ``ask`` must come back with its own answer
-read off the screen - after the model's last byte, also when the stream
+read off the screen, or from the CLI's own record where the tool reads one (:data:`SOURCES`: Qwen
+Code's saved chat, the model's text exactly) - after the model's last byte, also when the stream
 stalls for two seconds in the middle, when a prompt or an answer repeats the
 one before - and ``exit`` must leave the shell with no process of the CLI
 behind.
@@ -32,6 +33,8 @@ GENERIC = ("pi", "qwen", "cn", "copilot", "cline", "kilo")
 # what a CLI leaves running in a session of its own, which exit ends: Cline's hub daemon
 DAEMONS = {"cline": "cline"}
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
+# where a CLI's answers come from under its profile (journals.for_program): "screen" unless named here
+SOURCES = {"qwen": "transcript"}
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")
@@ -77,9 +80,9 @@ def left_behind(socket: str, session: str) -> list[str]:
     return _processes_under(shell) + [f"{p.comm} (pid {p.pid})" for p in kernel.born_in(server, pane, 0, shell)]
 
 
-def take_turns(cli: Cli) -> None:
-    """The five :data:`TURNS`, each answered with its own text read off the screen, never before
-    the model's last byte."""
+def take_turns(cli: Cli, source: str = "screen") -> None:
+    """The five :data:`TURNS`, each answered with its own text read from ``source`` (the screen,
+    or the CLI's record: ``transcript``), never before the model's last byte."""
     for number, (prompt, reply) in enumerate(TURNS, start=1):
         before = len(cli.server.calls("main"))
         cli.server.script.push(reply)
@@ -87,7 +90,7 @@ def take_turns(cli: Cli) -> None:
         returned = time.monotonic()
         new = cli.server.calls("main")[before:]
         assert res["ok"] and res["status"] == "ready", explain(res)
-        assert res["turn"] == number and res["answer_source"] == "screen", res
+        assert res["turn"] == number and res["answer_source"] == source, res
         assert len(new) == 1 and prompt in (new[0].prompt or ""), [r.prompt for r in new]
         assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
         assert res["output"] == reply.text, f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{explain(res)}"
@@ -104,7 +107,7 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
     assert started["ok"] and started["status"] == "ready", explain(started)
     assert started["profile"] == (program if program in PROFILED else "generic"), started
 
-    take_turns(cli)
+    take_turns(cli, SOURCES.get(program, "screen"))
 
     gone = call("exit", session=cli.name, timeout=30)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
@@ -128,8 +131,9 @@ def test_a_long_answer_and_a_fenced_block_come_back_whole(program: str, prepare:
                                                           terminal_size: Callable[[int, int], None],
                                                           private_socket: str) -> None:
     """An answer of 80 lines (longer than the screen) and one with a block quote and a fenced code
-    block: each comes back whole and as the CLI shows it (Qwen Code's transcript is paged back), or
-    the result says it could not be read whole (:data:`UNPAGED`)."""
+    block: each comes back whole and as the CLI shows it, or the result says it could not be read
+    whole (:data:`UNPAGED`); where the CLI's record is read (:data:`SOURCES`), as the model wrote
+    it, fences and all."""
     terminal_size(200, 50)
     cli = prepare(program)
     started = call("start", program=cli.name, args=cli.launch.argv[1:], session=cli.name, cwd=cli.cwd,
@@ -138,7 +142,7 @@ def test_a_long_answer_and_a_fenced_block_come_back_whole(program: str, prepare:
     for prompt, reply, want in (
             ("Answer at length", TimedReply(text=LONG, chunk_size=60, chunk_delay=0.01), LONG),
             ("Quote a proverb and show the code", TimedReply(text=QUOTED, chunk_size=20, chunk_delay=0.01),
-             QUOTED if program in FENCES_SHOWN else QUOTED_SHOWN)):
+             QUOTED if program in FENCES_SHOWN or program in SOURCES else QUOTED_SHOWN)):
         cli.server.script.push(reply)
         res = call("ask", session=cli.name, prompt=prompt, timeout=ASK_TIMEOUT)
         if want == LONG and program in UNPAGED:
@@ -147,6 +151,7 @@ def test_a_long_answer_and_a_fenced_block_come_back_whole(program: str, prepare:
             assert "could not be told apart" in res["error"] and "read the session" in res["hint"], res
             continue
         assert res["ok"] and res["status"] == "ready", explain(res)
+        assert res["answer_source"] == SOURCES.get(program, "screen"), res
         assert res["output"] == want, f"answer differs:\n{res['output']!r}\n!=\n{want!r}\n{explain(res)}"
     call("kill", session=cli.name)
 

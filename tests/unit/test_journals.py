@@ -22,6 +22,7 @@ from python.helpers.tmux_tool.journals.codex import CodexReading
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
 from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
+from python.helpers.tmux_tool.journals.qwen import QwenReading, chat_of
 
 RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 
@@ -59,6 +60,63 @@ def test_gemini_turn_from_its_saved_chat(want: dict[str, Any], tmp_path: Path) -
         assert turn.error and "400" in turn.error, turn
     else:
         assert turn.error is None and turn.answer == want["answer"], turn
+
+
+@pytest.mark.parametrize("want", _turns("qwen"), ids=lambda w: w["prompt"])
+def test_qwen_turn_from_its_saved_chat(want: dict[str, Any], tmp_path: Path) -> None:
+    """The model's text exactly (fences, an HTML comment, trailing blank lines kept); a failed
+    request is the turn's error; the end is the screen's to tell."""
+    reading = QwenReading(want["prompt"], 0, tmp_path, 0.0, chat=Feed(RECORDS / "qwen" / want["file"]))
+    turn = reading.turn()
+    assert turn.started and not turn.ended and turn.note is None, turn
+    if want.get("error"):
+        assert turn.answer is None and turn.error == "400 scripted failure", turn
+    else:
+        assert turn.error is None and turn.answer == want["answer"], (turn.answer, want["answer"])
+
+
+def _qwen_lines(before: str) -> list[bytes]:
+    """The fixture's lines before the prompt ``before``'s own."""
+    lines = (RECORDS / "qwen" / "chat.jsonl").read_bytes().splitlines(keepends=True)
+    return lines[:next(i for i, line in enumerate(lines) if f'"text":"{before}"'.encode() in line)]
+
+
+def test_qwen_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
+    """Up to the tool call's result the record holds only the words before the tool call: no
+    answer is final until the screen says the turn is over, and the prompt alone gives none."""
+    path = tmp_path / "chat.jsonl"
+    lines = _qwen_lines("fail please")
+    asked = next(i for i, line in enumerate(lines) if b'"text":"list files"' in line)
+    path.write_bytes(b"".join(lines[:asked + 1]))
+    reading = QwenReading("list files", 0, tmp_path, 0.0, chat=Feed(path))
+    assert reading.turn() == Turn(started=True)
+    with path.open("ab") as fh:
+        fh.write(b"".join(lines[asked + 1:]))
+    assert reading.turn().answer == "Done:\n\n```\nfiles\n```\n"
+
+
+def test_qwen_prompt_written_before_the_ask_is_not_this_turn(tmp_path: Path) -> None:
+    reading = QwenReading("again", 0, tmp_path, 4_000_000_000.0, chat=Feed(RECORDS / "qwen" / "chat.jsonl"))
+    assert reading.turn() == Turn()
+
+
+def test_qwen_chat_found_by_the_process_that_runs_it(tmp_path: Path) -> None:
+    """``sessions/<pid>.json`` names the session, the ``runtime.json`` beside the chat the same
+    pid; another pid's session, or a runtime file of another pid, names no chat."""
+    session = json.loads((RECORDS / "qwen" / "session.json").read_text(encoding="utf-8"))
+    runtime = json.loads((RECORDS / "qwen" / "runtime.json").read_text(encoding="utf-8"))
+    pid, ident = session["pid"], session["sessionId"]
+    home, runs = tmp_path / "home", tmp_path / "runtime"
+    (home / "sessions").mkdir(parents=True)
+    (home / "sessions" / f"{pid}.json").write_text(json.dumps(session), encoding="utf-8")
+    chats = runs / "projects" / "-tmp-project" / "chats"
+    chats.mkdir(parents=True)
+    (chats / f"{ident}.runtime.json").write_text(json.dumps(runtime), encoding="utf-8")
+    bases = [str(runs), str(home)]
+    assert chat_of(bases, [1, pid]) == chats / f"{ident}.jsonl"  # before its first prompt too
+    assert chat_of(bases, [pid + 1]) is None
+    (chats / f"{ident}.runtime.json").write_text(json.dumps({**runtime, "pid": pid + 1}), encoding="utf-8")
+    assert chat_of(bases, [pid]) is None
 
 
 def _claude_events(tmp_path: Path) -> Path:
@@ -126,7 +184,9 @@ def test_gemini_chat_found_with_its_answer_in_the_same_read(want: dict[str, Any]
 ODD_LINES = [b'{"type": "user", "promptId": "p", "message": "not a dict"}', b'{"type": "assistant", "message": [1]}',
              b'{"hook_event_name": "Stop", "prompt_id": 5, "last_assistant_message": {"a": 1}}',
              b'{"type": "response_item", "payload": "x"}', b'{"type": "gemini", "content": 7}', b'{"$set": []}',
-             b'{"$set": {"messages": "x"}}', b'{"event": 3}', b'{"event": {"hook_event_name": null}}']
+             b'{"$set": {"messages": "x"}}', b'{"event": 3}', b'{"event": {"hook_event_name": null}}',
+             b'{"type": "user", "message": {"parts": "x"}}', b'{"type": "assistant", "message": {"parts": [3]}}',
+             b'{"type": "system", "systemPayload": {"uiEvent": {"event.name": 5}}}']
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
@@ -136,6 +196,7 @@ def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
     assert ClaudeReading("p", Feed(path), Feed(path)).turn() == Turn()
     assert CodexReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
     assert GeminiReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
+    assert QwenReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))

@@ -11,10 +11,11 @@ from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
 from .opencode import OpencodeJournal
+from .qwen import QwenJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
                                "gemini": GeminiJournal(), "kimi": KimiJournal(),
-                               "opencode": OpencodeJournal()}
+                               "opencode": OpencodeJournal(), "qwen": QwenJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:

@@ -32,6 +32,7 @@ from .journal import (
     Feed,
     Journal,
     Turn,
+    environ,
     holding_prompt,
     recalled,
     remember,
@@ -44,22 +45,8 @@ TRIMMED = ("Gemini CLI saves an answer without its leading and trailing blank li
            "(<!-- -->) and zero-width characters")
 
 
-def _environ(pid: int) -> dict[str, str]:
-    """The environment of the program under the shell ``pid`` (its first child), as the kernel
-    has it."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
-            child = fh.read().split()[0]
-        with open(f"/proc/{child}/environ", "rb") as fh:
-            raw = fh.read()
-    except (OSError, IndexError):
-        return {}
-    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
-    return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
-
-
 def _chats(pid: int) -> str:
-    env = _environ(pid)
+    env = environ(pid)
     home = env.get("GEMINI_CLI_HOME") or env.get("HOME") or os.path.expanduser("~")
     return os.path.join(glob.escape(home), ".gemini", "tmp", "*", "chats", "session-*.jsonl")
 

@@ -197,6 +197,33 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def processes(pid: int) -> list[int]:
+    """``pid`` and every process under it, as the kernel has them now (at most
+    :data:`MAX_PROCESSES`): where a CLI that relaunches itself runs, among them."""
+    seen: list[int] = []
+    todo = [pid]
+    while todo and len(seen) < MAX_PROCESSES:
+        p = todo.pop()
+        if p not in seen:
+            seen.append(p)
+            todo += _children(p)
+    return seen
+
+
+def environ(pid: int) -> dict[str, str]:
+    """The environment of the program under the shell ``pid`` (its first child), as the kernel
+    has it: where that program keeps its files ({} when there is none)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            child = fh.read().split()[0]
+        with open(f"/proc/{child}/environ", "rb") as fh:
+            raw = fh.read()
+    except (OSError, IndexError):
+        return {}
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
+
+
 def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
     """(process, file) for the files that ``pid`` or a process under it holds open and ``match``
     accepts: the kernel's word on where a program writes, where the program does not say."""
