@@ -7,14 +7,15 @@ from pathlib import Path
 
 from .claude import ClaudeJournal
 from .codex import CodexJournal
+from .copilot import CopilotJournal
 from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
 from .opencode import OpencodeJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
-                               "gemini": GeminiJournal(), "kimi": KimiJournal(),
-                               "opencode": OpencodeJournal()}
+                               "copilot": CopilotJournal(), "gemini": GeminiJournal(),
+                               "kimi": KimiJournal(), "opencode": OpencodeJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:
