@@ -19,6 +19,7 @@ import pytest
 
 from python.helpers.tmux_tool.journals.claude import ClaudeReading
 from python.helpers.tmux_tool.journals.codex import CodexReading
+from python.helpers.tmux_tool.journals.copilot import CopilotReading, _sessions
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
 from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
@@ -49,6 +50,69 @@ def test_codex_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path:
     reading = CodexReading("prompt B tool", 0, tmp_path, 4_000_000_000.0,
                            [Feed(RECORDS / "codex" / "rollout-failure-tool-empty.jsonl")])
     assert reading.turn() == Turn()
+
+
+@pytest.mark.parametrize("want", _turns("copilot"), ids=lambda w: w["prompt"])
+def test_copilot_turn_from_its_session_events(want: dict[str, Any], tmp_path: Path) -> None:
+    """The exact text of the prompt's last message (a tool call's message before it is not the
+    answer); a failed request's session.error, which Copilot CLI writes after the call's end."""
+    reading = CopilotReading(want["prompt"], 0, tmp_path, 0.0,
+                             [Feed(RECORDS / "copilot" / want["file"])])
+    turn = reading.turn()
+    _check(turn, want)
+    if want.get("error"):
+        assert turn.error == want["error"], turn
+
+
+def test_copilot_turn_not_yet_answered_gives_none(tmp_path: Path) -> None:
+    unanswered = json.loads((RECORDS / "copilot" / "provenance.json").read_text())["unanswered"]
+    reading = CopilotReading(unanswered["prompt"], 0, tmp_path, 0.0,
+                             [Feed(RECORDS / "copilot" / unanswered["file"])])
+    assert reading.turn() == Turn(started=True)
+
+
+def test_copilot_call_ended_without_a_message_waits_for_its_error(tmp_path: Path) -> None:
+    """The failed turn cut before its session.error: not ended yet (the error is on its way)."""
+    lines = (RECORDS / "copilot" / "events.jsonl").read_text(encoding="utf-8").splitlines(True)
+    cut = next(n for n, line in enumerate(lines) if '"session.error"' in line)
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(lines[:cut]), encoding="utf-8")
+    reading = CopilotReading("Fail please", 0, tmp_path, 0.0, [Feed(path)])
+    assert reading.turn() == Turn(started=True, ending=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(lines[cut])
+    assert reading.turn() == Turn(started=True, ended=True, error="400 scripted failure")
+
+
+def test_copilot_tool_call_turn_is_not_over_at_its_first_call(tmp_path: Path) -> None:
+    """Cut at the first call's end (it asked for a tool): still under way, asking meanwhile."""
+    lines = (RECORDS / "copilot" / "events.jsonl").read_text(encoding="utf-8").splitlines(True)
+    asked = next(n for n, line in enumerate(lines) if '"permission.requested"' in line)
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(lines[:asked + 1]), encoding="utf-8")
+    reading = CopilotReading("Create a file", 0, tmp_path, 0.0, [Feed(path)])
+    assert reading.turn() == Turn(started=True, asking="touch scripted-file.txt")
+
+
+def test_copilot_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
+    reading = CopilotReading("Again", 0, tmp_path, 4_000_000_000.0,
+                             [Feed(RECORDS / "copilot" / "events.jsonl")])
+    assert reading.turn() == Turn()
+
+
+def test_copilot_session_is_the_one_whose_hold_file_its_process_keeps_open(tmp_path: Path) -> None:
+    folder = tmp_path / ".copilot" / "session-state" / "d8cabc87"
+    folder.mkdir(parents=True)
+    holds = "import sys; f = open(sys.argv[1], 'a'); print(1, flush=True); sys.stdin.read()"
+    holder = subprocess.Popen(["python3", "-c", holds, str(folder / "inuse.4242.hold")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"1\n"
+        assert _sessions(holder.pid) == [str(folder / "events.jsonl")]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert _sessions(holder.pid) == []
 
 
 @pytest.mark.parametrize("want", _turns("gemini"), ids=lambda w: w["prompt"])
@@ -186,7 +250,10 @@ ODD_LINES = [b'{"type": "user", "promptId": "p", "message": "not a dict"}', b'{"
              b'{"type": "response_item", "payload": "x"}', b'{"type": "gemini", "content": 7}', b'{"$set": []}',
              b'{"$set": {"messages": "x"}}', b'{"event": 3}', b'{"event": {"hook_event_name": null}}',
              b'{"type": "user", "message": {"parts": "x"}}', b'{"type": "assistant", "message": {"parts": [3]}}',
-             b'{"type": "system", "systemPayload": {"uiEvent": {"event.name": 5}}}']
+             b'{"type": "system", "systemPayload": {"uiEvent": {"event.name": 5}}}',
+             b'{"type": "user.message", "data": "x"}',
+             b'{"type": "user.message", "data": {"content": 1}}',
+             b'{"type": "permission.requested", "data": {"permissionRequest": 3}}']
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
@@ -197,6 +264,7 @@ def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
     assert CodexReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
     assert GeminiReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
     assert QwenReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
+    assert CopilotReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .claude import ClaudeJournal
 from .codex import CodexJournal
+from .copilot import CopilotJournal
 from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
@@ -14,8 +15,9 @@ from .opencode import OpencodeJournal
 from .qwen import QwenJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
-                               "gemini": GeminiJournal(), "kimi": KimiJournal(),
-                               "opencode": OpencodeJournal(), "qwen": QwenJournal()}
+                               "copilot": CopilotJournal(), "gemini": GeminiJournal(),
+                               "kimi": KimiJournal(), "opencode": OpencodeJournal(),
+                               "qwen": QwenJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:
