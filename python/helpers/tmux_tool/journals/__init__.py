@@ -11,10 +11,11 @@ from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
 from .opencode import OpencodeJournal
+from .pi import PiJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
                                "gemini": GeminiJournal(), "kimi": KimiJournal(),
-                               "opencode": OpencodeJournal()}
+                               "opencode": OpencodeJournal(), "pi": PiJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:
