@@ -6,9 +6,9 @@ names its reader: the chat reading for the first five (the same CLIs with no pro
 driven in ``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode fork with OpenCode's
 screens.  ``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
 ``"copilot"``, ``"cline"``, ``"kilo"``), every ``ask`` must come back with its own answer
-read off the screen - after the model's last byte, also when the stream
-stalls for two seconds in the middle, when a prompt or an answer repeats the
-one before - and ``exit`` must leave the shell with no process of the CLI
+read off the screen (pi's from its own session file: :data:`RECORDED_CHATS`) - after the
+model's last byte, also when the stream stalls for two seconds in the middle, when a prompt or
+an answer repeats the one before - and ``exit`` must leave the shell with no process of the CLI
 behind.
 """
 
@@ -32,6 +32,8 @@ GENERIC = ("pi", "qwen", "cn", "copilot", "cline", "kilo")
 # what a CLI leaves running in a session of its own, which exit ends: Cline's hub daemon
 DAEMONS = {"cline": "cline"}
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
+# the CLIs whose own record of a session ``ask`` reads answers from (journals/), under a profile
+RECORDED_CHATS = {"pi"}
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")
@@ -77,9 +79,14 @@ def left_behind(socket: str, session: str) -> list[str]:
     return _processes_under(shell) + [f"{p.comm} (pid {p.pid})" for p in kernel.born_in(server, pane, 0, shell)]
 
 
-def take_turns(cli: Cli) -> None:
-    """The five :data:`TURNS`, each answered with its own text read off the screen, never before
-    the model's last byte."""
+def source(program: str) -> str:
+    """Where ``ask`` takes a profiled CLI's answer from: its own record, else the screen."""
+    return "transcript" if program in RECORDED_CHATS else "screen"
+
+
+def take_turns(cli: Cli, answer_source: str = "screen") -> None:
+    """The five :data:`TURNS`, each answered with its own text from ``answer_source`` (the screen,
+    or the CLI's own record), never before the model's last byte."""
     for number, (prompt, reply) in enumerate(TURNS, start=1):
         before = len(cli.server.calls("main"))
         cli.server.script.push(reply)
@@ -87,7 +94,7 @@ def take_turns(cli: Cli) -> None:
         returned = time.monotonic()
         new = cli.server.calls("main")[before:]
         assert res["ok"] and res["status"] == "ready", explain(res)
-        assert res["turn"] == number and res["answer_source"] == "screen", res
+        assert res["turn"] == number and res["answer_source"] == answer_source, res
         assert len(new) == 1 and prompt in (new[0].prompt or ""), [r.prompt for r in new]
         assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
         assert res["output"] == reply.text, f"answer differs:\n{res['output']!r}\n!=\n{reply.text!r}\n{explain(res)}"
@@ -104,7 +111,7 @@ def test_an_unprofiled_cli_takes_turns(program: str, prepare: Callable[..., Cli]
     assert started["ok"] and started["status"] == "ready", explain(started)
     assert started["profile"] == (program if program in PROFILED else "generic"), started
 
-    take_turns(cli)
+    take_turns(cli, source(program))
 
     gone = call("exit", session=cli.name, timeout=30)
     assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
@@ -147,6 +154,7 @@ def test_a_long_answer_and_a_fenced_block_come_back_whole(program: str, prepare:
             assert "could not be told apart" in res["error"] and "read the session" in res["hint"], res
             continue
         assert res["ok"] and res["status"] == "ready", explain(res)
+        assert res["answer_source"] == source(program), res
         assert res["output"] == want, f"answer differs:\n{res['output']!r}\n!=\n{want!r}\n{explain(res)}"
     call("kill", session=cli.name)
 
