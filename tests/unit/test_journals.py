@@ -23,6 +23,7 @@ from python.helpers.tmux_tool.journals.copilot import CopilotReading, _sessions
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
 from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
+from python.helpers.tmux_tool.journals.pi import PiReading, Process, session_files
 from python.helpers.tmux_tool.journals.qwen import QwenReading, chat_of
 
 RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"
@@ -265,6 +266,7 @@ def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
     assert GeminiReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
     assert QwenReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
     assert CopilotReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
+    assert PiReading("p", 0, tmp_path, 0.0, session=Feed(path)).turn() == Turn()
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
@@ -311,3 +313,89 @@ def test_kimi_wire_files_are_found_from_the_log_its_process_holds_open(tmp_path:
         shell.kill()
         holder.wait()
         shell.wait()
+
+
+@pytest.mark.parametrize("want", _turns("pi"), ids=lambda w: w["prompt"])
+def test_pi_turn_from_its_session_file(want: dict[str, Any], tmp_path: Path) -> None:
+    feed = Feed(RECORDS / "pi" / want["file"])
+    reading = PiReading(want["prompt"], 0, tmp_path, 0.0, session=feed)
+    turn = reading.turn()
+    assert turn.started and not turn.ended, turn  # pi records no end of a turn: the screen tells it
+    if want.get("error"):
+        assert turn.error == want["error"] and turn.answer is None, turn
+    else:
+        assert turn.error is None and turn.answer == want["answer"], (turn.answer, want["answer"])
+
+
+@pytest.mark.parametrize("want", _turns("pi"), ids=lambda w: w["prompt"])
+def test_pi_session_found_by_the_prompt_with_its_answer_in_the_same_read(want: dict[str, Any],
+                                                                         tmp_path: Path) -> None:
+    """pi writes its session file first with the first answer: the prompt and the answer come in
+    one read, and both are taken."""
+    feed = Feed(RECORDS / "pi" / want["file"])
+    reading = PiReading(want["prompt"], 0, tmp_path, 0.0, feeds=[feed])
+    turn = reading.turn()
+    assert reading.session is feed and turn.started, turn
+    assert (turn.error is not None) if want.get("error") else (turn.answer == want["answer"]), turn
+    assert json.loads((tmp_path / "record.json").read_text())["session"] == str(feed.path)
+
+
+def test_pi_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
+    """The file as it was in the middle of a stalled answer: pi writes a message whole once it is
+    complete, so the prompt is there and nothing of the answer."""
+    provenance = json.loads((RECORDS / "pi" / "provenance.json").read_text(encoding="utf-8"))
+    unanswered = provenance["unanswered"]
+    feed = Feed(RECORDS / "pi" / unanswered["file"])
+    turn = PiReading(unanswered["prompt"], 0, tmp_path, 0.0, session=feed).turn()
+    assert turn == Turn(started=True), turn
+
+
+def test_pi_step_with_tools_leaves_the_turn_open(tmp_path: Path) -> None:
+    lines = (RECORDS / "pi" / "session.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(lines[:7]), encoding="utf-8")  # up to the step that calls bash
+    reading = PiReading("Create a file", 0, tmp_path, 0.0, session=Feed(path))
+    assert reading.turn() == Turn(started=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.writelines(lines[7:9])  # its tool result, then the last step
+    assert reading.turn() == Turn(started=True, answer="The file was created.")
+
+
+def test_pi_failed_step_tried_again_is_replaced_by_the_retry(tmp_path: Path) -> None:
+    """pi tries an overloaded or 5xx request again itself: the failed step stays in the file, the
+    retried one follows it and answers the turn."""
+    lines = (RECORDS / "pi" / "session.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    failed, answered = lines[12], json.loads(lines[14])
+    answered["message"]["content"] = [{"type": "text", "text": "Answered on the retry."}]
+    path = tmp_path / "session.jsonl"
+    path.write_text(lines[11] + failed, encoding="utf-8")
+    reading = PiReading("This turn fails", 0, tmp_path, 0.0, session=Feed(path))
+    assert reading.turn().error == "400 scripted failure"
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(answered) + "\n")
+    assert reading.turn() == Turn(started=True, answer="Answered on the retry.")
+
+
+def test_pi_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
+    reading = PiReading("Try again", 0, tmp_path, 4_000_000_000.0,
+                        session=Feed(RECORDS / "pi" / "session.jsonl"))
+    assert reading.turn() == Turn()
+
+
+def test_pi_session_folder_is_where_pi_itself_would_save(tmp_path: Path) -> None:
+    """The default folder (the working directory with / as -), ``PI_CODING_AGENT_DIR``, then what
+    overrides it: a setting, ``PI_CODING_AGENT_SESSION_DIR``, ``--session-dir``."""
+    home, cwd = str(tmp_path / "home"), "/work/my:project"
+    env = {"HOME": home}
+    assert session_files(Process(["pi"], env, cwd)) == \
+        f"{home}/.pi/agent/sessions/--work-my-project--/*.jsonl"
+    agent = {**env, "PI_CODING_AGENT_DIR": "~/agent"}
+    assert session_files(Process(["pi"], agent, cwd)) == \
+        f"{home}/agent/sessions/--work-my-project--/*.jsonl"
+    (tmp_path / "home" / "agent").mkdir(parents=True)
+    (tmp_path / "home" / "agent" / "settings.json").write_text('{"sessionDir": "~/kept"}')
+    assert session_files(Process(["pi"], agent, cwd)) == f"{home}/kept/*.jsonl"
+    chosen = {**agent, "PI_CODING_AGENT_SESSION_DIR": "/var/pi[1]"}
+    assert session_files(Process(["pi"], chosen, cwd)) == "/var/pi[[]1]/*.jsonl"
+    assert session_files(Process(["pi", "--session-dir", "rel"], chosen, cwd)) == \
+        "/work/my:project/rel/*.jsonl"

@@ -12,12 +12,13 @@ from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
 from .opencode import OpencodeJournal
+from .pi import PiJournal
 from .qwen import QwenJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
                                "copilot": CopilotJournal(), "gemini": GeminiJournal(),
                                "kimi": KimiJournal(), "opencode": OpencodeJournal(),
-                               "qwen": QwenJournal()}
+                               "pi": PiJournal(), "qwen": QwenJournal()}
 
 
 def for_program(profile_name: str) -> Journal | None:
