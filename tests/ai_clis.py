@@ -54,7 +54,7 @@ def model_server() -> Iterator[ModelServer]:
         yield server
 
 
-def _stop(launch: homes.Launch) -> None:
+def stop_leftovers(launch: homes.Launch) -> None:
     """Run the launch's ``stop`` (what ends what the CLI leaves running after it exits: Cline's hub
     daemon), so a test's leftover serves no later test."""
     if launch.stop:
@@ -77,7 +77,7 @@ def prepare(private_socket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         cwd = home / "project"
         cwd.mkdir(parents=True)
         launch = getattr(homes, name)(target.url, home, cwd, **flags)
-        request.addfinalizer(lambda: _stop(launch))
+        request.addfinalizer(lambda: stop_leftovers(launch))
         # CI runners set CI=true, and Gemini CLI then leaves its interactive UI out;
         # these tests drive the interactive UI, as a user's terminal does.
         monkeypatch.delenv("CI", raising=False)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.ai_clis import Cli, explain  # noqa: F401 - the e2e modules take them from here
+from tests.ai_clis import Cli, explain, stop_leftovers  # noqa: F401 - the e2e modules take them from here
 from tests.e2e.clis import versions
 from tests.e2e.model_server import ApiError, Reply
 from tests.traces import pytest_runtest_makereport, traced  # noqa: F401 - every test here runs traced
@@ -103,15 +103,20 @@ def terminal_size(monkeypatch: pytest.MonkeyPatch) -> Callable[[int, int], None]
 
 
 @pytest.fixture
-def newest(prepare: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Cli]:
-    """``newest(name, **flags)``: :func:`prepare`, with the newest install first on PATH."""
+def newest(prepare: Callable[..., Cli], monkeypatch: pytest.MonkeyPatch,
+           request: pytest.FixtureRequest) -> Callable[..., Cli]:
+    """``newest(name, **flags)``: :func:`prepare`, with the newest install first on PATH; what the CLI
+    leaves running is ended by the newest install's own ``stop`` (a newer Cline's hub daemon may
+    not answer the pinned one's ``cline hub stop``), before the pinned one's runs as a fallback."""
 
     def make(name: str, **flags: bool) -> Cli:
         assert (versions.NEWEST / name).exists(), (
             f"{versions.NEWEST / name} is missing: install the newest CLIs (tests/run.sh, or npm install "
             "--engine-strict=false in tests/e2e/clis/newest)")
         cli = prepare(name, **flags)
-        monkeypatch.setenv("PATH", versions.on(cli.launch, versions.NEWEST).env["PATH"])
+        launch = versions.on(cli.launch, versions.NEWEST)
+        request.addfinalizer(lambda: stop_leftovers(launch))
+        monkeypatch.setenv("PATH", launch.env["PATH"])
         return cli
 
     return make

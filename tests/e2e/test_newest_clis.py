@@ -10,6 +10,11 @@ option that accepts it wherever the release put the marker (Claude Code
 2.1.330 marks "No, exit" in its trust question).  Where today's newest
 release is the pinned one, the test runs it all the same: it is what users
 get, and it fails the day a newer release changes what detection rests on.
+
+The chat-read CLIs (:data:`CHAT_READ`: pi, Qwen Code, Continue's ``cn``, GitHub Copilot CLI,
+Cline CLI), whose answers come off the screen, are held to the core of it on their newest
+install: the install is the newest release, ``start`` is ready, an answer that stalls 2 s
+mid-stream comes back whole and exactly, and ``exit`` gives the shell back.
 """
 
 from __future__ import annotations
@@ -35,10 +40,17 @@ from tests.e2e.conftest import (
     explain,
 )
 from tests.e2e.model_server import Reply, ToolCall
+from tests.e2e.test_generic_clis import STALLED
 
 LONG = "\n".join(f"Line {n:02d} of the long answer keeps going with plain words." for n in range(1, 81))
+# The CLIs read by the chat reading (their answers off the screen), newest install beside the
+# others.  Kilo CLI is not among them: its newest release (7.8.1) does not install, for its platform
+# package (@kilocode/cli-linux-x64@7.8.1) is missing from the npm registry, so only the pinned
+# 7.7.7 is driven (tests/e2e/test_generic_clis.py).
+CHAT_READ = {"pi": "@mariozechner/pi-coding-agent", "qwen": "@qwen-code/qwen-code", "cn": "@continuedev/cli",
+             "copilot": "@github/copilot", "cline": "cline"}
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
-            "opencode": "opencode-ai"}
+            "opencode": "opencode-ai", **CHAT_READ}
 
 pytestmark = pytest.mark.e2e
 
@@ -64,9 +76,31 @@ def _whole(res: dict, reply: TimedReply) -> None:
     assert reply.last_byte is not None and returned >= reply.last_byte, "ask returned before the last byte"
 
 
-@pytest.mark.parametrize("program", CLIS)
+@pytest.mark.parametrize("program", [*CLIS, *CHAT_READ])
 def test_the_newest_install_is_the_newest_release(program: str) -> None:
-    assert _newest_version(program) in versions.version(versions.NEWEST, program).split()
+    said = versions.version(versions.NEWEST, program)
+    assert _newest_version(program) in versions.NUMBER.findall(said), said
+
+
+@pytest.mark.parametrize("program", CHAT_READ)
+def test_chat_read_cli_answers_through_a_stall_and_exits(program: str, newest: Callable[..., Cli],
+                                                         terminal_size: Callable[[int, int], None]) -> None:
+    """Start (its launch's arguments given: ``cn`` takes its config file so), one answer that stalls
+    2 s mid-stream read off the screen exactly - after its last byte, not at the stall - and exit."""
+    terminal_size(200, 50)
+    cli = newest(program)
+    started = _start(cli, args=cli.launch.argv[1:])
+    assert started["ok"] and started["status"] == "ready" and started["profile"] == program, explain(started)
+    reply = TimedReply(text=STALLED, chunk_size=10, chunk_delay=0.03, pauses=((STALLED.index("After two"), 2.0),))
+    res = _ask(cli, "Answer with a stall", reply)
+    assert res["answer_source"] == "screen", res
+    _whole(res, reply)
+    asked = cli.server.calls("main")
+    assert len(asked) == 1 and "Answer with a stall" in (asked[0].prompt or ""), [r.prompt for r in asked]
+    gone = call("exit", session=cli.name, timeout=30)
+    assert gone["ok"] and gone["status"] == "ready" and gone["exit_code"] == 0, explain(gone)
+    assert call("status", session=cli.name)["program"] == "bash"
+    call("kill", session=cli.name)
 
 
 @pytest.mark.parametrize("program", CLIS)

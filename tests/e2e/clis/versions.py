@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -32,8 +33,12 @@ def on(launch: Launch, bin_dir: Path) -> Launch:
     return dataclasses.replace(launch, env={**launch.env, "PATH": os.pathsep.join([str(bin_dir), *parts])})
 
 
+NUMBER = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]*[0-9A-Za-z])?")
+
+
 def version(bin_dir: Path, executable: str) -> str:
-    """What `<executable> --version` says in `bin_dir` (its last line), or "" when it is not installed."""
+    """What `<executable> --version` says in `bin_dir` (its last line that holds a version number:
+    Copilot CLI ends with advice, "Run 'copilot update' ..."), or "" when it is not installed."""
     path = bin_dir / executable
     if not path.exists():
         return ""
@@ -41,4 +46,5 @@ def version(bin_dir: Path, executable: str) -> str:
         proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "HOME": home}, check=False)
     lines = (proc.stdout.strip() or proc.stderr.strip()).splitlines()  # pi says it on stderr
-    return lines[-1].strip() if lines else ""
+    numbered = [line for line in lines if NUMBER.search(line)]
+    return (numbered or lines or [""])[-1].strip()
