@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from python.helpers.tmux_tool.screen import (
@@ -64,6 +64,9 @@ def _encode(text: str) -> bytes:
 
 @SETTINGS
 @given(TERMINAL_OUTPUT, st.integers(1, 30), st.integers(1, 8))
+# a wide mark (U+302E, width 2) pushed off the right edge by an insert (CSI @): erased, not half kept
+@example("\u302e\x1b\r\x1b[@", 2, 1)
+@example("\u4e2dab\x1b[1G\x1b[P", 4, 1)  # its lead deleted from under its stub
 def test_terminal_output_never_crashes_or_leaks_controls(text: str, width: int, height: int) -> None:
     data = _encode(text)
     snap = render_stream(data, width=width, height=height)

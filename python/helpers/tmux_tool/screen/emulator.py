@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from pyte import modes as mo
 from pyte.screens import Margins
 
+from .cells import char_width
 from .drawing import DrawingScreen
 from .grid import BLANK, Line, copy_line, row_spans, row_text, text_end
 from .sgr import DEFAULT_STYLE, Style
@@ -204,6 +205,13 @@ class TmuxScreen(DrawingScreen):
         cells = blank + cells[:-count] if right else cells[count:] + blank
         for i, cell in enumerate(cells, x):
             line[i] = cell
+        # A wide character split by the shift (its stub pushed off the right edge, or its lead
+        # deleted from under its stub) is erased, as a terminal does: half of it is no character.
+        for i in range(max(x - 1, 0), self.columns):
+            data = line[i].data
+            if (char_width(data) == 2 and (i + 1 >= self.columns or line[i + 1].data != "")) or (
+                    data == "" and (i == 0 or char_width(line[i - 1].data) != 2)):
+                line[i] = self._blank()
 
     def next_line(self) -> None:
         """NEL: carriage return plus line feed (pyte forgets the return)."""
