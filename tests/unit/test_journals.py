@@ -118,7 +118,7 @@ def test_copilot_session_is_the_one_whose_hold_file_its_process_keeps_open(tmp_p
 
 @pytest.mark.parametrize("want", _turns("gemini"), ids=lambda w: w["prompt"])
 def test_gemini_turn_from_its_saved_chat(want: dict[str, Any], tmp_path: Path) -> None:
-    reading = GeminiReading(want["prompt"], 0, tmp_path, 0.0, chat=Feed(RECORDS / "gemini" / want["file"]))
+    reading = GeminiReading(want["prompt"], 0, tmp_path, 0.0, record=Feed(RECORDS / "gemini" / want["file"]))
     turn = reading.turn()
     assert turn.started and not turn.ended and turn.note == TRIMMED, turn  # its end is the screen's to tell
     if want.get("error"):
@@ -131,7 +131,7 @@ def test_gemini_turn_from_its_saved_chat(want: dict[str, Any], tmp_path: Path) -
 def test_qwen_turn_from_its_saved_chat(want: dict[str, Any], tmp_path: Path) -> None:
     """The model's text exactly (fences, an HTML comment, trailing blank lines kept); a failed
     request is the turn's error; the end is the screen's to tell."""
-    reading = QwenReading(want["prompt"], 0, tmp_path, 0.0, chat=Feed(RECORDS / "qwen" / want["file"]))
+    reading = QwenReading(want["prompt"], 0, tmp_path, 0.0, record=Feed(RECORDS / "qwen" / want["file"]))
     turn = reading.turn()
     assert turn.started and not turn.ended and turn.note is None, turn
     if want.get("error"):
@@ -153,7 +153,7 @@ def test_qwen_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
     lines = _qwen_lines("fail please")
     asked = next(i for i, line in enumerate(lines) if b'"text":"list files"' in line)
     path.write_bytes(b"".join(lines[:asked + 1]))
-    reading = QwenReading("list files", 0, tmp_path, 0.0, chat=Feed(path))
+    reading = QwenReading("list files", 0, tmp_path, 0.0, record=Feed(path))
     assert reading.turn() == Turn(started=True)
     with path.open("ab") as fh:
         fh.write(b"".join(lines[asked + 1:]))
@@ -161,7 +161,7 @@ def test_qwen_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
 
 
 def test_qwen_prompt_written_before_the_ask_is_not_this_turn(tmp_path: Path) -> None:
-    reading = QwenReading("again", 0, tmp_path, 4_000_000_000.0, chat=Feed(RECORDS / "qwen" / "chat.jsonl"))
+    reading = QwenReading("again", 0, tmp_path, 4_000_000_000.0, record=Feed(RECORDS / "qwen" / "chat.jsonl"))
     assert reading.turn() == Turn()
 
 
@@ -241,7 +241,7 @@ def test_gemini_chat_found_with_its_answer_in_the_same_read(want: dict[str, Any]
     feed = Feed(RECORDS / "gemini" / want["file"])
     reading = GeminiReading(want["prompt"], 0, tmp_path, 0.0, feeds=[feed])
     turn = reading.turn()
-    assert reading.chat is feed and turn.started, turn
+    assert reading.record is feed and turn.started, turn
     assert (turn.error is not None) if want.get("error") else (turn.answer == want["answer"]), turn
     assert json.loads((tmp_path / "record.json").read_text())["chat"] == str(feed.path)
 
@@ -263,10 +263,10 @@ def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
     path.write_bytes(line + b"\n")
     assert ClaudeReading("p", Feed(path), Feed(path)).turn() == Turn()
     assert CodexReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
-    assert GeminiReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
-    assert QwenReading("p", 0, tmp_path, 0.0, chat=Feed(path)).turn() == Turn()
+    assert GeminiReading("p", 0, tmp_path, 0.0, record=Feed(path)).turn() == Turn()
+    assert QwenReading("p", 0, tmp_path, 0.0, record=Feed(path)).turn() == Turn()
     assert CopilotReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
-    assert PiReading("p", 0, tmp_path, 0.0, session=Feed(path)).turn() == Turn()
+    assert PiReading("p", 0, tmp_path, 0.0, record=Feed(path)).turn() == Turn()
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
@@ -318,7 +318,7 @@ def test_kimi_wire_files_are_found_from_the_log_its_process_holds_open(tmp_path:
 @pytest.mark.parametrize("want", _turns("pi"), ids=lambda w: w["prompt"])
 def test_pi_turn_from_its_session_file(want: dict[str, Any], tmp_path: Path) -> None:
     feed = Feed(RECORDS / "pi" / want["file"])
-    reading = PiReading(want["prompt"], 0, tmp_path, 0.0, session=feed)
+    reading = PiReading(want["prompt"], 0, tmp_path, 0.0, record=feed)
     turn = reading.turn()
     assert turn.started and not turn.ended, turn  # pi records no end of a turn: the screen tells it
     if want.get("error"):
@@ -335,7 +335,7 @@ def test_pi_session_found_by_the_prompt_with_its_answer_in_the_same_read(want: d
     feed = Feed(RECORDS / "pi" / want["file"])
     reading = PiReading(want["prompt"], 0, tmp_path, 0.0, feeds=[feed])
     turn = reading.turn()
-    assert reading.session is feed and turn.started, turn
+    assert reading.record is feed and turn.started, turn
     assert (turn.error is not None) if want.get("error") else (turn.answer == want["answer"]), turn
     assert json.loads((tmp_path / "record.json").read_text())["session"] == str(feed.path)
 
@@ -346,7 +346,7 @@ def test_pi_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
     provenance = json.loads((RECORDS / "pi" / "provenance.json").read_text(encoding="utf-8"))
     unanswered = provenance["unanswered"]
     feed = Feed(RECORDS / "pi" / unanswered["file"])
-    turn = PiReading(unanswered["prompt"], 0, tmp_path, 0.0, session=feed).turn()
+    turn = PiReading(unanswered["prompt"], 0, tmp_path, 0.0, record=feed).turn()
     assert turn == Turn(started=True), turn
 
 
@@ -354,7 +354,7 @@ def test_pi_step_with_tools_leaves_the_turn_open(tmp_path: Path) -> None:
     lines = (RECORDS / "pi" / "session.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     path = tmp_path / "session.jsonl"
     path.write_text("".join(lines[:7]), encoding="utf-8")  # up to the step that calls bash
-    reading = PiReading("Create a file", 0, tmp_path, 0.0, session=Feed(path))
+    reading = PiReading("Create a file", 0, tmp_path, 0.0, record=Feed(path))
     assert reading.turn() == Turn(started=True)
     with path.open("a", encoding="utf-8") as fh:
         fh.writelines(lines[7:9])  # its tool result, then the last step
@@ -369,7 +369,7 @@ def test_pi_failed_step_tried_again_is_replaced_by_the_retry(tmp_path: Path) -> 
     answered["message"]["content"] = [{"type": "text", "text": "Answered on the retry."}]
     path = tmp_path / "session.jsonl"
     path.write_text(lines[11] + failed, encoding="utf-8")
-    reading = PiReading("This turn fails", 0, tmp_path, 0.0, session=Feed(path))
+    reading = PiReading("This turn fails", 0, tmp_path, 0.0, record=Feed(path))
     assert reading.turn().error == "400 scripted failure"
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(answered) + "\n")
@@ -378,7 +378,7 @@ def test_pi_failed_step_tried_again_is_replaced_by_the_retry(tmp_path: Path) -> 
 
 def test_pi_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
     reading = PiReading("Try again", 0, tmp_path, 4_000_000_000.0,
-                        session=Feed(RECORDS / "pi" / "session.jsonl"))
+                        record=Feed(RECORDS / "pi" / "session.jsonl"))
     assert reading.turn() == Turn()
 
 

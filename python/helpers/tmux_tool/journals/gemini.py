@@ -24,14 +24,14 @@ from __future__ import annotations
 import glob
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .journal import (
+    AppendedReading,
     Feed,
     Journal,
-    Turn,
     environ,
     holding_prompt,
     recalled,
@@ -62,39 +62,17 @@ def _text(content: object) -> str | None:
 
 
 @dataclass(slots=True)
-class GeminiReading:
+class GeminiReading(AppendedReading):
     """The chat records of one prompt's turn, read as Gemini CLI appends them."""
 
-    prompt: str
-    pid: int
-    folder: Path
-    since: float
-    feeds: list[Feed] = field(default_factory=list)
-    chat: Feed | None = None
-    started: bool = False
     user_id: str | None = None
-    closed: bool = False
-    answer: str | None = None
-    error: str | None = None
-
-    def turn(self) -> Turn:
-        if self.chat is None:
-            self._look()
-        if self.chat is not None:
-            for line in self.chat:
-                self._take(line)
-        if not self.started:
-            return Turn()
-        return Turn(started=True, answer=self.answer, error=self.error, note=TRIMMED)
-
-    def watched(self) -> Path | None:
-        return self.chat.path if self.chat else None
+    NOTE = TRIMMED
 
     def _look(self) -> None:
         """Read every chat file written since the ask began until one holds this prompt."""
-        self.chat = holding_prompt(self.feeds, _chats(self.pid), self.since, self._take)
-        if self.chat is not None:
-            remember(self.folder, chat=str(self.chat.path))
+        self.record = holding_prompt(self.feeds, _chats(self.pid), self.since, self._take)
+        if self.record is not None:
+            remember(self.folder, chat=str(self.record.path))
 
     def _take(self, line: dict[str, Any]) -> bool:
         """Take one line; True when it is this prompt's own record."""
@@ -140,5 +118,5 @@ class GeminiJournal(Journal):
         known = recalled(folder).get("chat")
         reading = GeminiReading(prompt, pid, folder, time.time())
         if known and os.path.exists(known):
-            reading.chat = Feed(Path(known), size(known))
+            reading.record = Feed(Path(known), size(known))
         return reading

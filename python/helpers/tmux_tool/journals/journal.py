@@ -19,10 +19,10 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 EVENTS = "events.jsonl"  # in the session's folder, written by hook.py
 FACTS = "record.json"  # in the session's folder: what the tool knows of the CLI's record
@@ -253,6 +253,46 @@ def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
 def open_files(pid: int, match: Callable[[str], bool]) -> list[str]:
     """The files of :func:`holders`, each once."""
     return list(dict.fromkeys(path for _, path in holders(pid, match)))
+
+
+@dataclass(slots=True)
+class AppendedReading:
+    """One prompt's turn read from the one file a CLI appends its session to as it goes (Gemini
+    CLI's and Qwen Code's saved chats, pi's session file): the file found once (:meth:`_look`),
+    then each new line taken (:meth:`_take`) at every look."""
+
+    prompt: str
+    pid: int
+    folder: Path
+    since: float
+    feeds: list[Feed] = field(default_factory=list)
+    record: Feed | None = None
+    started: bool = False
+    closed: bool = False
+    answer: str | None = None
+    error: str | None = None
+    NOTE: ClassVar[str | None] = None  # what every answer of this reader leaves out
+
+    def turn(self) -> Turn:
+        if self.record is None:
+            self._look()
+        if self.record is not None:
+            for line in self.record:
+                self._take(line)
+        if not self.started:
+            return Turn()
+        return Turn(started=True, answer=self.answer, error=self.error, note=self.NOTE)
+
+    def watched(self) -> Path | None:
+        return self.record.path if self.record else None
+
+    def _look(self) -> None:
+        """Find the file of this prompt's turn (``record``)."""
+        raise NotImplementedError
+
+    def _take(self, line: dict[str, Any]) -> bool:
+        """Take one line; True when it is this prompt's own record."""
+        raise NotImplementedError
 
 
 def holding_prompt(feeds: list[Feed], pattern: str | None, since: float,

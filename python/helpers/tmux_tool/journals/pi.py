@@ -33,14 +33,14 @@ import glob
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .journal import (
+    AppendedReading,
     Feed,
     Journal,
-    Turn,
     holding_prompt,
     recalled,
     remember,
@@ -126,40 +126,16 @@ def _text(content: object) -> str | None:
 
 
 @dataclass(slots=True)
-class PiReading:
+class PiReading(AppendedReading):
     """The session entries of one prompt's turn, read as pi appends them."""
-
-    prompt: str
-    pid: int
-    folder: Path
-    since: float
-    feeds: list[Feed] = field(default_factory=list)
-    session: Feed | None = None
-    started: bool = False
-    closed: bool = False
-    answer: str | None = None
-    error: str | None = None
-
-    def turn(self) -> Turn:
-        if self.session is None:
-            self._look()
-        if self.session is not None:
-            for line in self.session:
-                self._take(line)
-        if not self.started:
-            return Turn()
-        return Turn(started=True, answer=self.answer, error=self.error)
-
-    def watched(self) -> Path | None:
-        return self.session.path if self.session else None
 
     def _look(self) -> None:
         """Read every session file written since the ask began until one holds this prompt."""
         proc = _process(self.pid)
         pattern = session_files(proc) if proc is not None else None
-        self.session = holding_prompt(self.feeds, pattern, self.since, self._take)
-        if self.session is not None:
-            remember(self.folder, session=str(self.session.path))
+        self.record = holding_prompt(self.feeds, pattern, self.since, self._take)
+        if self.record is not None:
+            remember(self.folder, session=str(self.record.path))
 
     def _take(self, line: dict[str, Any]) -> bool:
         """Take one line; True when it is this prompt's own message."""
@@ -200,5 +176,5 @@ class PiJournal(Journal):
         known = recalled(folder).get("session")
         reading = PiReading(prompt, pid, folder, time.time())
         if known and os.path.exists(known):
-            reading.session = Feed(Path(known), size(known))
+            reading.record = Feed(Path(known), size(known))
         return reading

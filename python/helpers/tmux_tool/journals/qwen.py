@@ -33,14 +33,14 @@ import glob
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .journal import (
+    AppendedReading,
     Feed,
     Journal,
-    Turn,
     environ,
     holding_prompt,
     processes,
@@ -129,33 +129,10 @@ def _failure(record: dict[str, Any]) -> str | None:
 
 
 @dataclass(slots=True)
-class QwenReading:
+class QwenReading(AppendedReading):
     """The chat records of one prompt's turn, read as Qwen Code appends them."""
 
-    prompt: str
-    pid: int
-    folder: Path
-    since: float
-    chat: Feed | None = None
-    feeds: list[Feed] = field(default_factory=list)
-    started: bool = False
     user_id: str | None = None
-    closed: bool = False
-    answer: str | None = None
-    error: str | None = None
-
-    def turn(self) -> Turn:
-        if self.chat is None:
-            self._look()
-        if self.chat is not None:
-            for line in self.chat:
-                self._take(line)
-        if not self.started:
-            return Turn()
-        return Turn(started=True, answer=self.answer, error=self.error)
-
-    def watched(self) -> Path | None:
-        return self.chat.path if self.chat else None
 
     def _look(self) -> None:
         """The chat the process names; else every chat written since the ask began, until one
@@ -163,16 +140,16 @@ class QwenReading:
         bases = homes(self.pid)
         named = chat_of(bases, processes(self.pid))
         if named is not None:
-            self.chat = Feed(named, 0)  # new since the ask began: its prompt is checked by time
+            self.record = Feed(named, 0)  # new since the ask began: its prompt is checked by time
         else:
             patterns = [os.path.join(glob.escape(b), "projects", "*", "chats", "*.jsonl")
                         for b in bases]
             for pattern in patterns:
-                self.chat = holding_prompt(self.feeds, pattern, self.since, self._take)
-                if self.chat is not None:
+                self.record = holding_prompt(self.feeds, pattern, self.since, self._take)
+                if self.record is not None:
                     break
-        if self.chat is not None:
-            remember(self.folder, chat=str(self.chat.path))
+        if self.record is not None:
+            remember(self.folder, chat=str(self.record.path))
 
     def _take(self, record: dict[str, Any]) -> bool:
         """Take one record; True when it is this prompt's own."""
@@ -208,6 +185,6 @@ class QwenJournal(Journal):
         named = chat_of(homes(pid), processes(pid))
         known = str(named) if named is not None else recalled(folder).get("chat")
         if known and (named is not None or os.path.exists(known)):
-            reading.chat = Feed(Path(known), size(known))
+            reading.record = Feed(Path(known), size(known))
             remember(folder, chat=known)
         return reading
