@@ -46,19 +46,29 @@ for arg in "$@"; do
     [[ $arg != -* && -e ${arg%%::*} ]] && exec .venv/bin/python -m pytest -q "$@"
 done
 
-# The whole suite: two pytest processes at once, as most tests wait on terminals, not on the CPU.  One
-# takes the AI CLIs, the other machines, the browser and the robustness suites; the other the rest.  The
-# first one's report follows the second's; the exit code is the worse of the two.
-log=$(mktemp "${TMPDIR:-/tmp}/tmux-tool-tests.XXXXXX")
-trap 'rm -f "$log"' EXIT
-.venv/bin/python -m pytest -q "$@" tests/e2e tests/remote tests/browser tests/robustness >"$log" 2>&1 &
-other=$!
-trap 'kill -INT "$other" 2>/dev/null' INT TERM  # its fixtures clean up, as the foreground one's do
+# The whole suite: three pytest processes at once, as most tests wait on terminals, not on the CPU.
+# One takes the AI CLIs the tool profiles from their screens and records, one the chat CLIs with the
+# machines, the browser and the robustness suites, and this one the rest.  The others' reports follow
+# this one's; the exit code is the worst of the three.
+profiled="tests/e2e/test_ai_clis.py tests/e2e/test_newest_clis.py tests/e2e/test_records.py"
+chats=$(ls tests/e2e/test_*.py | grep -vxF -f <(tr ' ' '\n' <<<"$profiled") | tr '\n' ' ')
+groups=("$profiled" "$chats tests/remote tests/browser tests/robustness")
+logs=() pids=()
+trap 'rm -f "${logs[@]}"' EXIT
+for group in "${groups[@]}"; do
+    log=$(mktemp "${TMPDIR:-/tmp}/tmux-tool-tests.XXXXXX")
+    # shellcheck disable=SC2086  # a group is a list of paths
+    .venv/bin/python -m pytest -q "$@" $group >"$log" 2>&1 &
+    logs+=("$log") pids+=($!)
+done
+trap 'kill -INT "${pids[@]}" 2>/dev/null' INT TERM  # their fixtures clean up, as the foreground one's do
 status=0
 .venv/bin/python -m pytest -q "$@" tests/unit tests/integration tests/scenarios || status=$?
-other_status=0
-wait "$other" || other_status=$?
-if ((other_status > status)); then status=$other_status; fi
-echo "--- tests/e2e tests/remote tests/browser tests/robustness ---"
-cat "$log"
+for i in "${!groups[@]}"; do
+    group_status=0
+    wait "${pids[$i]}" || group_status=$?
+    if ((group_status > status)); then status=$group_status; fi
+    echo "--- ${groups[$i]} ---"
+    cat "${logs[$i]}"
+done
 exit "$status"
