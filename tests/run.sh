@@ -46,13 +46,13 @@ for arg in "$@"; do
     [[ $arg != -* && -e ${arg%%::*} ]] && exec .venv/bin/python -m pytest -q "$@"
 done
 
-# The whole suite: three pytest processes at once, as most tests wait on terminals, not on the CPU.
-# One takes the AI CLIs the tool profiles from their screens and records, one the chat CLIs with the
-# machines, the browser and the robustness suites, and this one the rest.  The others' reports follow
-# this one's; the exit code is the worst of the three.
+# The whole suite: four pytest processes at once, as most tests wait on terminals, not on the CPU:
+# the AI CLIs the tool knows by their screens and records, the chat CLIs (and the rest of the
+# e2e files), the other machines with the browser and the robustness suites, and in this one the
+# rest.  The others' reports follow this one's; the exit code is the worst of the four.
 profiled="tests/e2e/test_ai_clis.py tests/e2e/test_newest_clis.py tests/e2e/test_records.py"
 chats=$(ls tests/e2e/test_*.py | grep -vxF -f <(tr ' ' '\n' <<<"$profiled") | tr '\n' ' ')
-groups=("$profiled" "$chats tests/remote tests/browser tests/robustness")
+groups=("$profiled" "$chats" "tests/remote tests/browser tests/robustness")
 logs=() pids=()
 trap 'rm -f "${logs[@]}"' EXIT
 for group in "${groups[@]}"; do
