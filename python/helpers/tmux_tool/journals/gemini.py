@@ -30,14 +30,11 @@ from typing import Any
 
 from .journal import (
     AppendedReading,
-    Feed,
     Journal,
     environ,
     holding_prompt,
-    recalled,
     remember,
     same_prompt,
-    size,
     written_after,
 )
 
@@ -115,8 +112,4 @@ class GeminiJournal(Journal):
     announces_end = False
 
     def begin(self, folder: Path, prompt: str, pid: int) -> GeminiReading | None:
-        known = recalled(folder).get("chat")
-        reading = GeminiReading(prompt, pid, folder, time.time())
-        if known and os.path.exists(known):
-            reading.record = Feed(Path(known), size(known))
-        return reading
+        return GeminiReading(prompt, pid, folder, time.time()).resume("chat")

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 EVENTS = "events.jsonl"  # in the session's folder, written by hook.py
 FACTS = "record.json"  # in the session's folder: what the tool knows of the CLI's record
@@ -285,6 +285,14 @@ class AppendedReading:
 
     def watched(self) -> Path | None:
         return self.record.path if self.record else None
+
+    def resume(self, key: str) -> Self:
+        """This reading, following on from the end of the file an earlier turn of the session
+        found (remembered under ``key``) while that file is there."""
+        known = recalled(self.folder).get(key)
+        if known and os.path.exists(known):
+            self.record = Feed(Path(known), size(known))
+        return self
 
     def _look(self) -> None:
         """Find the file of this prompt's turn (``record``)."""

@@ -39,13 +39,10 @@ from typing import Any
 
 from .journal import (
     AppendedReading,
-    Feed,
     Journal,
     holding_prompt,
-    recalled,
     remember,
     same_prompt,
-    size,
     written_after,
 )
 
@@ -173,8 +170,4 @@ class PiJournal(Journal):
     announces_end = False
 
     def begin(self, folder: Path, prompt: str, pid: int) -> PiReading | None:
-        known = recalled(folder).get("session")
-        reading = PiReading(prompt, pid, folder, time.time())
-        if known and os.path.exists(known):
-            reading.record = Feed(Path(known), size(known))
-        return reading
+        return PiReading(prompt, pid, folder, time.time()).resume("session")
