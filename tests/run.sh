@@ -57,8 +57,12 @@ logs=() pids=()
 trap 'rm -f "${logs[@]}"' EXIT
 for group in "${groups[@]}"; do
     log=$(mktemp "${TMPDIR:-/tmp}/tmux-tool-tests.XXXXXX")
+    # A background job starts with SIGINT ignored, which Python keeps: env gives it back its
+    # default, so the trap's SIGINT below reaches pytest, whose fixtures then clean up.  In a
+    # session of its own, a Ctrl+C at the terminal does not reach it too: one SIGINT, not two
+    # (a second would cut its clean-up short).
     # shellcheck disable=SC2086  # a group is a list of paths
-    .venv/bin/python -m pytest -q "$@" $group >"$log" 2>&1 &
+    setsid -w env --default-signal=INT .venv/bin/python -m pytest -q "$@" $group >"$log" 2>&1 &
     logs+=("$log") pids+=($!)
 done
 trap 'kill -INT "${pids[@]}" 2>/dev/null' INT TERM  # their fixtures clean up, as the foreground one's do

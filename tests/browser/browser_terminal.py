@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Request, Response
 from shared_terminal_harness import SharedTerminalApp, wait_for
+
+from python.helpers.tmux_tool.core import trace
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -72,12 +74,32 @@ class BrowserTerminal:
         return str(self.page.evaluate("() => window.sharedTerminal && window.sharedTerminal.state"))
 
 
+def traced(page: Page) -> None:
+    """The page's side in the test's trace (``tests/traces.py``): what it posted and what came back,
+    every request that failed or was refused, its console and its errors, beside the tool's and
+    the web server's own lines.  A test that fails under load is then read, not guessed at."""
+
+    def answered(response: Response) -> None:
+        if response.request.method != "GET" or response.status >= 400:
+            trace.event("page", method=response.request.method, url=response.url, status=response.status)
+
+    def failed(request: Request) -> None:
+        trace.event("page", method=request.method, url=request.url, failure=request.failure)
+
+    page.on("response", answered)
+    page.on("requestfailed", failed)
+    page.on("console", lambda message: trace.event("page", console=message.type, text=message.text))
+    page.on("pageerror", lambda error: trace.event("page", error=str(error)))
+
+
 def open_terminal_page(browser: Browser, app: SharedTerminalApp, query: str = "") -> BrowserTerminal:
     """Open the install's page (`query`: e.g. `?token=...`) in a new browser context, connected and ready."""
     context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
+    traced(page)
     page.goto(app.url + query)
     page.wait_for_function("() => window.sharedTerminal && window.sharedTerminal.state === 'connected'")
     terminal = BrowserTerminal(page=page, app=app)
     wait_for(lambda: terminal.screen_text().strip(), "the session's screen in the page")
+    app.wait_keys_quiet()
     return terminal

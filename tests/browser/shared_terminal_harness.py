@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from python.helpers.tmux_tool.shared.seen import KEY_GAP
+
 REPO = Path(__file__).resolve().parents[2]
 APP_DIR = REPO / "apps" / "shared-terminal"
 TMUX_TIMEOUT = 5.0
@@ -179,6 +181,24 @@ class SharedTerminalApp:
             )
 
         wait_for(settled, f"a shell prompt in {self.session}", timeout)
+
+    def wait_keys_quiet(self, timeout: float = 10.0) -> None:
+        """Wait until no client of the session has sent input for the tool's key gap.
+
+        A page that connects focuses its terminal, and tmux stamps the focus
+        report as the client's activity, just as it stamps a key: for a moment
+        the tool holds back as if the human were typing (``shared/seen.py``).
+        A test that has the agent type at once starts from a human who opened
+        the page and sits still, as its own precondition, not as luck.
+        """
+
+        def quiet() -> bool:
+            rows = self.tmux("list-clients", "-t", f"={self.session}", "-F",
+                             "#{client_activity} #{client_created}").stdout.split("\n")
+            keys = [int(a) for a, c in (r.split() for r in rows if r.strip()) if int(a) > int(c)]
+            return not keys or time.time() - max(keys) >= KEY_GAP
+
+        wait_for(quiet, "the page's own start-up input to age past the key gap", timeout)
 
     def web_pid(self) -> int | None:
         """The pid the web server's pid file names, if any."""

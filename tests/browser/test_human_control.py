@@ -326,3 +326,31 @@ def test_the_page_works_at_phone_width(tool: SharedTerminalApp, terminal_page: B
     page.click("#approve")
     assert agent.join()["ok"]
 
+
+
+# --- the switches stay put -------------------------------------------------------------------
+def switches(page: BrowserTerminal) -> list[dict[str, float] | None]:
+    return [page.page.locator(s).bounding_box() for s in ("#pause", "#approve-mode", "#activity-toggle")]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_switches_stay_put_while_the_header_changes(tool: SharedTerminalApp, terminal_page: BrowserTerminal,
+                                                        tmp_path: Path, width: int) -> None:
+    """A person reaching for Pause while the agent works must find it where it was: the words
+    that change (what the agent does, "you have the terminal") never move the switches."""
+    page = terminal_page.page
+    page.set_viewport_size({"width": width, "height": 760})
+    wait_for(lambda: header(terminal_page) == "agent idle", "the header to say idle")
+    where = switches(terminal_page)
+    gate = Gate(tmp_path / "slow.go")
+    agent = Background("send", text=f"{gate.shell}; echo a-command-long-enough-to-be-cut-$((6*7))", timeout=30)
+    wait_for(lambda: header(terminal_page).startswith("agent waiting for the prompt")
+             and str(page.text_content("#agent-count")).startswith(" ("), "the header to count the wait")
+    assert switches(terminal_page) == where, "the switches moved while the agent waited"
+    gate.open()
+    assert agent.join()["ok"]
+    wait_for(lambda: header(terminal_page) == "agent idle", "the header to say idle again")
+    assert switches(terminal_page) == where, "the switches moved when the agent went idle"
+    terminal_page.type("echo mine")
+    wait_for(lambda: page.text_content("#you") == "you have the terminal", "the page to say the human has it")
+    assert switches(terminal_page) == where, "the switches moved when the human took the terminal"
