@@ -224,6 +224,33 @@ def environ(pid: int) -> dict[str, str]:
     return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
 
 
+@dataclass(frozen=True, slots=True)
+class Process:
+    """What ``/proc`` says of a CLI's process: its arguments, environment and working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+
+
+def program(pid: int) -> Process | None:
+    """The program under the shell ``pid`` (its first child: a CLI that is a node script has node
+    run in its place), as the kernel has it; None when there is none."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            child = fh.read().split()[0]
+        with open(f"/proc/{child}/cmdline", "rb") as fh:
+            argv = [a.decode(errors="surrogateescape") for a in fh.read().split(b"\0") if a]
+        with open(f"/proc/{child}/environ", "rb") as fh:
+            raw = fh.read()
+        cwd = os.readlink(f"/proc/{child}/cwd")
+    except (OSError, IndexError):
+        return None
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    env = {k.decode(errors="replace"): v.decode(errors="surrogateescape") for k, v in pairs}
+    return Process(argv, env, cwd)
+
+
 def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
     """(process, file) for the files that ``pid`` or a process under it holds open and ``match``
     accepts: the kernel's word on where a program writes, where the program does not say."""
