@@ -146,11 +146,14 @@ class Journal:
 
     ``announces_end``: the CLI says itself when a turn is over (a hook, an
     end-of-turn entry); where it does not, the record gives the answer and
-    the screen says when the turn is over.
+    the screen says when the turn is over.  ``records_failures``: the CLI
+    writes a failed turn down; where it does not, a failure the screen shows
+    is the screen's to tell.
     """
 
     cli: str = "the CLI"
     announces_end: bool = True
+    records_failures: bool = True
 
     def setup(self, folder: Path) -> Setup:
         """Arguments that make the CLI report into ``folder``."""
