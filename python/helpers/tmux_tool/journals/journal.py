@@ -89,6 +89,32 @@ class Feed:
                 yield item
 
 
+@dataclass(slots=True)
+class Rewritten:
+    """A JSON file a CLI writes anew, whole, at each change (Continue's session): read again only
+    when its time or size changed.  The CLI truncates the file, then writes it: a read that
+    catches it half-written keeps what the last whole one said."""
+
+    path: Path
+    stamp: tuple[int, int] | None = None
+    data: dict[str, Any] | None = None
+
+    def read(self) -> dict[str, Any] | None:
+        """The file's object as last read whole (None while it never was)."""
+        try:
+            st = os.stat(self.path)
+            stamp = (st.st_mtime_ns, st.st_size)
+            if stamp != self.stamp:
+                with open(self.path, "rb") as fh:
+                    item = _json(fh.read())
+                if item is not None:
+                    # the stamp is never newer than the data: a later change always reads again
+                    self.stamp, self.data = stamp, item
+        except OSError:
+            pass
+        return self.data
+
+
 def _json(line: bytes) -> dict[str, Any] | None:
     try:
         item = json.loads(line)
