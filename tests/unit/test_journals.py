@@ -18,13 +18,23 @@ from typing import Any
 import pytest
 
 from python.helpers.tmux_tool.journals.claude import ClaudeReading
+from python.helpers.tmux_tool.journals.cn import CnJournal, CnReading, dotenv, sessions_folder
 from python.helpers.tmux_tool.journals.codex import CodexReading
 from python.helpers.tmux_tool.journals.copilot import CopilotReading, _sessions
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
-from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
+from python.helpers.tmux_tool.journals.journal import (
+    Feed,
+    Process,
+    Rewritten,
+    Turn,
+    last_event,
+    program,
+    same_prompt,
+)
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
-from python.helpers.tmux_tool.journals.pi import PiReading, Process, session_files
+from python.helpers.tmux_tool.journals.pi import PiReading, session_files
 from python.helpers.tmux_tool.journals.qwen import QwenReading, chat_of
+from tests.conftest import poll
 
 RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 
@@ -267,6 +277,7 @@ def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
     assert QwenReading("p", 0, tmp_path, 0.0, record=Feed(path)).turn() == Turn()
     assert CopilotReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
     assert PiReading("p", 0, tmp_path, 0.0, record=Feed(path)).turn() == Turn()
+    assert _cn("p", path, tmp_path).turn() == Turn()
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
@@ -399,3 +410,159 @@ def test_pi_session_folder_is_where_pi_itself_would_save(tmp_path: Path) -> None
     assert session_files(Process(["pi"], chosen, cwd)) == "/var/pi[[]1]/*.jsonl"
     assert session_files(Process(["pi", "--session-dir", "rel"], chosen, cwd)) == \
         "/work/my:project/rel/*.jsonl"
+
+
+def _cn(prompt: str, path: Path, folder: Path, held: int = 0) -> CnReading:
+    """A reading of cn's session file ``path`` that held ``held`` messages when the ask began."""
+    return CnReading(prompt, str(path.parent), folder, frozenset([str(path)]),
+                     {str(path): (Rewritten(path), held)})
+
+
+@pytest.mark.parametrize("want", _turns("cn"), ids=lambda w: w["prompt"])
+def test_cn_turn_from_its_session_file(want: dict[str, Any], tmp_path: Path) -> None:
+    """The exact text of the prompt's last step, which ends the turn (a step with a tool call, or a
+    request cn tried again, is not it); a failed request cn writes nothing of: the prompt alone, no
+    end, the failure is the screen's."""
+    turn = _cn(want["prompt"], RECORDS / "cn" / want["file"], tmp_path).turn()
+    if want.get("error"):
+        assert turn == Turn(started=True), turn
+    else:
+        assert turn == Turn(started=True, ended=True, answer=want["answer"]), (turn.answer, want["answer"])
+    assert json.loads((tmp_path / "record.json").read_text())["session"] == str(RECORDS / "cn" / want["file"])
+
+
+def test_cn_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
+    """The file as it was in the middle of a stalled answer: cn adds a step whole once its stream
+    is complete, so the prompt is there and nothing of the answer."""
+    unanswered = json.loads((RECORDS / "cn" / "provenance.json").read_text(encoding="utf-8"))["unanswered"]
+    turn = _cn(unanswered["prompt"], RECORDS / "cn" / unanswered["file"], tmp_path).turn()
+    assert turn == Turn(started=True), turn
+
+
+def test_cn_step_waiting_for_its_tool_names_the_call(tmp_path: Path) -> None:
+    """While cn asks permission, the step's call is still ``generated``: the turn goes on, asking
+    about that call; once the call ran and the last step came, the turn is over."""
+    asking = json.loads((RECORDS / "cn" / "provenance.json").read_text(encoding="utf-8"))["asking"]
+    path = tmp_path / "session.json"
+    path.write_bytes((RECORDS / "cn" / asking["file"]).read_bytes())
+    reading = _cn(asking["prompt"], path, tmp_path)
+    assert reading.turn() == Turn(started=True, asking=asking["tool"])
+    whole = json.loads((RECORDS / "cn" / "session.json").read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**whole, "history": whole["history"][:4]}), encoding="utf-8")
+    assert reading.turn() == Turn(started=True)  # the call ran; the next step is not there yet
+    path.write_text(json.dumps({**whole, "history": whole["history"][:5]}), encoding="utf-8")
+    assert reading.turn() == Turn(started=True, ended=True, answer="The file was created.")
+
+
+def test_cn_prompt_written_before_the_ask_is_not_this_turn(tmp_path: Path) -> None:
+    """The file held every message when the ask began: its "Try again" is an earlier turn's; the same
+    prompt added after them is this one."""
+    path = tmp_path / "session.json"
+    whole = json.loads((RECORDS / "cn" / "session.json").read_text(encoding="utf-8"))
+    path.write_text(json.dumps(whole), encoding="utf-8")
+    reading = _cn("Try again", path, tmp_path, held=len(whole["history"]))
+    assert reading.turn() == Turn()
+    again = [{"message": {"role": "user", "content": "Try again"}, "contextItems": []},
+             {"message": {"role": "assistant", "content": "A new answer."}, "contextItems": []}]
+    path.write_text(json.dumps({**whole, "history": whole["history"] + again}), encoding="utf-8")
+    assert reading.turn() == Turn(started=True, ended=True, answer="A new answer.")
+
+
+def test_cn_half_written_file_keeps_the_last_whole_reading(tmp_path: Path) -> None:
+    """cn truncates its file, then writes it: a read in between says what the last whole one said,
+    and an end once proved stays (a history rewritten later does not undo it)."""
+    path = tmp_path / "session.json"
+    text = (RECORDS / "cn" / "session-unanswered.json").read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    reading = _cn("Answer with a stall", path, tmp_path)
+    assert reading.turn() == Turn(started=True)
+    for cut in ("", text[: len(text) // 2]):
+        path.write_text(cut, encoding="utf-8")
+        assert reading.turn() == Turn(started=True)
+    path.write_text((RECORDS / "cn" / "session.json").read_text(encoding="utf-8"), encoding="utf-8")
+    done = reading.turn()
+    assert done.ended and done.answer == "First part of a stalled answer.\n\nAfter the stall, the rest."
+    path.write_text('{"history": []}', encoding="utf-8")
+    assert reading.turn() == done
+
+
+def test_cn_history_rewritten_under_the_turn_leaves_it_to_the_screen(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes((RECORDS / "cn" / "session-unanswered.json").read_bytes())
+    reading = _cn("Answer with a stall", path, tmp_path)
+    assert reading.turn() == Turn(started=True)
+    summary = {"message": {"role": "assistant", "content": "A summary."}, "conversationSummary": "A summary."}
+    path.write_text(json.dumps({"history": [summary]}), encoding="utf-8")
+    assert reading.turn() == Turn()
+
+
+def test_cn_sessions_folder_is_where_cn_itself_saves(tmp_path: Path) -> None:
+    """``~/.continue`` of the process's HOME; ``CONTINUE_GLOBAL_DIR`` of a ``.env`` in its working
+    directory (taken against it); of its environment, over the ``.env``."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    env = {"HOME": str(home)}
+    assert sessions_folder(Process(["cn"], env, str(cwd))) == f"{home}/.continue/sessions"
+    (cwd / ".env").write_text('OTHER=1\nexport CONTINUE_GLOBAL_DIR = "kept" # a comment\n', encoding="utf-8")
+    assert sessions_folder(Process(["cn"], env, str(cwd))) == f"{cwd}/kept/sessions"
+    chosen = {**env, "CONTINUE_GLOBAL_DIR": "/var/cn"}
+    assert sessions_folder(Process(["cn"], chosen, str(cwd))) == "/var/cn/sessions"
+    unset = {**env, "CONTINUE_GLOBAL_DIR": ""}  # set, though empty: the .env does not override it
+    assert sessions_folder(Process(["cn"], unset, str(cwd))) == f"{home}/.continue/sessions"
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("CONTINUE_GLOBAL_DIR=a\nCONTINUE_GLOBAL_DIR=b\n", "b"), ("CONTINUE_GLOBAL_DIR='x # y'", "x # y"),
+    ('CONTINUE_GLOBAL_DIR="a\\nb"', "a\nb"), ("CONTINUE_GLOBAL_DIR: c\r\n", "c"), ("# CONTINUE_GLOBAL_DIR=d", None),
+    ("CONTINUE_GLOBAL_DIR=", ""), ("\x00\xff=\n'\"`", None), ("", None)])
+def test_dotenv_reads_a_value_as_cn_does_and_never_raises(text: str, value: str | None) -> None:
+    assert dotenv(text, "CONTINUE_GLOBAL_DIR") == value
+
+
+def test_cn_session_found_from_the_process_by_the_prompt(tmp_path: Path) -> None:
+    """``begin`` under a shell whose program runs with ``CONTINUE_GLOBAL_DIR``: the session file made
+    after the ask began is read from its start; the next turn follows the file found, from where it
+    stood."""
+    home = tmp_path / "continue"
+    (home / "sessions").mkdir(parents=True)
+    old = home / "sessions" / "old.json"
+    old.write_bytes((RECORDS / "cn" / "session.json").read_bytes())  # another session, with this prompt
+    shell = subprocess.Popen(["sh", "-c", "sleep 30; :"], cwd=tmp_path,
+                             env={"PATH": "/usr/bin:/bin", "CONTINUE_GLOBAL_DIR": str(home)})
+    try:
+        assert poll(lambda: program(shell.pid) is not None, 10)
+        reading = CnJournal().begin(tmp_path, "Try again", shell.pid)
+        assert reading is not None and reading.turn() == Turn()
+        new = home / "sessions" / "new.json"
+        turns = [{"message": {"role": "user", "content": "Try again"}},
+                 {"message": {"role": "assistant", "content": "Found."}}]
+        new.write_text(json.dumps({"history": turns}), encoding="utf-8")
+        assert reading.turn() == Turn(started=True, ended=True, answer="Found.")
+        assert reading.watched() == new
+        later = CnJournal().begin(tmp_path, "Try again", shell.pid)
+        assert later is not None and later.watched() == new and later.turn() == Turn()
+        new.write_text(json.dumps({"history": [*turns, *turns[:1]]}), encoding="utf-8")
+        assert later.turn() == Turn(started=True)
+    finally:
+        shell.kill()
+        shell.wait()
+    assert CnJournal().begin(tmp_path, "Try again", shell.pid) is None  # no program: the screen answers
+
+
+_ASKED = {"message": {"role": "user", "content": "p"}}
+ODD_SESSIONS = [b"", b"{", b"[1]", b"null", b'{"history": 3}', b'\xff\xfe{"history": []}',
+                *(json.dumps({"history": h}).encode() for h in (
+                    [1, "x", {"message": 3}], [{"message": {"role": "user", "content": 5}}],
+                    [{"message": {"role": "user", "content": [{"type": "text", "text": "p"}, 3]}},
+                     {"message": {"role": "assistant", "toolCalls": [1], "content": None},
+                      "toolCallStates": [3, {"toolCall": 5}, {"status": "generated", "toolCall": {"function": {"name": 7}}}]}],
+                    [_ASKED, {"message": {"role": "assistant", "content": {"a": 1}}}],
+                    [_ASKED, {"message": {"role": "assistant", "toolCalls": "x"}, "toolCallStates": "y"}]))]
+
+
+@pytest.mark.parametrize("raw", ODD_SESSIONS, ids=range(len(ODD_SESSIONS)))
+def test_odd_cn_sessions_never_raise(raw: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(raw)
+    turn = _cn("p", path, tmp_path).turn()
+    assert turn in (Turn(), Turn(started=True), Turn(started=True, asking="a tool"), Turn(started=True, ended=True)), turn

@@ -66,7 +66,8 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
     failure).  A screen that looks done that long
     while the record never saw this prompt means the CLI reports nothing (a
     release without the hooks, a setting that turned them off): None, and the
-    screen decides.
+    screen decides; so does a failed turn the screen shows held still that
+    long, of a CLI that records no failure (``records_failures`` false).
     """
     cli = journal.cli
     settle = settle_for(profile)
@@ -100,6 +101,9 @@ def wait(ctx: Context, target: Target, profile: AiProfile, journal: journals.Jou
                     return Recorded(st, replace(turn, ended=True), cli)
                 if not turn.started and still.steady(now) >= settle:
                     return None
+                if st.status == Status.ERROR and not journal.records_failures \
+                        and still.steady(now) >= settle:
+                    return None  # a failure the CLI writes nothing of: the screen tells it
             if now >= deadline.at:
                 why = (f"the screen shows {st.status} ({st.evidence}), but {cli} has not ended the turn"
                        if st.status in ENDED else None)

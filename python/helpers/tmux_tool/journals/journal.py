@@ -89,6 +89,32 @@ class Feed:
                 yield item
 
 
+@dataclass(slots=True)
+class Rewritten:
+    """A JSON file a CLI writes anew, whole, at each change (Continue's session): read again only
+    when its time or size changed.  The CLI truncates the file, then writes it: a read that
+    catches it half-written keeps what the last whole one said."""
+
+    path: Path
+    stamp: tuple[int, int] | None = None
+    data: dict[str, Any] | None = None
+
+    def read(self) -> dict[str, Any] | None:
+        """The file's object as last read whole (None while it never was)."""
+        try:
+            st = os.stat(self.path)
+            stamp = (st.st_mtime_ns, st.st_size)
+            if stamp != self.stamp:
+                with open(self.path, "rb") as fh:
+                    item = _json(fh.read())
+                if item is not None:
+                    # the stamp is never newer than the data: a later change always reads again
+                    self.stamp, self.data = stamp, item
+        except OSError:
+            pass
+        return self.data
+
+
 def _json(line: bytes) -> dict[str, Any] | None:
     try:
         item = json.loads(line)
@@ -146,11 +172,14 @@ class Journal:
 
     ``announces_end``: the CLI says itself when a turn is over (a hook, an
     end-of-turn entry); where it does not, the record gives the answer and
-    the screen says when the turn is over.
+    the screen says when the turn is over.  ``records_failures``: the CLI
+    writes a failed turn down; where it does not, a failure the screen shows
+    is the screen's to tell.
     """
 
     cli: str = "the CLI"
     announces_end: bool = True
+    records_failures: bool = True
 
     def setup(self, folder: Path) -> Setup:
         """Arguments that make the CLI report into ``folder``."""
@@ -222,6 +251,33 @@ def environ(pid: int) -> dict[str, str]:
         return {}
     pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
     return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
+
+
+@dataclass(frozen=True, slots=True)
+class Process:
+    """What ``/proc`` says of a CLI's process: its arguments, environment and working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+
+
+def program(pid: int) -> Process | None:
+    """The program under the shell ``pid`` (its first child: a CLI that is a node script has node
+    run in its place), as the kernel has it; None when there is none."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            child = fh.read().split()[0]
+        with open(f"/proc/{child}/cmdline", "rb") as fh:
+            argv = [a.decode(errors="surrogateescape") for a in fh.read().split(b"\0") if a]
+        with open(f"/proc/{child}/environ", "rb") as fh:
+            raw = fh.read()
+        cwd = os.readlink(f"/proc/{child}/cwd")
+    except (OSError, IndexError):
+        return None
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    env = {k.decode(errors="replace"): v.decode(errors="surrogateescape") for k, v in pairs}
+    return Process(argv, env, cwd)
 
 
 def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
