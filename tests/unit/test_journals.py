@@ -21,9 +21,9 @@ from python.helpers.tmux_tool.journals.claude import ClaudeReading
 from python.helpers.tmux_tool.journals.codex import CodexReading
 from python.helpers.tmux_tool.journals.copilot import CopilotReading, _sessions
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
-from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
+from python.helpers.tmux_tool.journals.journal import Feed, Process, Turn, last_event, same_prompt
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
-from python.helpers.tmux_tool.journals.pi import PiReading, Process, session_files
+from python.helpers.tmux_tool.journals.pi import PiReading, session_files
 from python.helpers.tmux_tool.journals.qwen import QwenReading, chat_of
 
 RECORDS = Path(__file__).resolve().parents[1] / "fixtures" / "records"

@@ -210,6 +210,34 @@ def processes(pid: int) -> list[int]:
     return seen
 
 
+@dataclass(frozen=True, slots=True)
+class Process:
+    """What ``/proc`` says of a program: its arguments, environment and working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+
+
+def program(pid: int) -> Process | None:
+    """The program under the shell ``pid`` (its first child: a node script's node, a Bun binary),
+    as the kernel has it: where it keeps its files follows from its arguments, its environment and
+    its working directory (None when there is none)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            child = fh.read().split()[0]
+        with open(f"/proc/{child}/cmdline", "rb") as fh:
+            argv = [a.decode(errors="surrogateescape") for a in fh.read().split(b"\0") if a]
+        with open(f"/proc/{child}/environ", "rb") as fh:
+            raw = fh.read()
+        cwd = os.readlink(f"/proc/{child}/cwd")
+    except (OSError, IndexError):
+        return None
+    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
+    env = {k.decode(errors="replace"): v.decode(errors="surrogateescape") for k, v in pairs}
+    return Process(argv, env, cwd)
+
+
 def environ(pid: int) -> dict[str, str]:
     """The environment of the program under the shell ``pid`` (its first child), as the kernel
     has it: where that program keeps its files ({} when there is none)."""

@@ -40,7 +40,9 @@ from typing import Any
 from .journal import (
     AppendedReading,
     Journal,
+    Process,
     holding_prompt,
+    program,
     remember,
     same_prompt,
     written_after,
@@ -49,33 +51,6 @@ from .journal import (
 FAILED = ("error", "aborted")  # an assistant message's stopReason for a failed step
 SESSION_DIR = "PI_CODING_AGENT_SESSION_DIR"
 AGENT_DIR = "PI_CODING_AGENT_DIR"
-
-
-@dataclass(frozen=True, slots=True)
-class Process:
-    """What ``/proc`` says of the pi process: its arguments, environment and working directory."""
-
-    argv: list[str]
-    env: dict[str, str]
-    cwd: str
-
-
-def _process(pid: int) -> Process | None:
-    """pi under the shell ``pid`` (its first child: ``pi`` is a node script, node runs in its
-    place)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
-            child = fh.read().split()[0]
-        with open(f"/proc/{child}/cmdline", "rb") as fh:
-            argv = [a.decode(errors="surrogateescape") for a in fh.read().split(b"\0") if a]
-        with open(f"/proc/{child}/environ", "rb") as fh:
-            raw = fh.read()
-        cwd = os.readlink(f"/proc/{child}/cwd")
-    except (OSError, IndexError):
-        return None
-    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
-    env = {k.decode(errors="replace"): v.decode(errors="surrogateescape") for k, v in pairs}
-    return Process(argv, env, cwd)
 
 
 def _home(path: str, env: dict[str, str]) -> str:
@@ -128,7 +103,7 @@ class PiReading(AppendedReading):
 
     def _look(self) -> None:
         """Read every session file written since the ask began until one holds this prompt."""
-        proc = _process(self.pid)
+        proc = program(self.pid)
         pattern = session_files(proc) if proc is not None else None
         self.record = holding_prompt(self.feeds, pattern, self.since, self._take)
         if self.record is not None:
