@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .claude import ClaudeJournal
+from .cline import ClineJournal
 from .codex import CodexJournal
 from .copilot import CopilotJournal
 from .gemini import GeminiJournal
@@ -15,7 +16,7 @@ from .opencode import OpencodeJournal
 from .pi import PiJournal
 from .qwen import QwenJournal
 
-JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "codex": CodexJournal(),
+JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "cline": ClineJournal(), "codex": CodexJournal(),
                                "copilot": CopilotJournal(), "gemini": GeminiJournal(),
                                "kimi": KimiJournal(), "opencode": OpencodeJournal(),
                                "pi": PiJournal(), "qwen": QwenJournal()}

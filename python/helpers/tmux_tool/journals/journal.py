@@ -89,10 +89,36 @@ class Feed:
                 yield item
 
 
+@dataclass(slots=True)
+class Rewritten:
+    """A JSON file a CLI writes again whole, in place, at every change (Cline CLI's session files):
+    its object, parsed again only when the file changed since the last whole read."""
+
+    path: Path
+    _stamp: tuple[int, int, int] | None = None
+    _data: dict[str, Any] | None = None
+
+    def read(self) -> dict[str, Any] | None:
+        """The file's object now; None while it is missing, not an object, or half-written (then
+        read again at the next look, whatever its stamp: a write under way may already show its
+        last size and time)."""
+        try:
+            st = os.stat(self.path)
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if stamp == self._stamp:
+                return self._data
+            with open(self.path, "rb") as fh:
+                data = _json(fh.read())
+        except OSError:
+            return None
+        self._stamp, self._data = (stamp, data) if data is not None else (None, None)
+        return data
+
+
 def _json(line: bytes) -> dict[str, Any] | None:
     try:
         item = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return item if isinstance(item, dict) else None
 
@@ -363,10 +389,13 @@ def events(feed: Feed) -> Iterator[dict[str, Any]]:
             yield event
 
 
-def written_after(record: dict[str, Any], since: float) -> bool:
-    """Whether a record's ``timestamp`` (ISO 8601) is ``since`` or later: a prompt repeated from an
-    earlier turn is older, even when a file is first read from its start."""
-    stamp = record.get("timestamp")
+def written_after(record: dict[str, Any], since: float, key: str = "timestamp") -> bool:
+    """Whether a record's time (``key``: ISO 8601, or a number of milliseconds since the epoch as
+    JavaScript's ``Date.now()`` gives it) is ``since`` or later: a prompt repeated from an earlier
+    turn is older, even when a file is first read from its start."""
+    stamp = record.get(key)
+    if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+        return stamp >= since * 1000
     try:
         return isinstance(stamp, str) and datetime.fromisoformat(stamp).timestamp() >= since
     except ValueError:
