@@ -12,9 +12,9 @@ release is the pinned one, the test runs it all the same: it is what users
 get, and it fails the day a newer release changes what detection rests on.
 
 The chat-read CLIs (:data:`CHAT_READ`: pi, Qwen Code, Continue's ``cn``, GitHub Copilot CLI,
-Cline CLI), whose answers come off the screen, are held to the core of it on their newest
-install: the install is the newest release, ``start`` is ready, an answer that stalls 2 s
-mid-stream comes back whole and exactly, and ``exit`` gives the shell back.
+Cline CLI), whose answers come off the screen or from their records, are held to the core of
+it on their newest install: the install is the newest release, ``start`` is ready, an answer
+that stalls 2 s mid-stream comes back whole and exactly, and ``exit`` gives the shell back.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def test_chat_read_cli_answers_through_a_stall_and_exits(program: str, newest: C
                                                          terminal_size: Callable[[int, int], None]) -> None:
     """Start (its launch's arguments given: ``cn`` takes its config file so), one answer that stalls
     2 s mid-stream read exactly - off the screen, or from the CLI's record where the tool reads one
-    (pi, Qwen Code, Copilot CLI) - after its last byte, not at the stall, and exit."""
+    (pi, Qwen Code, Copilot CLI, Cline CLI) - after its last byte, not at the stall, and exit."""
     terminal_size(200, 50)
     cli = newest(program)
     started = _start(cli, args=cli.launch.argv[1:])
