@@ -215,8 +215,9 @@ ASKS: dict[str, Asks] = {
     # Kilo's question is OpenCode's, in its input area, its choice shown by colour
     "kilo": Asks(ToolCall("bash", {"command": TOUCH, "description": "Create a file"}),
                  "Permission required", ["Allow once", "Allow always", "Reject"], ["Enter"]),
-    # Cline's `[y] Approve  [n] Deny` under the command: no list of options, the keys are named
-    "cline": Asks(ToolCall("run_commands", {"commands": [TOUCH]}), "Cline asks permission", [], ["y"]),
+    # Cline's `[y] Approve   [n] Deny` under the command: each answer taken by the key it names
+    "cline": Asks(ToolCall("run_commands", {"commands": [TOUCH]}), "Cline asks permission",
+                  ["[y] Approve", "[n] Deny"], ["y"]),
 }
 
 
