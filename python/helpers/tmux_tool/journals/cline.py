@@ -24,12 +24,13 @@ watched from the start of the session's next turn.
 
 The manifest is ``{"session_id", "pid", "status", "cwd", "prompt" (the
 session's first), "messages_path", "metadata", ...}``; ``status`` turns
-``running`` when a prompt is submitted, ``pending`` while a tool call waits
-for the user's approval, and ``idle`` once the turn is over (failed or
-cancelled too; ``completed``, ``failed`` or ``cancelled`` when the session
-ends), each time written after the messages of that moment.  So the messages
-are read first and the manifest after them: once they hold this prompt, the
-status read is this turn's or a later one, never the one before it.
+``running`` when a prompt is submitted, before any message of its turn is
+written, ``pending`` while a tool call waits for the user's approval, and
+``idle`` once the turn is over (failed or cancelled too; ``completed``,
+``failed`` or ``cancelled`` when the session ends), after the turn's last
+messages.  So the messages are read first and the manifest after them: once
+they hold this prompt, the status read is this turn's or a later one, never
+the one before it.
 
 The messages file is ``{"sessionId", "messages": [{"id", "role", "content":
 [blocks], "ts" (epoch milliseconds), ...}], "system_prompt"}``.  A message is
@@ -42,9 +43,10 @@ step that calls tools is an assistant message with ``tool_use`` blocks (its
 ``tool_result`` blocks, then the next step.  A failed request is an assistant
 message with ``metadata.displayRole`` ``error`` whose text is the error (for
 the scripted HTTP 400, "scripted failure"); a cancelled turn leaves the prompt
-alone.  Cline 3 gives the model no ``attempt_completion`` tool: a response
-without tool calls is the final one, and the answer is its text, the model's
-exactly - what the screen shows as the answer.
+alone.  Cline 3 gives the model no ``attempt_completion`` tool (its tools are
+``read_files``, ``run_commands``, ``editor``, ``ask_question``, ``spawn_agent``
+and the like): a response without tool calls is the final one, and the answer
+is its text, the model's exactly - what the screen shows as the answer.
 """
 
 from __future__ import annotations
