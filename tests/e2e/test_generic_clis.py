@@ -7,10 +7,10 @@ driven in ``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode for
 screens.  ``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
 ``"copilot"``, ``"cline"``, ``"kilo"``), every ``ask`` must come back with its own answer
 read off the screen, or from the CLI's own record where the tool reads one (:data:`SOURCES`: pi's
-session file, Qwen Code's saved chat, cn's session file, Copilot CLI's events, the model's text
-exactly) - after the model's last byte, also when the stream stalls for two seconds in the middle,
-when a prompt or an answer repeats the one before - and ``exit`` must leave the shell with no
-process of the CLI behind.
+session file, Qwen Code's saved chat, cn's session file, Copilot CLI's events, Cline CLI's session
+messages, the model's text exactly) - after the model's last byte, also when the stream stalls for
+two seconds in the middle, when a prompt or an answer repeats the one before - and ``exit`` must
+leave the shell with no process of the CLI behind.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ GENERIC = ("pi", "qwen", "cn", "copilot", "cline", "kilo")
 DAEMONS = {"cline": "cline"}
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 # where a CLI's answers come from under its profile (journals.for_program): "screen" unless named here
-SOURCES = {"pi": "transcript", "qwen": "transcript", "cn": "transcript", "copilot": "transcript"}
+SOURCES = {"pi": "transcript", "qwen": "transcript", "cn": "transcript", "copilot": "transcript",
+           "cline": "transcript"}
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")
@@ -214,8 +215,9 @@ ASKS: dict[str, Asks] = {
     # Kilo's question is OpenCode's, in its input area, its choice shown by colour
     "kilo": Asks(ToolCall("bash", {"command": TOUCH, "description": "Create a file"}),
                  "Permission required", ["Allow once", "Allow always", "Reject"], ["Enter"]),
-    # Cline's `[y] Approve  [n] Deny` under the command: no list of options, the keys are named
-    "cline": Asks(ToolCall("run_commands", {"commands": [TOUCH]}), "Cline asks permission", [], ["y"]),
+    # Cline's `[y] Approve   [n] Deny` under the command: each answer taken by the key it names
+    "cline": Asks(ToolCall("run_commands", {"commands": [TOUCH]}), "Cline asks permission",
+                  ["[y] Approve", "[n] Deny"], ["y"]),
 }
 
 

@@ -87,7 +87,7 @@ def test_chat_read_cli_answers_through_a_stall_and_exits(program: str, newest: C
                                                          terminal_size: Callable[[int, int], None]) -> None:
     """Start (its launch's arguments given: ``cn`` takes its config file so), one answer that stalls
     2 s mid-stream read exactly - off the screen, or from the CLI's record where the tool reads one
-    (pi, Qwen Code, cn, Copilot CLI) - after its last byte, not at the stall, and exit."""
+    (pi, Qwen Code, cn, Copilot CLI, Cline CLI) - after its last byte, not at the stall, and exit."""
     terminal_size(200, 50)
     cli = newest(program)
     started = _start(cli, args=cli.launch.argv[1:])

@@ -2,8 +2,8 @@
 
 Recorded screens of both releases of Claude Code (numbered options in 2.1.197,
 unnumbered in 2.1.330, with the trust question's default moved), Codex,
-Gemini CLI and programs no profile knows (curses dialogs, prompt libraries,
-unzip, nano).
+Gemini CLI, Cline CLI (answers named after their keys) and programs no profile
+knows (curses dialogs, prompt libraries, unzip, nano).
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ def _classify(fx: dict[str, object]) -> dict[str, object]:
     ("heldout/question-80x24-clack-text.json", "What is your project named?", []),
     ("heldout/question-80x24-nano-search.json", "Search:", []),
     ("heldout/question-200x50-read-prompt.json", "Deploy to which host:", []),
+    ("cline/permission-80x24.json", "Cline asks permission to run a tool", ["[y] Approve", "[n] Deny"]),
+    ("cline/permission-200x50.json", "Cline asks permission to run a tool", ["[y] Approve", "[n] Deny"]),
 ])
 def test_blocked_screen_names_question_and_options(name: str, question: str, options: list[str]) -> None:
     out = _classify(_fixture(name))

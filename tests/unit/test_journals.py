@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from python.helpers.tmux_tool.journals.claude import ClaudeReading
-from python.helpers.tmux_tool.journals.cn import CnJournal, CnReading, dotenv, sessions_folder
+from python.helpers.tmux_tool.journals.cline import ClineReading, turn_of
+from python.helpers.tmux_tool.journals.cline import sessions_folder as cline_sessions
+from python.helpers.tmux_tool.journals.cn import CnJournal, CnReading, dotenv
+from python.helpers.tmux_tool.journals.cn import sessions_folder as cn_sessions
 from python.helpers.tmux_tool.journals.codex import CodexReading
 from python.helpers.tmux_tool.journals.copilot import CopilotReading, _sessions
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
@@ -278,6 +284,8 @@ def test_odd_record_lines_never_raise(line: bytes, tmp_path: Path) -> None:
     assert CopilotReading("p", 0, tmp_path, 0.0, [Feed(path)]).turn() == Turn()
     assert PiReading("p", 0, tmp_path, 0.0, record=Feed(path)).turn() == Turn()
     assert _cn("p", path, tmp_path).turn() == Turn()
+    assert ClineReading("p", 0, tmp_path, 0.0, messages=Rewritten(path),
+                        manifest=Rewritten(path)).turn() == Turn()
 
 
 @pytest.mark.parametrize("line", ODD_LINES, ids=range(len(ODD_LINES)))
@@ -502,13 +510,13 @@ def test_cn_sessions_folder_is_where_cn_itself_saves(tmp_path: Path) -> None:
     home, cwd = tmp_path / "home", tmp_path / "project"
     cwd.mkdir()
     env = {"HOME": str(home)}
-    assert sessions_folder(Process(["cn"], env, str(cwd))) == f"{home}/.continue/sessions"
+    assert cn_sessions(Process(["cn"], env, str(cwd))) == f"{home}/.continue/sessions"
     (cwd / ".env").write_text('OTHER=1\nexport CONTINUE_GLOBAL_DIR = "kept" # a comment\n', encoding="utf-8")
-    assert sessions_folder(Process(["cn"], env, str(cwd))) == f"{cwd}/kept/sessions"
+    assert cn_sessions(Process(["cn"], env, str(cwd))) == f"{cwd}/kept/sessions"
     chosen = {**env, "CONTINUE_GLOBAL_DIR": "/var/cn"}
-    assert sessions_folder(Process(["cn"], chosen, str(cwd))) == "/var/cn/sessions"
+    assert cn_sessions(Process(["cn"], chosen, str(cwd))) == "/var/cn/sessions"
     unset = {**env, "CONTINUE_GLOBAL_DIR": ""}  # set, though empty: the .env does not override it
-    assert sessions_folder(Process(["cn"], unset, str(cwd))) == f"{home}/.continue/sessions"
+    assert cn_sessions(Process(["cn"], unset, str(cwd))) == f"{home}/.continue/sessions"
 
 
 @pytest.mark.parametrize(("text", "value"), [
@@ -566,3 +574,172 @@ def test_odd_cn_sessions_never_raise(raw: bytes, tmp_path: Path) -> None:
     path.write_bytes(raw)
     turn = _cn("p", path, tmp_path).turn()
     assert turn in (Turn(), Turn(started=True), Turn(started=True, asking="a tool"), Turn(started=True, ended=True)), turn
+
+
+def _cline(tmp_path: Path, prompt: str, messages: str = "messages.json", manifest: str = "manifest.json",
+           since: float = 0.0) -> ClineReading:
+    """A reading of the Cline fixture's files as the session already found."""
+    return ClineReading(prompt, 0, tmp_path, since, messages=Rewritten(RECORDS / "cline" / messages),
+                        manifest=Rewritten(RECORDS / "cline" / manifest))
+
+
+@pytest.mark.parametrize("want", _turns("cline"), ids=lambda w: w["prompt"])
+def test_cline_turn_from_its_session_files(want: dict[str, Any], tmp_path: Path) -> None:
+    """The model's text exactly (fences and a block quote kept; the words before a tool call are not
+    the answer, the last step's are); a failed request's error message; over as the manifest says."""
+    turn = _cline(tmp_path, want["prompt"], want["file"]).turn()
+    _check(turn, want)
+    if want.get("error"):
+        assert turn.error == want["error"] and turn.answer is None, turn
+
+
+def test_cline_turn_not_answered_yet_gives_nothing(tmp_path: Path) -> None:
+    """The files in the middle of a stalled answer: Cline writes the prompt with the first whole
+    response, so neither is there yet."""
+    unanswered = json.loads((RECORDS / "cline" / "provenance.json").read_text())["unanswered"]
+    assert _cline(tmp_path, unanswered["prompt"], unanswered["file"], unanswered["manifest"]).turn() == Turn()
+
+
+def test_cline_turn_is_not_over_while_the_manifest_says_running(tmp_path: Path) -> None:
+    """The answer written, the manifest not yet turned idle: not ended, and no answer given early."""
+    turn = _cline(tmp_path, "Try again", manifest="manifest-unanswered.json").turn()
+    assert turn == Turn(started=True), turn
+
+
+def test_cline_permission_asked_is_read_from_the_manifest(tmp_path: Path) -> None:
+    asking = json.loads((RECORDS / "cline" / "provenance.json").read_text())["asking"]
+    turn = _cline(tmp_path, asking["prompt"], asking["file"], asking["manifest"]).turn()
+    assert turn == Turn(started=True, asking=asking["asking"]), turn
+
+
+def test_cline_turn_cancelled_before_an_answer_ends_without_one() -> None:
+    """Esc before the model's first whole response: the prompt alone, the session idle again."""
+    data = json.loads((RECORDS / "cline" / "messages.json").read_text(encoding="utf-8"))
+    asked = next(i for i, m in enumerate(data["messages"]) if "Answer with a stall" in json.dumps(m))
+    data["messages"] = data["messages"][:asked + 1]
+    assert turn_of(data, "Answer with a stall", 0.0, "idle") == Turn(started=True, ended=True)
+
+
+def test_cline_prompt_written_before_the_ask_is_not_this_turn(tmp_path: Path) -> None:
+    assert _cline(tmp_path, "Try again", since=4_000_000_000.0).turn() == Turn()
+
+
+def test_cline_prompt_after_a_mode_switch_is_still_this_prompt() -> None:
+    typed = ('<user_input mode="plan"><mode_notice>The user switched from act mode to plan mode before '
+             'sending this message.</mode_notice>Plan it</user_input>')
+    data = {"messages": [{"role": "user", "content": [{"type": "text", "text": typed}], "ts": 5},
+                         {"role": "assistant", "content": [{"type": "text", "text": "A plan."}]}]}
+    assert turn_of(data, "Plan it", 0.0, "idle") == Turn(started=True, ended=True, answer="A plan.")
+
+
+def test_cline_half_written_messages_say_nothing_until_whole(tmp_path: Path) -> None:
+    """Cline writes its files again in place: a look in the middle of a write reads a part, which
+    says nothing; the next look reads the file again."""
+    whole = (RECORDS / "cline" / "messages.json").read_bytes()
+    path = tmp_path / "s.messages.json"
+    path.write_bytes(whole[: len(whole) // 2])
+    reading = ClineReading("Try again", 0, tmp_path, 0.0, messages=Rewritten(path),
+                           manifest=Rewritten(RECORDS / "cline" / "manifest.json"))
+    assert reading.turn() == Turn(started=True)
+    path.write_bytes(whole)
+    assert reading.turn().answer == "Back to normal after the failed turn."
+
+
+def test_cline_messages_caught_half_written_are_not_taken_with_an_idle_manifest(tmp_path: Path) -> None:
+    """The messages last read whole at a tool call, then caught half-written while the manifest
+    already says idle: the two are not one moment, so the turn is not over on what was read before."""
+    whole = json.loads((RECORDS / "cline" / "messages.json").read_text(encoding="utf-8"))
+    path = tmp_path / "s.messages.json"
+    path.write_text(json.dumps({**whole, "messages": whole["messages"][:5]}), encoding="utf-8")
+    reading = ClineReading("Create a file", 0, tmp_path, 0.0, messages=Rewritten(path),
+                           manifest=Rewritten(RECORDS / "cline" / "manifest-unanswered.json"))
+    assert reading.turn() == Turn(started=True)
+    path.write_text(json.dumps(whole)[:100], encoding="utf-8")
+    reading.manifest = Rewritten(RECORDS / "cline" / "manifest.json")  # idle
+    assert reading.turn() == Turn(started=True)
+    path.write_text(json.dumps(whole), encoding="utf-8")
+    assert reading.turn() == Turn(started=True, ended=True, answer="The file was created.")
+
+
+ODD_CLINE = [b'{"messages": "x"}', b'{"messages": [1, null, {"role": "user", "content": 5}]}', b"[]",
+             (b'{"messages": [{"role": "user", "content": [{"type": "text", "text": "<user_input>p</user_input>"}],'
+              b' "ts": true}]}'),
+             (b'{"messages": [{"role": "user", "content": "<user_input>p</user_input>", "ts": 1},'
+              b' {"role": "assistant", "content": [{"type": "tool_use", "name": 3, "input": {"commands": [1]}}],'
+              b' "metadata": 4}, {"role": "assistant", "content": {"type": "text"}, "metadata": []}]}'),
+             (b'{"messages": [{"role": "user", "content": "<user_input>p</user_input>", "ts": 1},'
+              b' {"role": "assistant", "content": [{"type": "tool_use", "name": 3, "input": {"commands": [1, "x"]}},'
+              b' {"type": "tool_use", "input": []}]}]}'),
+             b'{"mess']
+
+
+@pytest.mark.parametrize("content", ODD_CLINE, ids=range(len(ODD_CLINE)))
+@pytest.mark.parametrize("status", ["idle", "pending", None, 3])
+def test_odd_cline_files_never_raise(content: bytes, status: object, tmp_path: Path) -> None:
+    messages, manifest = tmp_path / "s.messages.json", tmp_path / "s.json"
+    messages.write_bytes(content)
+    manifest.write_text(json.dumps({"status": status}), encoding="utf-8")
+    turn = ClineReading("p", 0, tmp_path, 0.0, messages=Rewritten(messages), manifest=Rewritten(manifest)).turn()
+    assert turn.answer in (None, "") and turn.error is None, turn
+
+
+def _cline_session(sessions: Path, ident: str, pid: int, prompt: str) -> Path:
+    """A session folder as Cline writes it: a manifest naming the process that runs it, and the
+    messages holding ``prompt``, written now."""
+    folder = sessions / ident
+    folder.mkdir(parents=True)
+    (folder / f"{ident}.json").write_text(json.dumps({"session_id": ident, "pid": pid, "status": "idle"}))
+    typed = [{"type": "text", "text": f'<user_input mode="act">{prompt}</user_input>'}]
+    said = [{"type": "text", "text": f"Answer to {prompt}"}]
+    (folder / f"{ident}.messages.json").write_text(json.dumps({"messages": [
+        {"role": "user", "content": typed, "ts": int(time.time() * 1000)},
+        {"role": "assistant", "content": said}]}))
+    return folder / f"{ident}.json"
+
+
+def test_cline_session_found_from_the_process_that_runs_it(tmp_path: Path) -> None:
+    """The sessions folder of the TUI's environment; a session whose manifest names the TUI (it runs
+    its own) or a hub daemon (it runs the TUI's) is this one's where the prompt appears; one run by
+    another process is not, though it holds the same prompt."""
+    home = tmp_path / "home"
+    sessions = home / ".cline" / "data" / "sessions"
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    shell = subprocess.Popen(["sh", "-c", "sleep 30 & wait"], env=env, cwd=tmp_path)
+    hub = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "--cline-hub-daemon"])
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        children = Path(f"/proc/{shell.pid}/task/{shell.pid}/children")
+        tui = int(poll(lambda: children.read_text().split())[0])  # the shell's child stands for the TUI
+        since = time.time() - 0.5
+        own = _cline_session(sessions, "1_own", tui, "run by the TUI")
+        hubs = _cline_session(sessions, "2_hub", hub.pid, "run by the hub")
+        _cline_session(sessions, "3_other", other.pid, "run by another")
+        reading = ClineReading("run by the TUI", shell.pid, tmp_path, since)
+        assert reading.turn() == Turn(started=True, ended=True, answer="Answer to run by the TUI")
+        assert reading.watched() == own
+        assert json.loads((tmp_path / "record.json").read_text())["session"] == str(own)
+        assert ClineReading("run by the hub", shell.pid, tmp_path, since).watched() is None  # before a look
+        reading = ClineReading("run by the hub", shell.pid, tmp_path, since)
+        assert reading.turn().answer == "Answer to run by the hub" and reading.watched() == hubs
+        assert ClineReading("run by another", shell.pid, tmp_path, since).turn() == Turn()
+    finally:
+        for proc in (shell, hub, other):
+            proc.kill()
+            proc.wait()
+
+
+def test_cline_sessions_folder_is_where_cline_itself_would_save(tmp_path: Path) -> None:
+    """``~/.cline/data/sessions``, moved by ``CLINE_DIR`` or ``--config``, ``CLINE_DATA_DIR``,
+    ``CLINE_SESSION_DATA_DIR``; a sandbox (``--data-dir``, ``CLINE_SANDBOX``) keeps its own."""
+    home, cwd = str(tmp_path / "home"), "/work/project"
+    env = {"HOME": home}
+    assert cline_sessions(Process(["cline"], env, cwd)) == f"{home}/.cline/data/sessions"
+    assert cline_sessions(Process(["cline"], {**env, "CLINE_DIR": "/c"}, cwd)) == "/c/data/sessions"
+    assert cline_sessions(Process(["cline", "--config", "conf"], {**env, "CLINE_DIR": "/c"}, cwd)) == \
+        "/work/project/conf/data/sessions"
+    data = {**env, "CLINE_DATA_DIR": "/d"}
+    assert cline_sessions(Process(["cline"], data, cwd)) == "/d/sessions"
+    assert cline_sessions(Process(["cline"], {**data, "CLINE_SESSION_DATA_DIR": "/s"}, cwd)) == "/s"
+    assert cline_sessions(Process(["cline", "-c", "/w", "--data-dir=box"], data, cwd)) == "/w/box/sessions"
+    sandbox = {**env, "CLINE_SANDBOX": "1", "TMPDIR": "/t"}
+    assert cline_sessions(Process(["cline"], sandbox, cwd)) == "/t/cline-sandbox/sessions"

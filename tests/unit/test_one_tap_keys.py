@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from python.helpers.tmux_tool.core.status import Status
+from python.helpers.tmux_tool.judgement.state import State
 from python.helpers.tmux_tool.programs import menus, questions
 from python.helpers.tmux_tool.screen.snapshot import Snapshot
+from python.helpers.tmux_tool.sessions import tap
 
 
 def _asking(*rows: str) -> Snapshot:
@@ -44,3 +47,21 @@ def test_a_menu_is_chosen_by_moving_its_marker_then_enter() -> None:
     assert menus.keys_to(menu, 0) == ("Up", "Enter")
     assert menus.keys_to(menu, 1) == ("Enter",)
     assert menus.keys_to(menu, 2) == ("Down", "Enter")
+
+
+def test_answers_named_after_their_keys_are_given_by_the_key_alone() -> None:
+    """Cline's ``[y] Approve   [n] Deny``: y or n answers at once (Enter would take the highlighted
+    one); the rows above say what is asked."""
+    snap = Snapshot(("Approve tool call?", "  $ touch f", "  [y] Approve   [n] Deny"), 80, 24, (2, 2))
+    keyed = menus.find_keyed(snap)
+    assert keyed == menus.Keyed(2, ("[y] Approve", "[n] Deny"), ("y", "n"))
+    st = State(Status.BLOCKED, "the permission dialog", snap=snap, question="Cline asks permission",
+               options=keyed.options)
+    found = tap.choice(st, "[n] Deny")
+    assert found is not None and (found.text, found.keys, found.menu, found.subject) == ("", ("n",), False, (0, 1))
+
+
+@pytest.mark.parametrize("row", ["  [y] Approve", "see [1] the note   [2] the other one, and more text here x",
+                                 "[y]es, [n]o", "  [y] Approve   [n] Deny   then words", ""])
+def test_a_row_that_is_not_only_key_named_answers_offers_none(row: str) -> None:
+    assert menus.find_keyed(Snapshot((row,), 80, 24, (0, 0))) is None

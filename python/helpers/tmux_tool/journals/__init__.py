@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .claude import ClaudeJournal
+from .cline import ClineJournal
 from .cn import CnJournal
 from .codex import CodexJournal
 from .copilot import CopilotJournal
@@ -16,8 +17,8 @@ from .opencode import OpencodeJournal
 from .pi import PiJournal
 from .qwen import QwenJournal
 
-JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "cn": CnJournal(), "codex": CodexJournal(),
-                               "copilot": CopilotJournal(), "gemini": GeminiJournal(),
+JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "cline": ClineJournal(), "cn": CnJournal(),
+                               "codex": CodexJournal(), "copilot": CopilotJournal(), "gemini": GeminiJournal(),
                                "kimi": KimiJournal(), "opencode": OpencodeJournal(),
                                "pi": PiJournal(), "qwen": QwenJournal()}
 

@@ -91,13 +91,16 @@ class Feed:
 
 @dataclass(slots=True)
 class Rewritten:
-    """A JSON file a CLI writes anew, whole, at each change (Continue's session): read again only
-    when its time or size changed.  The CLI truncates the file, then writes it: a read that
-    catches it half-written keeps what the last whole one said."""
+    """A JSON file a CLI writes anew, whole, at each change (cn's session, Cline's session files):
+    read again only when its time or size changed.  The CLI truncates the file, then writes it: a
+    read that catches it half-written keeps what the last whole one said, and ``whole`` tells the
+    reader that this look did not see the file as it is (a reader whose end is proved by a second
+    file, written after this one, must not take the two as one moment)."""
 
     path: Path
     stamp: tuple[int, int] | None = None
     data: dict[str, Any] | None = None
+    whole: bool = False
 
     def read(self) -> dict[str, Any] | None:
         """The file's object as last read whole (None while it never was)."""
@@ -107,18 +110,19 @@ class Rewritten:
             if stamp != self.stamp:
                 with open(self.path, "rb") as fh:
                     item = _json(fh.read())
+                self.whole = item is not None
                 if item is not None:
                     # the stamp is never newer than the data: a later change always reads again
                     self.stamp, self.data = stamp, item
         except OSError:
-            pass
+            self.whole = False
         return self.data
 
 
 def _json(line: bytes) -> dict[str, Any] | None:
     try:
         item = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return item if isinstance(item, dict) else None
 
@@ -239,23 +243,9 @@ def processes(pid: int) -> list[int]:
     return seen
 
 
-def environ(pid: int) -> dict[str, str]:
-    """The environment of the program under the shell ``pid`` (its first child), as the kernel
-    has it: where that program keeps its files ({} when there is none)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
-            child = fh.read().split()[0]
-        with open(f"/proc/{child}/environ", "rb") as fh:
-            raw = fh.read()
-    except (OSError, IndexError):
-        return {}
-    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
-    return {k.decode(errors="replace"): v.decode(errors="replace") for k, v in pairs}
-
-
 @dataclass(frozen=True, slots=True)
 class Process:
-    """What ``/proc`` says of a CLI's process: its arguments, environment and working directory."""
+    """What ``/proc`` says of a program: its arguments, environment and working directory."""
 
     argv: list[str]
     env: dict[str, str]
@@ -263,8 +253,9 @@ class Process:
 
 
 def program(pid: int) -> Process | None:
-    """The program under the shell ``pid`` (its first child: a CLI that is a node script has node
-    run in its place), as the kernel has it; None when there is none."""
+    """The program under the shell ``pid`` (its first child: a node script's node, a Bun binary),
+    as the kernel has it: where it keeps its files follows from its arguments, its environment and
+    its working directory (None when there is none)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
             child = fh.read().split()[0]
@@ -278,6 +269,13 @@ def program(pid: int) -> Process | None:
     pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
     env = {k.decode(errors="replace"): v.decode(errors="surrogateescape") for k, v in pairs}
     return Process(argv, env, cwd)
+
+
+def environ(pid: int) -> dict[str, str]:
+    """The environment of the program under the shell ``pid`` (its first child), as the kernel
+    has it: where that program keeps its files ({} when there is none)."""
+    found = program(pid)
+    return found.env if found else {}
 
 
 def holders(pid: int, match: Callable[[str], bool]) -> list[tuple[int, str]]:
@@ -391,10 +389,13 @@ def events(feed: Feed) -> Iterator[dict[str, Any]]:
             yield event
 
 
-def written_after(record: dict[str, Any], since: float) -> bool:
-    """Whether a record's ``timestamp`` (ISO 8601) is ``since`` or later: a prompt repeated from an
-    earlier turn is older, even when a file is first read from its start."""
-    stamp = record.get("timestamp")
+def written_after(record: dict[str, Any], since: float, key: str = "timestamp") -> bool:
+    """Whether a record's time (``key``: ISO 8601, or a number of milliseconds since the epoch as
+    JavaScript's ``Date.now()`` gives it) is ``since`` or later: a prompt repeated from an earlier
+    turn is older, even when a file is first read from its start."""
+    stamp = record.get(key)
+    if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+        return stamp >= since * 1000
     try:
         return isinstance(stamp, str) and datetime.fromisoformat(stamp).timestamp() >= since
     except ValueError:

@@ -182,14 +182,16 @@ class ChatProfile(AiProfile):
         work) is the question all the same: the input area gave way to it, and its answer keys
         are no menu's or button's (Cline's ``[y] Approve   [n] Deny``, its start-up offer's
         ``Press Enter to open, any other key to close`` in a box over the screen).  Left unread,
-        a turn waited its whole timeout on it, and ``start`` never closed the offer."""
+        a turn waited its whole timeout on it, and ``start`` never closed the offer.  Answers
+        named after their keys (Cline's) are the question's options."""
         verdict = unprofiled.read(self, snap)
         known = self.find_dialog(snap.text)
         if known is None:
             return verdict
         if verdict is None or verdict.status in (Status.UNKNOWN, Status.READY):
+            keyed = menus.find_keyed(snap)
             return self.verdict(Status.BLOCKED, f"the {known.name} dialog shows where the input area "
-                                "was", known.question)
+                                "was", known.question, keyed.options if keyed else ())
         if verdict.status != Status.BLOCKED:
             return verdict
         return replace(verdict, evidence=f"the {known.name} dialog: {verdict.evidence}",

@@ -9,7 +9,9 @@ release or its words:
 * a **key hint**: a row that names keys and what they do (``Enter to confirm
   · Esc to cancel``, ``↑↓ to select``, ``press enter to continue``);
 * **buttons**: two or more bracketed labels on one row (``<Ok>  <Cancel>``,
-  ``< Yes >``), the face of curses dialogs (whiptail, dialog, debconf).
+  ``< Yes >``), the face of curses dialogs (whiptail, dialog, debconf);
+* **key-named answers**: two or more answers on one row, each after the key that takes
+  it in brackets (``[y] Approve   [n] Deny``).
 
 Every function here is pure and total: odd input gives "no dialog".
 """
@@ -284,6 +286,33 @@ def find_buttons(snap: Snapshot) -> Buttons | None:
         items = tuple(t for i, t in inner if i > asked[0])
         return Buttons(y, tuple(" ".join(label.strip("<> ").split()) for label in labels),
                        question, items)
+    return None
+
+
+# an answer taken by the key named in brackets before it (its words one space apart), beside the
+# next one or at the row's end
+KEYED = re.compile(r"\[(\w)\] (\S+(?: \S+)*)(?=\s{2,}\[\w\] |$)")
+
+
+@dataclass(frozen=True, slots=True)
+class Keyed:
+    """A row of answers, each taken by the key named in brackets before it (Cline's ``[y] Approve
+    [n] Deny``): the answers as shown, their keys, and the row."""
+
+    row: int
+    options: tuple[str, ...]
+    keys: tuple[str, ...]
+
+
+def find_keyed(snap: Snapshot) -> Keyed | None:
+    """The lowest row made only of two or more key-named answers, or None: the key alone answers,
+    as the row says, where a menu's marker or an Enter would not."""
+    for y in range(len(snap.lines) - 1, -1, -1):
+        text = strip_box(snap.lines[y])
+        found = KEYED.findall(text)
+        if len(found) >= 2 and not KEYED.sub("", text).strip():
+            return Keyed(y, tuple(f"[{key}] {label}" for key, label in found),
+                         tuple(key for key, _ in found))
     return None
 
 

@@ -84,8 +84,9 @@ def choice(st: State, option: str) -> Choice | None:
     """How to give ``option`` to the question ``st`` shows, or None when the tool does not know how
     to type that answer.
 
-    A menu (an AI CLI's dialog among them) is answered by moving its marker and Enter; a question at
-    the cursor as :func:`..programs.questions.typed_answer` says.
+    A menu (an AI CLI's dialog among them) is answered by moving its marker and Enter; answers named
+    after their keys (Cline's ``[y] Approve   [n] Deny``) by the key alone; a question at the cursor
+    as :func:`..programs.questions.typed_answer` says.
     """
     snap = st.snap
     if snap is None or option not in st.options:
@@ -110,6 +111,12 @@ def choice(st: State, option: str) -> Choice | None:
             tuple(range(first, menu.first_row)),
             True,
         )
+    keyed = menus.find_keyed(snap)
+    if keyed is not None and keyed.options == st.options:
+        first = max(0, keyed.row - menus.QUESTION_LOOKBACK)  # what is asked: the rows above
+        return Choice("", (keyed.keys[keyed.options.index(option)],),
+                      (*range(first, keyed.row + 1), snap.cursor[1]), tuple(range(first, keyed.row)),
+                      False)
     typed = questions.typed_answer(snap, option)
     if typed is None:
         return None
