@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from python.helpers.tmux_tool.drive import launch
 from python.helpers.tmux_tool.sessions import observe
 from python.tools.tmux_tool import call
 from tests.conftest import poll
@@ -233,3 +234,35 @@ def test_what_a_started_program_left_running_ends_with_it(private_socket: str, l
     assert _alive(kept), "a daemon the shell started before the program was ended"
     os.kill(kept, signal.SIGKILL)
     call("kill", session="elsewhere")
+
+
+SLOW_TO_LEAVE = """#!/usr/bin/env python3
+# A full-screen program that hears Ctrl+D at once, then takes seconds to clean up; a Ctrl+C that
+# comes meanwhile ends it with 130, as a signal would.
+import os, select, sys, termios, time, tty
+old = termios.tcgetattr(0)
+tty.setraw(0)
+os.write(1, b"\\x1b[?1049h\\x1b[Hslow to leave > ")
+while os.read(0, 1) != b"\\x04":
+    pass
+os.write(1, b"\\x1b[?1049lcleaning up\\r\\n")
+code, end = 0, time.monotonic() + 3 * %(asked)s
+while code == 0 and (left := end - time.monotonic()) > 0:
+    if select.select([0], [], [], left)[0] and b"\\x03" in os.read(0, 64):
+        code = 130
+termios.tcsetattr(0, termios.TCSADRAIN, old)
+sys.exit(code)
+"""
+
+
+def test_a_program_that_heard_its_exit_key_is_left_to_end_by_itself(private_socket: str, tmp_path: Path) -> None:
+    """A CLI with no profile leaves with Ctrl+D, and Ctrl+C only when deaf to it: one whose screen
+    answered the key is on its way out, however long its clean-up takes on a busy machine, and
+    ends with its own exit code, not a Ctrl+C's."""
+    script = tmp_path / "slow-to-leave"
+    script.write_text(SLOW_TO_LEAVE % {"asked": launch.ASKED_AGAIN})
+    script.chmod(0o755)
+    call("start", program=str(script), session="slow", timeout=3)
+    assert poll(lambda: "slow to leave" in (call("read", session="slow").get("screen") or ""), 10)
+    gone = call("exit", session="slow", timeout=30)
+    assert gone["ok"] and gone["exit_code"] == 0, gone

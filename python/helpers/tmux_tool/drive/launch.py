@@ -42,6 +42,9 @@ TURN_START = 3.0  # seconds for a submitted input to leave the input box and sho
 # quiet needed when the CLI itself signs the end of a turn (on screen, or in its record)
 SIGNED_SETTLE = 0.15
 ASKED_AGAIN = 2.0  # seconds a program left with its exit key has to end or ask for the key again
+# seconds more for one whose screen answered the exit key: it is on its way out (OpenCode, busy
+# machine), and a Ctrl+C now would end it by a signal in the middle of its own clean-up
+LEAVING = 15.0
 PAGERS = ("PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER")  # set to cat in private shells
 
 
@@ -258,10 +261,10 @@ def _await_typed(ctx: Context, target: Target, profile: Profile, text: str) -> N
             return
 
 
-def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> bool:
+def _press_again(srv: PrivateServer, shell: Shell, target: Target, seconds: float = ASKED_AGAIN) -> bool:
     """Press the exit key once more if the program, still running, asks for it again (Qwen Code:
     "Press Ctrl+D again to exit.", for about a second); False when it runs on and asks nothing."""
-    for _ in Deadline(ASKED_AGAIN).ticks(POLL):
+    for _ in Deadline(seconds).ticks(POLL):
         mark = srv.last_mark(shell)
         if mark is None or mark.kind != "S":
             return True  # it has ended
@@ -273,10 +276,16 @@ def _press_again(srv: PrivateServer, shell: Shell, target: Target) -> bool:
     return False
 
 
-def _leave_chat(srv: PrivateServer, shell: Shell, target: Target) -> None:
+def _leave_chat(srv: PrivateServer, shell: Shell, target: Target, before: str) -> None:
     """After its Ctrl+D: a second one if asked (it may come too soon, or be lost), or, for a CLI
-    deaf to Ctrl+D (Claude Code), Ctrl+C and once more when asked ("Press Ctrl-C again to exit")."""
-    if not _press_again(srv, shell, target) and (m := srv.last_mark(shell)) and m.kind == "S":
+    deaf to Ctrl+D (Claude Code), Ctrl+C and once more when asked ("Press Ctrl-C again to exit").
+    A CLI whose screen is no longer ``before`` (its digest when the exit began) heard the key: it
+    gets longer to end before the Ctrl+C."""
+    if _press_again(srv, shell, target):
+        return
+    if panes.look(target.tmux, target.pane)[0].digest != before and _press_again(srv, shell, target, LEAVING):
+        return
+    if (m := srv.last_mark(shell)) and m.kind == "S":
         keyboard.press(target.tmux, target.pane, ["C-c"])
         _press_again(srv, shell, target)
 
@@ -293,6 +302,7 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
         return reported(st, target.name, ok=False, error="no program is running in this session",
                         hint="kill the session to end its shell")
     birth = srv.birth(target.name)
+    before = panes.look(target.tmux, target.pane)[0].digest
     steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
         if kind == "text":
@@ -304,7 +314,7 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
     rec = run_record.load_record(srv, target.name)
     if rec is not None:
         if isinstance(profile, (programs.GenericProfile, chat.ChatProfile)):
-            _leave_chat(srv, shell, target)
+            _leave_chat(srv, shell, target, before)
         res = runs.collect(srv, shell, rec, deadline)
         if res.status == Status.READY:
             srv.set_program(target.name, None)
