@@ -64,6 +64,7 @@ from .journal import (
     Process,
     Rewritten,
     Turn,
+    message_text,
     processes,
     program,
     recalled,
@@ -121,22 +122,11 @@ def _hub(pid: int) -> bool:
         return False
 
 
-def _text(content: object) -> str | None:
-    """A message's text: a string, or its ``text`` blocks joined (None when it has none)."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts = [b["text"] for b in content
-             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
-    return "".join(texts) if texts else None
-
-
 def _typed(message: object) -> str | None:
     """What the user typed, when ``message`` is a prompt (None for any other message)."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return None
-    text = _text(message.get("content"))
+    text = message_text(message.get("content"))
     found = TYPED.search(NOTICE.sub("", text)) if text is not None else None
     return found.group(1) if found else None
 
@@ -192,8 +182,8 @@ def turn_of(data: dict[str, Any] | None, prompt: str, since: float, status: obje
         return Turn(started=True, ended=True)  # cancelled before an answer: none to give
     metadata = last.get("metadata")
     if isinstance(metadata, dict) and metadata.get("displayRole") == "error":
-        return Turn(started=True, ended=True, error=_text(last.get("content")) or "the request failed")
-    return Turn(started=True, ended=True, answer=_text(last.get("content")) or "")
+        return Turn(started=True, ended=True, error=message_text(last.get("content")) or "the request failed")
+    return Turn(started=True, ended=True, answer=message_text(last.get("content")) or "")
 
 
 @dataclass(slots=True)

@@ -50,7 +50,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .journal import Journal, Process, Rewritten, Turn, program, recalled, remember, same_prompt
+from .journal import (
+    Journal,
+    Process,
+    Rewritten,
+    Turn,
+    message_text,
+    program,
+    recalled,
+    remember,
+    same_prompt,
+)
 
 GLOBAL_DIR = "CONTINUE_GLOBAL_DIR"
 LIST = "sessions.json"  # the list of sessions, beside their files
@@ -102,17 +112,6 @@ def _history(session: dict[str, Any] | None) -> list[Any]:
 def _message(item: object) -> dict[str, Any]:
     message = item.get("message") if isinstance(item, dict) else None
     return message if isinstance(message, dict) else {}
-
-
-def _text(content: object) -> str | None:
-    """A message's text: a string, or its ``text`` parts joined (None when it has none)."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts = [p["text"] for p in content
-             if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
-    return "".join(texts) if texts else None
 
 
 def _waiting(step: dict[str, Any]) -> str | None:
@@ -167,7 +166,7 @@ class CnReading:
         message = _message(step)
         if message.get("toolCalls"):  # a step with tools: more follow
             return Turn(started=True, asking=_waiting(step))
-        self.done = Turn(started=True, ended=True, answer=_text(message.get("content")))
+        self.done = Turn(started=True, ended=True, answer=message_text(message.get("content")))
         return self.done
 
     def watched(self) -> Path | None:
@@ -177,7 +176,7 @@ class CnReading:
 
     def _asks(self, item: object) -> bool:
         message = _message(item)
-        return message.get("role") == "user" and same_prompt(_text(message.get("content")), self.prompt)
+        return message.get("role") == "user" and same_prompt(message_text(message.get("content")), self.prompt)
 
     def _look(self) -> None:
         """Find the file where this prompt was added since the ask began: in a file there then,

@@ -402,6 +402,18 @@ def written_after(record: dict[str, Any], since: float, key: str = "timestamp") 
         return False
 
 
+def message_text(content: object) -> str | None:
+    """A chat message's text as the model wrote it: a string, or its ``text`` blocks joined (the
+    shape of an OpenAI or Anthropic message, which pi, cn and Cline keep); None when it has none."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [b["text"] for b in content
+             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+    return "".join(texts) if texts else None
+
+
 def same_prompt(recorded: object, prompt: str) -> bool:
     """Whether a CLI's record of a prompt is ``prompt`` (spacing aside: a CLI may trim it)."""
     return isinstance(recorded, str) and recorded.split() == prompt.split()

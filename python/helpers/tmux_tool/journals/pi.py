@@ -42,6 +42,7 @@ from .journal import (
     Journal,
     Process,
     holding_prompt,
+    message_text,
     program,
     remember,
     same_prompt,
@@ -86,17 +87,6 @@ def session_files(proc: Process) -> str:
     return os.path.join(glob.escape(os.path.join(proc.cwd, folder)), "*.jsonl")
 
 
-def _text(content: object) -> str | None:
-    """A message's text: a string, or its ``text`` blocks joined (None when it has none)."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts = [b["text"] for b in content
-             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
-    return "".join(texts) if texts else None
-
-
 @dataclass(slots=True)
 class PiReading(AppendedReading):
     """The session entries of one prompt's turn, read as pi appends them."""
@@ -117,7 +107,7 @@ class PiReading(AppendedReading):
         role = message.get("role")
         if role == "user":
             if not self.started and written_after(line, self.since) \
-                    and same_prompt(_text(message.get("content")), self.prompt):
+                    and same_prompt(message_text(message.get("content")), self.prompt):
                 self.started = True
                 return True
             if self.started:
@@ -135,7 +125,7 @@ class PiReading(AppendedReading):
             said = message.get("errorMessage")
             self.error = said if isinstance(said, str) and said else f"the step ended {stop}"
         elif stop != "toolUse":
-            self.answer = _text(message.get("content")) or ""
+            self.answer = message_text(message.get("content")) or ""
 
 
 class PiJournal(Journal):
