@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import subprocess
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from python.helpers.tmux_tool import journals
 from python.helpers.tmux_tool.journals.claude import ClaudeReading
 from python.helpers.tmux_tool.journals.codex import CodexReading
 from python.helpers.tmux_tool.journals.copilot import CopilotReading, _sessions
 from python.helpers.tmux_tool.journals.gemini import TRIMMED, GeminiReading
 from python.helpers.tmux_tool.journals.journal import Feed, Turn, last_event, same_prompt
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
+from python.helpers.tmux_tool.journals.opencode import KILO_DATABASE, OpencodeReading
 from python.helpers.tmux_tool.journals.pi import PiReading, Process, session_files
 from python.helpers.tmux_tool.journals.qwen import QwenReading, chat_of
 
@@ -399,3 +403,85 @@ def test_pi_session_folder_is_where_pi_itself_would_save(tmp_path: Path) -> None
     assert session_files(Process(["pi"], chosen, cwd)) == "/var/pi[[]1]/*.jsonl"
     assert session_files(Process(["pi", "--session-dir", "rel"], chosen, cwd)) == \
         "/work/my:project/rel/*.jsonl"
+
+
+def _kilo_database(tmp_path: Path, file: str) -> Path:
+    """A database file named as Kilo CLI names its own, made from one of the fixture's SQL files (its
+    message and part tables as Kilo wrote them)."""
+    path = tmp_path / file.removesuffix(".sql") / KILO_DATABASE
+    path.parent.mkdir()
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript((RECORDS / "kilo" / file).read_text(encoding="utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("want", _turns("kilo"), ids=lambda w: w["prompt"])
+def test_kilo_turn_from_its_database(want: dict[str, Any], tmp_path: Path) -> None:
+    """The text of the turn's last step, exactly (the tool call's step before it is not the answer);
+    the failed turn's error, from the database as it was before the next prompt."""
+    database = _kilo_database(tmp_path, want["file"])
+    turn = OpencodeReading(want["prompt"], 0, tmp_path, 0, str(database), filename=KILO_DATABASE).turn()
+    _check(turn, want)
+    assert turn.error == want.get("error"), turn
+
+
+def test_kilo_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
+    """The database in the middle of a stalled answer: the prompt, an open step, its text part
+    written empty (Kilo writes a text part whole only at its end)."""
+    unanswered = json.loads((RECORDS / "kilo" / "provenance.json").read_text(encoding="utf-8"))["unanswered"]
+    database = _kilo_database(tmp_path, unanswered["file"])
+    turn = OpencodeReading(unanswered["prompt"], 0, tmp_path, 0, str(database)).turn()
+    assert turn == Turn(started=True), turn
+
+
+def test_kilo_failed_turn_read_after_the_next_prompt_is_open_not_the_next_answer(tmp_path: Path) -> None:
+    """Kilo deletes a failed turn's step, its error with it, when the next prompt is sent: read then,
+    the failed turn has started and not ended, and the next turn's answer is not its."""
+    database = _kilo_database(tmp_path, "kilo.sql")
+    assert OpencodeReading("This turn fails", 0, tmp_path, 0, str(database)).turn() == Turn(started=True)
+
+
+def test_kilo_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
+    database = _kilo_database(tmp_path, "kilo.sql")
+    with closing(sqlite3.connect(database)) as db:
+        (last,) = db.execute("select max(time_created) from message").fetchone()
+    assert OpencodeReading("Try again", 0, tmp_path, last + 1, str(database)).turn() == Turn()
+
+
+def test_kilo_database_is_the_one_its_process_holds_open(tmp_path: Path) -> None:
+    """Kilo CLI's journal finds ``kilo.db`` among the files the process holds open and keeps its path
+    for the session's next turns; OpenCode's journal looks for ``opencode.db`` there and finds none."""
+    database = _kilo_database(tmp_path, "kilo.sql")
+    holds = "import sys; f = open(sys.argv[1], 'rb'); print(1, flush=True); sys.stdin.read()"
+    holder = subprocess.Popen(["python3", "-c", holds, str(database)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    kilo, opencode = tmp_path / "kilo-session", tmp_path / "opencode-session"
+    kilo.mkdir()
+    opencode.mkdir()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"1\n"
+        journal = journals.for_program("kilo")
+        assert journal is not None and journal.cli == "Kilo CLI"
+        reading = journal.begin(kilo, "Try again", holder.pid)
+        assert isinstance(reading, OpencodeReading)
+        assert reading.turn() == Turn()  # the fixture's prompt is older than this ask
+        assert reading.database == str(database)
+        assert json.loads((kilo / "record.json").read_text())["database"] == str(database)
+        later = journal.begin(kilo, "Try again", 0)  # the next turn: the database kept, no search
+        assert isinstance(later, OpencodeReading) and later.database == str(database)
+        found = OpencodeReading("Try again", holder.pid, kilo, 0, filename=KILO_DATABASE).turn()
+        assert found.answer == "Back to normal after the failed turn.", found
+        other = journals.for_program("opencode")
+        assert other is not None
+        theirs = other.begin(opencode, "Try again", holder.pid)
+        assert isinstance(theirs, OpencodeReading)
+        assert theirs.turn() == Turn() and theirs.database is None
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_kilo_db_that_is_no_database_gives_no_turn(tmp_path: Path) -> None:
+    path = tmp_path / KILO_DATABASE
+    path.write_bytes(b"not a database\n" * 100)
+    assert OpencodeReading("Try again", 0, tmp_path, 0, str(path)).turn() == Turn()
