@@ -481,6 +481,31 @@ def test_kilo_database_is_the_one_its_process_holds_open(tmp_path: Path) -> None
         holder.wait()
 
 
+ODD_ROWS: list[str | bytes] = [
+    "not json", b"\xff\x00", "[1, 2]", "null", "{}", '{"role": "user", "time": 3}',
+    '{"parentID": "msg_odd", "time": "x", "finish": 3}', '{"parentID": "msg_odd", "error": "x"}',
+    '{"parentID": "msg_odd", "error": {"name": 5, "data": [1]}}',
+    '{"parentID": "msg_odd", "time": {"completed": 1}, "finish": "stop"}',
+    '{"type": "text", "text": 5}', '{"type": "text", "text": ["a"], "synthetic": "no"}']
+
+
+@pytest.mark.parametrize("data", ODD_ROWS, ids=range(len(ODD_ROWS)))
+def test_odd_database_rows_never_raise_nor_hide_the_other_turns(data: str | bytes, tmp_path: Path) -> None:
+    """A turn whose step and part rows are odd (no JSON, no object, fields of the wrong type) reads
+    as started, never raises; the real turns beside it read as before (a row that is no JSON fails
+    no query)."""
+    database = _kilo_database(tmp_path, "kilo.sql")
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("insert into message values ('msg_odd', 's', 1, 1, ?)", ('{"role": "user"}',))
+        db.execute("insert into part values ('prt_odd', 'msg_odd', 's', 1, 1, ?)",
+                   ('{"type": "text", "text": "odd"}',))
+        db.execute("insert into message values ('msg_row', 's', 2, 2, ?)", (data,))
+        db.execute("insert into part values ('prt_row', 'msg_row', 's', 2, 2, ?)", (data,))
+    assert OpencodeReading("odd", 0, tmp_path, 0, str(database)).turn().started
+    turn = OpencodeReading("Try again", 0, tmp_path, 0, str(database)).turn()
+    assert turn.answer == "Back to normal after the failed turn.", turn
+
+
 def test_a_kilo_db_that_is_no_database_gives_no_turn(tmp_path: Path) -> None:
     path = tmp_path / KILO_DATABASE
     path.write_bytes(b"not a database\n" * 100)

@@ -39,12 +39,18 @@ DATABASE = "opencode.db"
 KILO_DATABASE = "kilo.db"  # Kilo CLI's, the same database
 BUSY_MS = 200  # how long a read waits on a locked database before trying at the next look
 
+# A row whose data is no JSON would make json_extract fail the whole query, and one stray row
+# hide every turn: each field is read only from valid JSON (CASE, unlike AND, keeps that order).
 _USERS = ("select m.id, p.data from message m join part p on p.message_id = m.id "
-          "where m.time_created >= ? and json_extract(m.data, '$.role') = 'user' "
-          "and json_extract(p.data, '$.type') = 'text' order by m.time_created, m.id, p.id")
-_STEPS = ("select id, data from message where json_extract(data, '$.parentID') = ? "
+          "where m.time_created >= ? "
+          "and case when json_valid(m.data) then json_extract(m.data, '$.role') end = 'user' "
+          "and case when json_valid(p.data) then json_extract(p.data, '$.type') end = 'text' "
+          "order by m.time_created, m.id, p.id")
+_STEPS = ("select id, data from message "
+          "where case when json_valid(data) then json_extract(data, '$.parentID') end = ? "
           "order by time_created, id")
-_TEXTS = ("select data from part where message_id = ? and json_extract(data, '$.type') = 'text' "
+_TEXTS = ("select data from part where message_id = ? "
+          "and case when json_valid(data) then json_extract(data, '$.type') end = 'text' "
           "order by id")
 
 
