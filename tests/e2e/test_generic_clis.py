@@ -7,10 +7,10 @@ driven in ``test_generic_path.py``), OpenCode's reader for Kilo, an OpenCode for
 screens.  ``start`` must find each idle at its input area (``profile: "pi"``, ``"qwen"``, ``"cn"``,
 ``"copilot"``, ``"cline"``, ``"kilo"``), every ``ask`` must come back with its own answer
 read off the screen, or from the CLI's own record where the tool reads one (:data:`SOURCES`: pi's
-session file, Qwen Code's saved chat, Copilot CLI's events, the model's text exactly) - after the
-model's last byte, also when the stream stalls for two seconds in the middle, when a prompt or
-an answer repeats the one before - and ``exit`` must leave the shell with no process of the CLI
-behind.
+session file, Qwen Code's saved chat, Copilot CLI's events, Kilo's database, the model's text
+exactly) - after the model's last byte, also when the stream stalls for two seconds in the
+middle, when a prompt or an answer repeats the one before - and ``exit`` must leave the shell with
+no process of the CLI behind.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ GENERIC = ("pi", "qwen", "cn", "copilot", "cline", "kilo")
 DAEMONS = {"cline": "cline"}
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 # where a CLI's answers come from under its profile (journals.for_program): "screen" unless named here
-SOURCES = {"pi": "transcript", "qwen": "transcript", "copilot": "transcript"}
+SOURCES = {"pi": "transcript", "qwen": "transcript", "copilot": "transcript", "kilo": "transcript"}
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")
