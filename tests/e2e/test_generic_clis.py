@@ -8,9 +8,9 @@ screens.  ``start`` must find each idle at its input area (``profile: "pi"``, ``
 ``"copilot"``, ``"cline"``, ``"kilo"``), every ``ask`` must come back with its own answer
 read off the screen, or from the CLI's own record where the tool reads one (:data:`SOURCES`: pi's
 session file, Qwen Code's saved chat, cn's session file, Copilot CLI's events, Cline CLI's session
-messages, the model's text exactly) - after the model's last byte, also when the stream stalls for
-two seconds in the middle, when a prompt or an answer repeats the one before - and ``exit`` must
-leave the shell with no process of the CLI behind.
+messages, Kilo's database, the model's text exactly) - after the model's last byte, also when the
+stream stalls for two seconds in the middle, when a prompt or an answer repeats the one before -
+and ``exit`` must leave the shell with no process of the CLI behind.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ DAEMONS = {"cline": "cline"}
 PROFILED = GENERIC  # data files read by the chat reader: start names their profile
 # where a CLI's answers come from under its profile (journals.for_program): "screen" unless named here
 SOURCES = {"pi": "transcript", "qwen": "transcript", "cn": "transcript", "copilot": "transcript",
-           "cline": "transcript"}
+           "cline": "transcript", "kilo": "transcript"}
 
 STALLED_LINES = ("The first paragraph of an answer that stalls.", "",
                  "After two seconds of silence the stream goes on here,", "and this is its last line.")

@@ -40,7 +40,10 @@ from tests.frozen import Frozen
 
 # Gemini CLI writes its chat file anew wherever it is taken away, and records no end of a turn:
 # the screen fallback and the withheld end are proven on the others.
-HIDEABLE = ANNOUNCING = ("claude", "codex", "opencode")
+HIDEABLE = ANNOUNCING = ("claude", "codex", "opencode", "kilo")
+# The installs each CLI is tried in: Kilo CLI's newest release does not install (its platform
+# package is not in the registry: tests/e2e/clis/newest/package.json), so its pinned one alone.
+INSTALLS = {**{program: ("pinned", "newest") for program in RECORDED}, "kilo": ("pinned",)}
 
 EXACT = "\n".join((
     "Here is the patch, the table and the rest.",
@@ -77,8 +80,8 @@ def _folder(cli: Cli) -> Path:
 
 def _hide_record(cli: Cli) -> None:
     """Take the CLI's record away from the tool while the CLI runs on: Claude Code's hook events
-    go nowhere (their file is a folder now); Codex's rollout files and OpenCode's database are
-    unlinked (each writes on into its open file, which no path names any more)."""
+    go nowhere (their file is a folder now); Codex's rollout files and OpenCode's and Kilo's
+    databases are unlinked (each writes on into its open file, which no path names any more)."""
     if cli.name == "claude":
         events = _folder(cli) / "events.jsonl"
         events.unlink()
@@ -91,6 +94,10 @@ def _hide_record(cli: Cli) -> None:
     elif cli.name == "opencode":
         database = cli.launch.home / ".local" / "share" / "opencode" / "opencode.db"
         assert database.exists(), "OpenCode has no database where its XDG_DATA_HOME says"
+        database.unlink()
+    elif cli.name == "kilo":
+        database = cli.launch.home / ".local" / "share" / "kilo" / "kilo.db"
+        assert database.exists(), "Kilo CLI has no database where its XDG_DATA_HOME says"
         database.unlink()
     else:
         raise AssertionError(f"no way to hide the record of {cli.name}")
@@ -107,9 +114,9 @@ def _options(cli: Cli, *names: str) -> list[str]:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("program", RECORDED)
+@pytest.mark.parametrize(("program", "install"),
+                         [(program, install) for program, installs in INSTALLS.items() for install in installs])
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
-@pytest.mark.parametrize("install", ["pinned", "newest"])
 def test_the_answer_is_the_models_text(program: str, size: tuple[int, int], install: str,
                                        prepare: Callable[..., Cli], newest: Callable[..., Cli],
                                        terminal_size: Callable[[int, int], None]) -> None:
@@ -197,9 +204,9 @@ def test_a_withheld_end_is_not_taken_from_the_screen(program: str, prepare: Call
     call("kill", session=cli.name)
 
 
-# A CLI that retries a failed request by itself (Claude Code when allowed to, OpenCode on a 5xx):
-# the failure and the wait before the retry are on screen, and must not end the turn.
-RETRYING = {"claude": {"max_retries": 2}, "opencode": {}}
+# A CLI that retries a failed request by itself (Claude Code when allowed to, OpenCode and Kilo CLI
+# on a 5xx): the failure and the wait before the retry are on screen, and must not end the turn.
+RETRYING = {"claude": {"max_retries": 2}, "opencode": {}, "kilo": {}}
 
 
 @pytest.mark.e2e

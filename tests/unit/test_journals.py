@@ -12,14 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from python.helpers.tmux_tool import journals
 from python.helpers.tmux_tool.journals.claude import ClaudeReading
 from python.helpers.tmux_tool.journals.cline import ClineReading, turn_of
 from python.helpers.tmux_tool.journals.cline import sessions_folder as cline_sessions
@@ -38,6 +41,7 @@ from python.helpers.tmux_tool.journals.journal import (
     same_prompt,
 )
 from python.helpers.tmux_tool.journals.kimi import KimiReading, _wires
+from python.helpers.tmux_tool.journals.opencode import KILO_DATABASE, OpencodeReading
 from python.helpers.tmux_tool.journals.pi import PiReading, session_files
 from python.helpers.tmux_tool.journals.qwen import QwenReading, chat_of
 from tests.conftest import poll
@@ -743,3 +747,110 @@ def test_cline_sessions_folder_is_where_cline_itself_would_save(tmp_path: Path) 
     assert cline_sessions(Process(["cline", "-c", "/w", "--data-dir=box"], data, cwd)) == "/w/box/sessions"
     sandbox = {**env, "CLINE_SANDBOX": "1", "TMPDIR": "/t"}
     assert cline_sessions(Process(["cline"], sandbox, cwd)) == "/t/cline-sandbox/sessions"
+
+
+def _kilo_database(tmp_path: Path, file: str) -> Path:
+    """A database file named as Kilo CLI names its own, made from one of the fixture's SQL files (its
+    message and part tables as Kilo wrote them)."""
+    path = tmp_path / file.removesuffix(".sql") / KILO_DATABASE
+    path.parent.mkdir()
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript((RECORDS / "kilo" / file).read_text(encoding="utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("want", _turns("kilo"), ids=lambda w: w["prompt"])
+def test_kilo_turn_from_its_database(want: dict[str, Any], tmp_path: Path) -> None:
+    """The text of the turn's last step, exactly (the tool call's step before it is not the answer);
+    the failed turn's error, from the database as it was before the next prompt."""
+    database = _kilo_database(tmp_path, want["file"])
+    turn = OpencodeReading(want["prompt"], 0, tmp_path, 0, str(database), filename=KILO_DATABASE).turn()
+    _check(turn, want)
+    assert turn.error == want.get("error"), turn
+
+
+def test_kilo_turn_not_answered_yet_has_no_answer(tmp_path: Path) -> None:
+    """The database in the middle of a stalled answer: the prompt, an open step, its text part
+    written empty (Kilo writes a text part whole only at its end)."""
+    unanswered = json.loads((RECORDS / "kilo" / "provenance.json").read_text(encoding="utf-8"))["unanswered"]
+    database = _kilo_database(tmp_path, unanswered["file"])
+    turn = OpencodeReading(unanswered["prompt"], 0, tmp_path, 0, str(database)).turn()
+    assert turn == Turn(started=True), turn
+
+
+def test_kilo_failed_turn_read_after_the_next_prompt_is_open_not_the_next_answer(tmp_path: Path) -> None:
+    """Kilo deletes a failed turn's step, its error with it, when the next prompt is sent: read then,
+    the failed turn has started and not ended, and the next turn's answer is not its."""
+    database = _kilo_database(tmp_path, "kilo.sql")
+    assert OpencodeReading("This turn fails", 0, tmp_path, 0, str(database)).turn() == Turn(started=True)
+
+
+def test_kilo_turn_of_a_prompt_written_before_the_ask_is_not_this_one(tmp_path: Path) -> None:
+    database = _kilo_database(tmp_path, "kilo.sql")
+    with closing(sqlite3.connect(database)) as db:
+        (last,) = db.execute("select max(time_created) from message").fetchone()
+    assert OpencodeReading("Try again", 0, tmp_path, last + 1, str(database)).turn() == Turn()
+
+
+def test_kilo_database_is_the_one_its_process_holds_open(tmp_path: Path) -> None:
+    """Kilo CLI's journal finds ``kilo.db`` among the files the process holds open and keeps its path
+    for the session's next turns; OpenCode's journal looks for ``opencode.db`` there and finds none."""
+    database = _kilo_database(tmp_path, "kilo.sql")
+    holds = "import sys; f = open(sys.argv[1], 'rb'); print(1, flush=True); sys.stdin.read()"
+    holder = subprocess.Popen(["python3", "-c", holds, str(database)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    kilo, opencode = tmp_path / "kilo-session", tmp_path / "opencode-session"
+    kilo.mkdir()
+    opencode.mkdir()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"1\n"
+        journal = journals.for_program("kilo")
+        assert journal is not None and journal.cli == "Kilo CLI"
+        reading = journal.begin(kilo, "Try again", holder.pid)
+        assert isinstance(reading, OpencodeReading)
+        assert reading.turn() == Turn()  # the fixture's prompt is older than this ask
+        assert reading.database == str(database)
+        assert json.loads((kilo / "record.json").read_text())["database"] == str(database)
+        later = journal.begin(kilo, "Try again", 0)  # the next turn: the database kept, no search
+        assert isinstance(later, OpencodeReading) and later.database == str(database)
+        found = OpencodeReading("Try again", holder.pid, kilo, 0, filename=KILO_DATABASE).turn()
+        assert found.answer == "Back to normal after the failed turn.", found
+        other = journals.for_program("opencode")
+        assert other is not None
+        theirs = other.begin(opencode, "Try again", holder.pid)
+        assert isinstance(theirs, OpencodeReading)
+        assert theirs.turn() == Turn() and theirs.database is None
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+ODD_ROWS: list[str | bytes] = [
+    "not json", b"\xff\x00", "[1, 2]", "null", "{}", '{"role": "user", "time": 3}',
+    '{"parentID": "msg_odd", "time": "x", "finish": 3}', '{"parentID": "msg_odd", "error": "x"}',
+    '{"parentID": "msg_odd", "error": {"name": 5, "data": [1]}}',
+    '{"parentID": "msg_odd", "time": {"completed": 1}, "finish": "stop"}',
+    '{"type": "text", "text": 5}', '{"type": "text", "text": ["a"], "synthetic": "no"}']
+
+
+@pytest.mark.parametrize("data", ODD_ROWS, ids=range(len(ODD_ROWS)))
+def test_odd_database_rows_never_raise_nor_hide_the_other_turns(data: str | bytes, tmp_path: Path) -> None:
+    """A turn whose step and part rows are odd (no JSON, no object, fields of the wrong type) reads
+    as started, never raises; the real turns beside it read as before (a row that is no JSON fails
+    no query)."""
+    database = _kilo_database(tmp_path, "kilo.sql")
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("insert into message values ('msg_odd', 's', 1, 1, ?)", ('{"role": "user"}',))
+        db.execute("insert into part values ('prt_odd', 'msg_odd', 's', 1, 1, ?)",
+                   ('{"type": "text", "text": "odd"}',))
+        db.execute("insert into message values ('msg_row', 's', 2, 2, ?)", (data,))
+        db.execute("insert into part values ('prt_row', 'msg_row', 's', 2, 2, ?)", (data,))
+    assert OpencodeReading("odd", 0, tmp_path, 0, str(database)).turn().started
+    turn = OpencodeReading("Try again", 0, tmp_path, 0, str(database)).turn()
+    assert turn.answer == "Back to normal after the failed turn.", turn
+
+
+def test_a_kilo_db_that_is_no_database_gives_no_turn(tmp_path: Path) -> None:
+    path = tmp_path / KILO_DATABASE
+    path.write_bytes(b"not a database\n" * 100)
+    assert OpencodeReading("Try again", 0, tmp_path, 0, str(path)).turn() == Turn()

@@ -13,12 +13,13 @@ from .copilot import CopilotJournal
 from .gemini import GeminiJournal
 from .journal import Journal, Reading, Setup, Turn
 from .kimi import KimiJournal
-from .opencode import OpencodeJournal
+from .opencode import KILO_DATABASE, OpencodeJournal
 from .pi import PiJournal
 from .qwen import QwenJournal
 
 JOURNALS: dict[str, Journal] = {"claude": ClaudeJournal(), "cline": ClineJournal(), "cn": CnJournal(),
                                "codex": CodexJournal(), "copilot": CopilotJournal(), "gemini": GeminiJournal(),
+                               "kilo": OpencodeJournal("Kilo CLI", KILO_DATABASE),
                                "kimi": KimiJournal(), "opencode": OpencodeJournal(),
                                "pi": PiJournal(), "qwen": QwenJournal()}
 

@@ -12,6 +12,15 @@ turn is over when the last of them has ``time.completed`` and a ``finish``
 other than ``tool-calls``, or an ``error`` (an API error, an abort).  Its
 text parts, in order, are the model's text exactly.  A permission OpenCode
 waits for is not in the database: the screen tells that.
+
+Kilo CLI (an OpenCode fork; read from ``@kilocode/cli`` 7.7.7) keeps the same
+tables with the same JSON in ``kilo.db`` under its own data folder (or where
+``KILO_DB`` says), so this reader serves it, given that file name.  What
+differs (OpenCode 1.18.33 beside it) is out of the reader's way: Kilo
+deletes a failed turn's assistant message, with its ``error``, when the next
+prompt is sent (a failure is read while its turn is the last), and puts a
+transient ``synthetic`` text part ("Initializing snapshot…") in a step,
+deleted before the step ends.
 """
 
 from __future__ import annotations
@@ -27,14 +36,21 @@ from typing import Any
 from .journal import Journal, Turn, open_files, recalled, remember, same_prompt
 
 DATABASE = "opencode.db"
+KILO_DATABASE = "kilo.db"  # Kilo CLI's, the same database
 BUSY_MS = 200  # how long a read waits on a locked database before trying at the next look
 
+# A row whose data is no JSON would make json_extract fail the whole query, and one stray row
+# hide every turn: each field is read only from valid JSON (CASE, unlike AND, keeps that order).
 _USERS = ("select m.id, p.data from message m join part p on p.message_id = m.id "
-          "where m.time_created >= ? and json_extract(m.data, '$.role') = 'user' "
-          "and json_extract(p.data, '$.type') = 'text' order by m.time_created, m.id, p.id")
-_STEPS = ("select id, data from message where json_extract(data, '$.parentID') = ? "
+          "where m.time_created >= ? "
+          "and case when json_valid(m.data) then json_extract(m.data, '$.role') end = 'user' "
+          "and case when json_valid(p.data) then json_extract(p.data, '$.type') end = 'text' "
+          "order by m.time_created, m.id, p.id")
+_STEPS = ("select id, data from message "
+          "where case when json_valid(data) then json_extract(data, '$.parentID') end = ? "
           "order by time_created, id")
-_TEXTS = ("select data from part where message_id = ? and json_extract(data, '$.type') = 'text' "
+_TEXTS = ("select data from part where message_id = ? "
+          "and case when json_valid(data) then json_extract(data, '$.type') end = 'text' "
           "order by id")
 
 
@@ -46,8 +62,8 @@ def _json(data: object) -> dict[str, Any]:
     return item if isinstance(item, dict) else {}
 
 
-def _databases(pid: int) -> list[str]:
-    return open_files(pid, lambda path: os.path.basename(path) == DATABASE)
+def _databases(pid: int, filename: str) -> list[str]:
+    return open_files(pid, lambda path: os.path.basename(path) == filename)
 
 
 def _error(info: dict[str, Any]) -> str | None:
@@ -62,7 +78,8 @@ def _error(info: dict[str, Any]) -> str | None:
 
 @dataclass(slots=True)
 class OpencodeReading:
-    """The rows of one prompt's turn, read by query as OpenCode writes them."""
+    """The rows of one prompt's turn, read by query as OpenCode writes them (``filename``: the
+    database's name, a fork's own)."""
 
     prompt: str
     pid: int
@@ -70,10 +87,11 @@ class OpencodeReading:
     since_ms: int
     database: str | None = None
     user_id: str | None = None
+    filename: str = DATABASE
 
     def turn(self) -> Turn:
         if self.database is None:
-            found = _databases(self.pid)
+            found = _databases(self.pid, self.filename)
             if not found:
                 return Turn()
             self.database = found[0]
@@ -111,11 +129,15 @@ class OpencodeReading:
 
 
 class OpencodeJournal(Journal):
-    """OpenCode read from the database its process holds open."""
+    """OpenCode, or a fork that keeps OpenCode's database under a name of its own (``cli``, as
+    messages name it; ``filename``), read from the database its process holds open."""
 
-    cli = "OpenCode"
+    def __init__(self, cli: str = "OpenCode", filename: str = DATABASE) -> None:
+        self.cli = cli
+        self.filename = filename
 
     def begin(self, folder: Path, prompt: str, pid: int) -> OpencodeReading | None:
         known = recalled(folder).get("database")
         return OpencodeReading(prompt, pid, folder, int(time.time() * 1000),
-                               known if known and os.path.exists(known) else None)
+                               known if known and os.path.exists(known) else None,
+                               filename=self.filename)
