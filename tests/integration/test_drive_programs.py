@@ -266,3 +266,47 @@ def test_a_program_that_heard_its_exit_key_is_left_to_end_by_itself(private_sock
     assert poll(lambda: "slow to leave" in (call("read", session="slow").get("screen") or ""), 10)
     gone = call("exit", session="slow", timeout=30)
     assert gone["ok"] and gone["exit_code"] == 0, gone
+
+
+BUSY_AFTER_START = """#!/usr/bin/env python3
+# A chat CLI of no profile, between two rules: once the gate opens, it works on something of its
+# own for 5 s (on the CPU, its screen unchanged), as Cline does after start, longer on a busy
+# machine; between times it waits in select, as an event loop does, not in a read of the tty.
+import os, select, sys, time
+RULE = "\\u2500" * 60
+def band():
+    sys.stdout.write(RULE + "\\n> \\n" + RULE + "\\n  ? for shortcuts\\x1b[2A\\x1b[3G")
+    sys.stdout.flush()
+sys.stdout.write("A chat CLI of no profile\\n\\n")
+band()
+worked = False
+while True:
+    if not worked and os.path.exists(sys.argv[1]):
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            pass
+        worked = True
+    if select.select([0], [], [], 0.05)[0]:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        sys.stdout.write("\\x1b[J\\nThe answer to " + line.strip() + " is 42.\\n\\n")
+        band()
+"""
+
+
+def test_ask_waits_for_a_cli_at_work_of_its_own_with_no_turn_open(private_socket: str, tmp_path: Path) -> None:
+    """Ready at start, then only the kernel sees the CLI at work behind its idle input area: no turn
+    of ask is open, so ask waits for that work to end (bounded) and takes its turn, instead of
+    refusing as if an earlier turn still ran."""
+    script = tmp_path / "chat-cli"
+    script.write_text(BUSY_AFTER_START)
+    script.chmod(0o755)
+    gate = Gate(tmp_path / "work")
+    started = call("start", program=str(script), args=[str(gate.path)], session="chat", timeout=15)
+    assert started["ok"] and started["status"] == "ready", started
+    gate.open()
+    assert poll(lambda: call("status", session="chat")["status"] == "busy", 10), "the kernel never saw its work"
+    res = call("ask", session="chat", prompt="six times seven", timeout=30)
+    assert res["ok"] and res["output"] == "The answer to six times seven is 42.", res
+    call("kill", session="chat")

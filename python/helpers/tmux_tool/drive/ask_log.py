@@ -77,7 +77,7 @@ def refuse(target: Target, shell: Shell, profile: Profile, st: State) -> Result 
         )
         if running:
             earlier = (f"its turn {rec.turns} ({brief(rec.asked)}), which ask left running when "
-                       "its timeout passed" if rec.open else "an earlier turn")
+                       "its timeout passed" if rec.open else "something no turn of ask left open")
             if st.status != Status.BUSY:
                 st.status, st.evidence = (
                     Status.BUSY,

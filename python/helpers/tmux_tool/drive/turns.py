@@ -47,6 +47,7 @@ from .turn_pages import Anchor
 
 SWALLOWED = 1.0  # seconds a CLI idles with the input still in its box: it did not take the Enter
 EMPTY_SETTLE = 2.0  # quiet needed before a turn that shows no answer is taken as answered
+AT_REST = 10.0  # seconds ask waits for a CLI only the kernel sees at work, with no turn of its own open
 
 
 def do_ask(ctx: Context, session: str, prompt: str, deadline: Deadline,
@@ -58,7 +59,7 @@ def do_ask(ctx: Context, session: str, prompt: str, deadline: Deadline,
     keyboard.check_text(prompt)
     if not prompt.strip():
         return failure("the prompt is empty", session=target.name, status=Status.UNKNOWN)
-    st = observe.state_of(ctx.open(target))
+    st = _at_rest(ctx, target, observe.state_of(ctx.open(target)), deadline)
     if chat.speaks(profile, st.snap):  # a CLI no profile knows, at its input area: driven as a chat
         # the last turn's, to see its end
         profile = chat.speaker(profile, ask_log.read(target).asked)
@@ -69,6 +70,20 @@ def do_ask(ctx: Context, session: str, prompt: str, deadline: Deadline,
     if isinstance(profile, AiProfile):
         return _ask_ai(ctx, target, shell, profile, prompt, deadline, unwrap)
     return repl_turn.ask(ctx, target, shell, profile, prompt, deadline)
+
+
+def _at_rest(ctx: Context, target: Target, st: State, deadline: Deadline) -> State:
+    """The CLI once at rest, where only the kernel sees it at work behind its idle input area and
+    no turn of ``ask`` is open: work of its own (Cline's, in the seconds after ``start``, longer on
+    a busy machine) that a prompt would have to wait behind.  ``ask`` waits for it, up to
+    :data:`AT_REST` seconds of its own timeout, before it refuses."""
+    if st.status != Status.BUSY or not st.notes.working or ask_log.read(target).open:
+        return st
+    for _ in Deadline(min(AT_REST, deadline.left())).ticks(POLL):
+        st = observe.state_of(ctx.open(target))
+        if st.status != Status.BUSY or not st.notes.working:
+            break
+    return st
 
 
 # --- AI CLIs
