@@ -248,9 +248,9 @@ def test_a_chat_clis_permission_question_is_blocked_and_answered_with_keys(
     cli.server.script.push(Reply(text="I will create a file.", tool_calls=(touch,)),
                            Reply(text="The file was created."))
     res = call("ask", session=cli.name, prompt="Create a file", timeout=ASK_TIMEOUT)
+    assert res["ok"] and res["status"] == "blocked", explain(res)
     offered = _offered(cli.server.calls("main")[0].body)
     assert offered.get(touch.name, set()) >= set(touch.arguments), offered
-    assert res["ok"] and res["status"] == "blocked", explain(res)
     assert asked in (res.get("question") or ""), res
     assert res["options"] == options, res["options"]
     assert not (cli.launch.cwd / "scripted-file.txt").exists()
