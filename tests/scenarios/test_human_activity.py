@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from python.helpers.tmux_tool.shared import judge
+from python.helpers.tmux_tool.transport import kernel
 from python.tools.tmux_tool import call
 from tests.frozen import Frozen
 
@@ -157,6 +158,9 @@ def test_a_focus_report_the_shell_has_not_read_yet_only_delays_the_agent(make_sc
     found it unread."""
     scene = make_scene(FISH)
     settle(scene)
+    # fish draws its prompt before it ends its prompt functions: held in between, it is no case
+    tty = scene.fmt("#{pane_tty}")
+    assert poll(lambda: kernel.look(scene.pane_pid(), tty).editing, 10), "fish never came to wait for keys"
     looked: list[str] = []
     real_observe = judge.observe
 
