@@ -302,7 +302,8 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
         return reported(st, target.name, ok=False, error="no program is running in this session",
                         hint="kill the session to end its shell")
     birth = srv.birth(target.name)
-    before = panes.look(target.tmux, target.pane)[0].digest
+    chatty = isinstance(profile, (programs.GenericProfile, chat.ChatProfile))
+    before = panes.look(target.tmux, target.pane)[0].digest if chatty else ""  # a chat's screen, to see it heard
     steps: Sequence[tuple[str, str]] = profile.exit_steps or (("keys", "C-d"),)
     for kind, value in steps:
         if kind == "text":
@@ -313,7 +314,7 @@ def do_exit(ctx: Context, session: str, deadline: Deadline) -> Result:
         time.sleep(POLL)
     rec = run_record.load_record(srv, target.name)
     if rec is not None:
-        if isinstance(profile, (programs.GenericProfile, chat.ChatProfile)):
+        if chatty:
             _leave_chat(srv, shell, target, before)
         res = runs.collect(srv, shell, rec, deadline)
         if res.status == Status.READY:
