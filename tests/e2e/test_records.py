@@ -258,7 +258,7 @@ def test_a_stale_spinner_against_a_recorded_end(prepare: Callable[..., Cli]) -> 
     cli.server.script.push(Reply(text=text, chunk_size=8, pauses=((20, 30.0),)))
     begun = time.monotonic()
     try:
-        res = call("ask", session=cli.name, prompt="Stall on the way", timeout=8)
+        res = call("ask", session=cli.name, prompt="Stall on the way", timeout=WITHHELD)
     finally:
         freezer.join(5)
         for held in frozen:

@@ -371,18 +371,14 @@ def test_stop_detaches_browser_clients_and_keeps_the_session(app) -> None:
     assert app.session_alive()
 
 
-def test_a_new_tab_never_resizes_the_window_to_a_default_size(app, tmp_path: Path) -> None:
+def test_a_new_tab_never_resizes_the_window_to_a_default_size(app) -> None:
     # Under window-size latest, a client attaching at 80x24 and resizing a
     # moment later would shrink everyone's window (and the screen the tool
-    # reads). tmux's own hook records every resize of the window.
+    # reads). tmux's own hook records every resize of the window, in the
+    # server and in order (a shell run by the hook could write after the
+    # test has read).
     app.start()
-    resizes = tmp_path / "resizes.log"
-    app.tmux(
-        "set-hook",
-        "-g",
-        "window-resized",
-        f"run-shell 'echo #{{window_width}}x#{{window_height}} >> {resizes}'",
-    )
+    app.tmux("set-hook", "-g", "window-resized", "set-option -gaF @resizes ' #{window_width}x#{window_height}'")
 
     async def scenario() -> None:
         conn = await open_terminal_socket(app, query="rows=33&cols=111")
@@ -396,8 +392,8 @@ def test_a_new_tab_never_resizes_the_window_to_a_default_size(app, tmp_path: Pat
             conn.close()
 
     asyncio.run(scenario())
-    wait_for(resizes.exists, "the resize hook to run")
-    assert set(resizes.read_text().split()) == {"111x33"}
+    wait_for(lambda: "111x33" in app.display("#{@resizes}"), "the resize hook to run")
+    assert set(app.display("#{@resizes}").split()) == {"111x33"}
 
 
 # --- tokens -------------------------------------------------------------------
