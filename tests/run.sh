@@ -3,7 +3,8 @@
 #
 # On a fresh Debian machine this brings tmux, the virtualenv, the web
 # terminal's packages (apps/shared-terminal/setup.sh), the real programs the
-# tests drive (the system python3 for the tool run as an ordinary user, vim, less, sqlite3, zsh, fish, dash, man, top/watch, htop, sudo, screen, Chromium for the
+# tests drive (the system python3 for the tool run as an ordinary user, vim, less, sqlite3, zsh, fish, dash, man, top/watch, htop, sudo, screen,
+# bc, ed, tclsh, gdb and Perl's debugger (its full package) for the line programs no profile knows, Chromium for the
 # browser test; podman, runc and debootstrap for the container of tests/containers.py) and the AI CLIs
 # from npm (tests/e2e/clis).  Every step is skipped when already in place.  Extra arguments go to pytest.
 set -euo pipefail
@@ -15,6 +16,7 @@ need=()
 # runc, not podman's default crun, which fails here (tests/containers.py); asked for with podman, it also
 # satisfies podman's "crun | runc" so crun is not installed.
 for pair in /usr/bin/python3:python3 vim:vim less:less sqlite3:sqlite3 zsh:zsh fish:fish dash:dash htop:htop man:man-db watch:procps sudo:sudo screen:screen chromium:chromium /usr/sbin/sshd:openssh-server \
+            bc:bc ed:ed tclsh:tcl gdb:gdb /usr/bin/cpan:perl \
             podman:podman /usr/sbin/runc:runc /usr/sbin/debootstrap:debootstrap; do
     command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done

@@ -171,7 +171,9 @@ def _await_start(ctx: Context, target: Target, profile: Profile, label: str, dea
         # A program no profile knows that shows an input area starts like an AI CLI: in stages.
         settle = settle_for(chat.speaker(profile) if chat.speaks(profile, st.snap) else profile,
                             starting=True)
-        blank = st.snap is None or not "".join(st.snap.lines[1:]).strip()
+        # nothing drawn yet below the launch line: unless the kernel says the program reads keys
+        # (bc, ed, cat draw nothing before their first input)
+        blank = st.snap is None or (not "".join(st.snap.lines[1:]).strip() and not st.notes.reading)
         if st.status == Status.ERROR or (st.exact and st.status == Status.READY):
             return reported(st, target.name, ok=False, error=f"{label} ended while starting: {st.evidence}",
                             hint="read the session's screen for its message", answered=answered)

@@ -16,6 +16,7 @@ from ..core.status import Status
 from ..judgement.state import State, reported
 from ..private.server import Shell
 from ..programs import Profile
+from ..screen.snapshot import Snapshot
 from ..sessions import observe
 from ..sessions.context import Context
 from ..sessions.observe import POLL
@@ -30,7 +31,8 @@ def ask(
     ctx: Context, target: Target, shell: Shell, profile: Profile, prompt: str, deadline: Deadline
 ) -> Result:
     """Type ``prompt`` into the REPL, submit it, and return its output once the prompt is back."""
-    before = panes.look(target.tmux, target.pane)[0].digest
+    snap, facts = panes.look(target.tmux, target.pane)
+    before, earlier = snap.digest, _rows_before(target, snap)
     keyboard.paste(target.tmux, target.pane, prompt, bracketed=profile.paste)
     press_submit(target, profile)
     started = _await_repl_start(ctx, target, before, prompt)
@@ -48,6 +50,9 @@ def ask(
         )
     st = _await_repl_done(ctx, target, profile, deadline)
     lines = panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES)
+    if earlier is not None and len(lines) < SCROLLBACK_LINES and st.facts is not None \
+            and st.facts.history_size < facts.history_limit:
+        lines = lines[earlier:]  # this turn's rows: no earlier turn's echo can be taken for its own
     answer = profile.extract_answer(lines, prompt)
     done = st.status in (Status.READY, Status.BLOCKED, Status.ERROR)
     hint = None
@@ -71,6 +76,17 @@ def ask(
             else f"no answer within {deadline.seconds:g}s"
         ),
     )
+
+
+def _rows_before(target: Target, snap: Snapshot) -> int | None:
+    """Where this turn's rows will start in the scrollback: at the row the input is typed on (the
+    prompt's row, or the empty cursor row under the last output of a program that draws none).
+    None when the scrollback is longer than what is captured of it (rows would be counted from a
+    moving start)."""
+    rows = len(panes.scrollback(target.tmux, target.pane, SCROLLBACK_LINES))
+    if rows >= SCROLLBACK_LINES:
+        return None
+    return rows - 1 if snap.cursor_line.strip() else rows
 
 
 def _await_repl_start(ctx: Context, target: Target, before: str, prompt: str) -> bool:

@@ -24,7 +24,7 @@ from ..core.result import Extra, Result, failure
 from ..core.status import Status
 from ..judgement import human, stillness
 from ..judgement.state import State, reported
-from ..programs import chat
+from ..programs import chat, waiting
 from ..programs.ai import AiProfile
 from ..screen.snapshot import Snapshot
 from ..transport import kernel, keyboard, panes
@@ -104,7 +104,8 @@ class PrivateSession:
             term = _kernel(target, facts)
             if (secret := _secret(term, snap, facts, None, target)) is not None:
                 return secret
-            verdict = programs.detect(_at_work(snap, term), program=None)
+            verdict = waiting.heard(programs.detect(_at_work(snap, term), program=None), term, snap,
+                                 started=False)
             if verdict.status == Status.BLOCKED or (
                 verdict.status == Status.READY and verdict.program not in (None, "bash")
             ):
@@ -385,7 +386,9 @@ def _by_screen(snap: Snapshot, facts: PaneFacts, program: str | None, target: Ta
     term = _kernel(target, facts)
     if secret := _secret(term, snap, facts, program, target):
         return secret
-    st = _from_verdict(programs.detect(snap, program=program), snap, facts)
+    verdict = waiting.heard(programs.detect(snap, program=program), term, snap, started=program is not None)
+    st = _from_verdict(verdict, snap, facts)
+    st.notes = replace(st.notes, reading=term.keys_only)
     if st.status == Status.READY and term.known and not term.waits and term.front is not None \
             and chat.speaks(programs.profile_or_generic(program), snap):
         # Caught running: confirmed over a moment, where the place keeps the count.

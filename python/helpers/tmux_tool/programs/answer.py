@@ -97,6 +97,49 @@ def cut_reply(
     return "\n".join(kept).strip("\n")
 
 
+def after_echo(lines: Sequence[str], submitted: str | None, prompt_max: int) -> str | None:
+    """The output of a line program whose prompt is not known beforehand, from the rows of its turn.
+
+    ``lines`` start at the row the input was typed on.  The echo is the first
+    row holding the input's first line after at most ``prompt_max`` columns
+    of prompt (``(gdb) ``, ``% ``, ``  DB<1> ``, none for ``bc``); the rows
+    after it that end with the input's next lines, in order, are the rest
+    of its echo.  What follows is the output, up to a last row drawn as the
+    same prompt again (its numbers may count on: ``DB<2>``), which is left
+    out.  None when no such echo is found.
+
+    >>> after_echo(["% expr {6*7}", "42", "%"], "expr {6*7}", 24)
+    '42'
+    >>> after_echo(["6*7", "42"], "6*7", 24)
+    '42'
+    >>> after_echo(["  DB<1> p 6*7", "42", "", "  DB<2>"], "p 6*7", 24)
+    '42'
+    """
+    texts = [line.strip() for line in (submitted or "").strip().splitlines()]
+    rows = [r.rstrip() for r in lines]
+    while rows and not rows[-1]:
+        rows.pop()
+    if not texts or not texts[0]:
+        return None
+    echo = next((i for i, r in enumerate(rows)
+                 if r.endswith(texts[0]) and len(r) - len(texts[0]) <= prompt_max), None)
+    if echo is None:
+        return None
+    prompt = _shape(rows[echo][: len(rows[echo]) - len(texts[0])])
+    body = rows[echo + 1:]
+    for text in texts[1:]:
+        if body and text and body[0].endswith(text):
+            body.pop(0)
+    if body and prompt and _shape(body[-1]) == prompt:
+        body.pop()
+    return "\n".join(body).strip("\n")
+
+
+def _shape(prompt: str) -> str:
+    """A prompt with its counts left out: ``DB<1>`` and ``DB<2>`` are one prompt."""
+    return re.sub(r"\d+", "#", prompt.strip())
+
+
 def quoted(row: str) -> str | None:
     """A row of a block quote written back as Markdown (``> text``), or None when ``row`` is none.
 

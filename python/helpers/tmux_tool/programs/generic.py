@@ -36,10 +36,11 @@ for it again (:meth:`GenericProfile.asks_again`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..screen.snapshot import Snapshot
-from . import chat, unprofiled
+from . import answer, chat, unprofiled
 from .base import Profile, Verdict
 
 # Qwen Code's "Press Ctrl+D again to exit.", Claude Code's "Press Ctrl-D again to exit"
@@ -68,6 +69,9 @@ class GenericProfile(Profile):
 
     def when_silent(self, snap: Snapshot) -> Verdict:
         return unprofiled.silent(self, snap)
+
+    def extract_answer(self, lines: Sequence[str], prompt: str | None) -> str | None:
+        return answer.after_echo(lines, prompt, unprofiled.PROMPT_MAX)
 
 
 def generic(name: str | None) -> GenericProfile:

@@ -37,6 +37,7 @@ import fcntl
 import os
 import shlex
 import signal
+import stat
 import struct
 import termios
 from collections.abc import Collection, Mapping
@@ -116,6 +117,9 @@ class Terminal:
     asker_seen: bool = False  # the asker's wait was read (a tty read); False: it could not be read
     # nothing of the foreground group runs, and not all of it waits on a child, pipe or timer
     waits: bool = False
+    # only a key can wake the process in front: it reads the terminal, or polls with nothing but
+    # terminals open
+    keys_only: bool = False
 
     @property
     def shell_in_front(self) -> bool:
@@ -184,7 +188,8 @@ class Source(Protocol):
 
     def read(self, path: str) -> str | None:
         """A file under ``/proc`` (``PID/stat``, ``PID/wchan``, ``PID/children``: the children of
-        all its threads, ``PID/io``, ``uptime``); None when it cannot be read."""
+        all its threads, ``PID/io``, ``uptime``; ``PID/fds``: what its descriptors name, a line
+        each); None when it cannot be read."""
 
     def modes(self, tty: str) -> Modes | None:
         """The modes of terminal ``tty``; None when unknown."""
@@ -195,15 +200,29 @@ class _Here:
 
     def read(self, path: str) -> str | None:
         try:
+            pid = path.split("/", 1)[0]
             if path.endswith("/children"):
-                pid = path.split("/", 1)[0]
                 return " ".join(t.read_text() for t in Path(f"/proc/{pid}/task").glob("*/children"))
+            if path.endswith("/fds"):
+                return "\n".join(filter(None, map(_named, Path(f"/proc/{pid}/fd").iterdir())))
             return Path(f"/proc/{path}").read_text()
         except (OSError, ValueError):
             return None
 
     def modes(self, tty: str) -> Modes | None:
         return _modes(tty)
+
+
+def _named(fd: Path) -> str:
+    """What an open descriptor is: ``file`` for a regular file or a folder, else the kernel's name
+    for it (``/dev/pts/3``, ``socket:[…]``, ``pipe:[…]``, a named pipe's path); ``""`` when it was
+    closed meanwhile.  One that cannot be read for want of rights fails the whole listing."""
+    try:
+        if stat.S_ISREG(mode := fd.stat().st_mode) or stat.S_ISDIR(mode):
+            return "file"
+        return os.readlink(fd)
+    except FileNotFoundError:
+        return ""
 
 
 HERE: Source = _Here()
@@ -505,17 +524,61 @@ def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
     # a shell waiting for $(…) is the shell at work
     front = leader if leader.shell else _worker(group)
     asker, seen, waits = _asker(group)
+    wchan = group.waits_in.get(front.pid) or ""
     return Terminal(
         True,
         shell,
         front,
         leader,
-        group.waits_in.get(front.pid) or "",
+        wchan,
         *modes,
         asker=asker,
         asker_seen=seen,
         waits=waits,
+        keys_only=front.state == "S" and _keys_only(front.pid, wchan, src),
     )
+
+
+def _keys_only(pid: int, wchan: str, src: Source) -> bool:
+    """Can only a key wake ``pid``, asleep in ``wchan``?  A read of the terminal, yes.  A poll or a
+    select waits on any descriptor it names, and may end at a timeout (``top`` redraws so): yes
+    when it has none (:func:`_forever`) and every descriptor the process holds that can be
+    waited on is a terminal (a file or ``/dev/null`` is always ready; a socket, a pipe or an
+    event is not); no when either is not so, or cannot be read (another user's process, a
+    host's dump)."""
+    if wchan in _TTY_READS:
+        return True
+    if wchan not in _INPUT_WAITS and not wchan.startswith("poll_"):
+        return False
+    held = src.read(f"{pid}/fds")
+    if not held or not _forever(src.read(f"{pid}/syscall") or ""):
+        return False
+    return all(_never_waits(name) for name in held.splitlines())
+
+
+# The poll and select calls of this machine's kernel: number -> (which argument is the timeout,
+# whether it is a pointer to one (NULL: none) or milliseconds (negative: none)).
+_POLLS = {
+    "x86_64": {7: (2, False), 23: (4, True), 270: (4, True), 271: (2, True)},
+    "aarch64": {72: (4, True), 73: (2, True)},
+}.get(os.uname().machine, {})
+
+
+def _forever(syscall: str) -> bool:
+    """Does the call ``/proc/PID/syscall`` shows (its number, then its arguments in hex) wait with
+    no timeout?  False for any other call, or a line that cannot be read."""
+    parts = syscall.split()
+    try:
+        at, pointer = _POLLS[int(parts[0])]
+        value = int(parts[1 + at], 16)
+    except (IndexError, KeyError, ValueError):
+        return False
+    return value == 0 if pointer else (value & 0xFFFFFFFF) >= 0x80000000
+
+
+def _never_waits(name: str) -> bool:
+    """Is a descriptor named ``name`` (:func:`_named`) a terminal, or one a poll never waits on?"""
+    return name.startswith(("/dev/pts/", "/dev/tty")) or name in ("file", "/dev/null", "/dev/console")
 
 
 TREE_LIMIT = 256  # processes below a pane's shell looked at for their use of the CPU
