@@ -58,8 +58,12 @@ def test_agent_uses_its_own_sqlite_shell(scene: Scene) -> None:
 
 
 def test_agent_feeds_its_own_cat_and_ends_it(scene: Scene) -> None:
-    res = call("send", text="cat > agent.txt", timeout=1)
-    assert res["ok"], explain("cat was not started", res, scene)
+    """cat shows nothing while it waits for lines; the kernel sees it read the terminal, so the send
+    comes back blocked once it waits, not at its timeout."""
+    begun = time.monotonic()
+    res = call("send", text="cat > agent.txt", timeout=20)
+    assert res["ok"] and res["status"] == "blocked", explain("cat waiting for lines is blocked", res, scene)
+    assert time.monotonic() - begun < 15, explain("the send waited for its timeout", res, scene)
     scene.wait_front("cat")
     res = call("send", text="line one", timeout=2)
     assert res["ok"], explain("a line to the agent's own cat was refused", res, scene)

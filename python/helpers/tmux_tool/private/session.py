@@ -35,6 +35,8 @@ from .server import PrivateServer
 
 POLL = 0.05  # seconds between looks after typing, until the session settles
 LONG_TEXT = 4096  # bytes: the terminal's input buffer, which a busy program does not drain
+AGAIN = 2.0  # seconds a command has to end after Ctrl+C before it is pressed again
+PRESSES = 3  # Ctrl+C pressed at most this often by one interrupt
 
 
 class PrivateSession:
@@ -272,9 +274,35 @@ class PrivateSession:
         )
 
     def interrupt(self, deadline: Deadline) -> Result:
+        """Ctrl+C; pressed again when the shell went on with our command as if it had not come.
+
+        bash takes a child that exited by itself just as the SIGINT came for
+        one that caught it, and carries on with its loop (``while …; do sleep
+        0.05; done``).  That shows in the kernel: :data:`AGAIN` seconds later
+        a new process of the same name (or any, after the shell itself) has
+        the terminal.  A program that heard the first one and is shutting down
+        (``terraform``: a second Ctrl+C makes it stop at once, losing state) or
+        runs a clean-up of another name is left to finish.
+        """
         keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
+        for _ in range(PRESSES - 1):
+            before = self._front()
+            if deadline.left() <= AGAIN or before is None:
+                break
+            exact = self.wait_exact(Deadline(AGAIN))
+            if exact is None or exact.status != Status.BUSY:
+                return exact if exact is not None else self._settle(deadline, None)
+            now = self._front()
+            if now is None or now == before or not (before.shell or now.comm == before.comm):
+                break
+            keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
         exact = self.wait_exact(deadline)
         return exact if exact is not None else self._settle(deadline, None)
+
+    def _front(self) -> kernel.Proc | None:
+        """The process that works the session's terminal now, from the kernel (None: unknown)."""
+        _, facts = panes.look(self.target.tmux, self.target.pane)
+        return _kernel(self.target, facts).front
 
     def kill(self) -> Result:
         if not self.server.kill(self.name):

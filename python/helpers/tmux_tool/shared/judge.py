@@ -32,6 +32,7 @@ from ..core.messages import message
 from ..core.status import Status
 from ..judgement import human
 from ..judgement.state import Notes, State
+from ..programs import waiting
 from ..screen.snapshot import Snapshot
 from ..transport import kernel
 from ..transport.kernel import Proc
@@ -152,7 +153,7 @@ def judge(lk: Look, now: float | None = None) -> State:
         if term.leader is None or front.pid == term.leader.pid
         else replace(lk.snap, program=front.comm)
     )
-    verdict = programs.detect(snap, program=front.comm)
+    verdict = waiting.heard(programs.detect(snap, program=front.comm), term, snap, started=False)
     if front.comm in RELAYS and verdict.status not in (Status.BLOCKED, Status.ERROR):
         return _relayed(lk, front, notes)
     name = verdict.program or front.comm
