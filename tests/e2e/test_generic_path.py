@@ -8,7 +8,7 @@ twice) must each come back with its own answer, read off the screen, never befor
 last byte, and ``exit`` must leave the shell with no process of the CLI behind ("the same e2e
 run with the profile files of those CLIs removed").  That holds for the CLIs whose input area is a
 band between two rules (Claude Code, pi, Qwen Code, Continue's ``cn``, GitHub Copilot CLI, Cline
-CLI, whose hub daemon ``exit`` ends too); Codex, Gemini CLI, OpenCode and Kilo CLI draw theirs
+CLI, whose hub daemon ``exit`` ends too; Grok CLI, never profiled, in a box of rules); Codex, Gemini CLI, OpenCode and Kilo CLI draw theirs
 otherwise, so generic mode gives them up: it must say so, never call them ready nor type a prompt.
 """
 
@@ -24,8 +24,9 @@ from python.tools.tmux_tool import call
 from tests.e2e.conftest import START_TIMEOUT, Cli, explain
 from tests.e2e.test_generic_clis import left_behind, take_turns
 
-# The CLIs whose input area the generic reading finds: a band between two rules (chat.input_area).
-RULED = ("claude", "pi", "qwen", "cn", "copilot", "cline")
+# The CLIs whose input area the generic reading finds: a band between two rules (chat.input_area),
+# or a box of rules (Grok CLI, which no profile here names at all).
+RULED = ("claude", "pi", "qwen", "cn", "copilot", "cline", "grok")
 # Those it cannot drive by design, and why: their input area is not between two rules.
 UNRULED = {
     "codex": "Codex's input row is a bare '›' over a blank row, with no rule or box around it",

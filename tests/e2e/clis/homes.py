@@ -415,6 +415,19 @@ def kilo(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> L
         "KILO_NO_DAEMON": "1",
     }
     return Launch("kilo", ["kilo"], env, home, cwd)
+def grok(base_url: str, home: Path, cwd: Path, *, api_key: str = DUMMY_KEY) -> Launch:
+    """Grok CLI (`@vibe-kit/grok-cli`, an Ink TUI through the `openai` client) against `base_url`.
+
+    A CLI no profile here names, for the generic reading alone: its input is a rounded box
+    (`╭─…─╮ │ ❯ … │ ╰─…─╯`) under its banner.  The base URL and model go on its command line,
+    the key in `GROK_API_KEY`; it asks the network for nothing else at start (its only other
+    address, Morph's, is for an edit tool used with a Morph key).  Its settings file,
+    `~/.grok/user-settings.json`, is written at first start.
+    """
+    env = _base_env(home) | {"GROK_API_KEY": api_key}
+    return Launch("grok", ["grok", "--base-url", base_url + "/v1", "--model", "scripted-model"], env, home, cwd)
+
+
 def _free_port() -> int:
     """A loopback port no one listens on now (the kernel's pick)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
