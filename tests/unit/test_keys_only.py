@@ -29,9 +29,23 @@ POLL_TIMER = "7 0x5605dc4101b0 0x4 0x3e8 0x0 0x0 0x0 0x7ffd00dab440 0x7f8c59d1a2
 POLL_WCHAN = "poll_schedule_timeout.constprop.0"
 
 
-def _only_keys(wchan: str, fds: str | None, syscall: str | None) -> bool:
-    files = {k: v for k, v in (("9/fds", fds), ("9/syscall", syscall)) if v is not None}
+
+
+def _stat(threads: int) -> str:
+    """bc's stat line with ``threads`` threads (the 20th field)."""
+    return f"9 (bc) S 10 9 10 34816 9 4194560 100 0 0 0 0 0 0 0 20 0 {threads} 0 1000 2400000 500"
+
+
+def _only_keys(wchan: str, fds: str | None, syscall: str | None, threads: int = 1) -> bool:
+    files = {k: v for k, v in (("9/fds", fds), ("9/syscall", syscall), ("9/stat", _stat(threads)))
+             if v is not None}
     return kernel._keys_only(9, wchan, kernel.Dump(files))
+
+
+@pytest.mark.parametrize("wchan", ["wait_woken", POLL_WCHAN])
+def test_a_process_of_several_threads_may_be_woken_by_another(wchan: str) -> None:
+    assert not _only_keys(wchan, TTY, PSELECT_FOREVER, threads=2)
+    assert not kernel._keys_only(9, wchan, kernel.Dump({"9/fds": TTY, "9/syscall": PSELECT_FOREVER}))
 
 
 @pytest.mark.parametrize("wchan", ["wait_woken", "n_tty_read"])

@@ -540,12 +540,14 @@ def look(shell_pid: int, tty: str, src: Source = HERE) -> Terminal:
 
 
 def _keys_only(pid: int, wchan: str, src: Source) -> bool:
-    """Can only a key wake ``pid``, asleep in ``wchan``?  A read of the terminal, yes.  A poll or a
-    select waits on any descriptor it names, and may end at a timeout (``top`` redraws so): yes
-    when it has none (:func:`_forever`) and every descriptor the process holds that can be
-    waited on is a terminal (a file or ``/dev/null`` is always ready; a socket, a pipe or an
-    event is not); no when either is not so, or cannot be read (another user's process, a
-    host's dump)."""
+    """Can only a key wake ``pid``, asleep in ``wchan``?  Only if it has one thread: another may
+    work, or wake it, unseen.  A read of the terminal, yes.  A poll or a select waits on any
+    descriptor it names, and may end at a timeout (``top`` redraws so): yes when it has none
+    (:func:`_forever`) and every descriptor the process holds that can be waited on is a
+    terminal (a file or ``/dev/null`` is always ready; a socket, a pipe or an event is not); no
+    when either is not so, or cannot be read (another user's process, a host's dump)."""
+    if _threads(pid, src) != 1:
+        return False
     if wchan in _TTY_READS:
         return True
     if wchan not in _INPUT_WAITS and not wchan.startswith("poll_"):
@@ -554,6 +556,15 @@ def _keys_only(pid: int, wchan: str, src: Source) -> bool:
     if not held or not _forever(src.read(f"{pid}/syscall") or ""):
         return False
     return all(_never_waits(name) for name in held.splitlines())
+
+
+def _threads(pid: int, src: Source) -> int:
+    """How many threads ``pid`` has (its stat line's 20th field); 0 when unknown."""
+    raw = src.read(f"{pid}/stat") or ""
+    try:
+        return int(raw[raw.rindex(")") + 2:].split()[17])
+    except (ValueError, IndexError):
+        return 0
 
 
 # The poll and select calls of this machine's kernel: number -> (which argument is the timeout,
