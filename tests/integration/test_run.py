@@ -193,27 +193,35 @@ def test_interrupt_stops_a_running_command(private_socket: str) -> None:
 def test_an_interrupt_the_shell_took_for_a_handled_one_is_pressed_again(private_socket: str, tmp_path: Path) -> None:
     """bash goes on with its loop when the child it waits for exits by itself after a Ctrl+C (it
     takes it for one the child handled), as it does when the key comes just as a ``sleep 0.05`` ends:
-    the first child here lets the key pass by, then a new ``sleep`` has the terminal, and a second
-    Ctrl+C ends the loop."""
-    once = tmp_path / "once"
-    loop = f"while :; do if [ -e {once} ]; then sleep 0.1; else (trap '' INT; sleep 1); touch {once}; fi; done"
+    the first child here handles the key and ends, then a new ``sleep`` has the terminal, and a
+    second Ctrl+C ends the loop."""
+    started, heard = tmp_path / "started", tmp_path / "heard"
+    first = f"(trap 'touch {heard}' INT; touch {started}; sleep 5)"
+    loop = f"while :; do if [ -e {heard} ]; then sleep 0.1; else {first}; fi; done"
     assert run(loop, timeout=0.3)["status"] == "busy"
+    assert poll(started.exists, 10), "the first child never started"
     res = call("interrupt", session="scratch", timeout=10)
     assert res["ok"] and res["status"] == "ready" and res["exit_code"] == 130, res
-    assert once.exists(), "the loop did not outlive the first Ctrl+C: the case is void"
+    assert heard.exists(), "the first Ctrl+C did not reach the first child: the case is void"
 
 
 def test_a_program_winding_down_after_ctrl_c_gets_no_second_one(private_socket: str, tmp_path: Path) -> None:
     """A program that heard Ctrl+C and shuts down slowly (a second one would make it stop at once and
     lose work, as terraform says) gets one."""
-    heard = tmp_path / "heard"
+    ready, heard = tmp_path / "ready", tmp_path / "heard"
     script = tmp_path / "wind_down.py"
     script.write_text(
-        "import signal, sys, time\n"
-        f"def stop(*_):\n    open({str(heard)!r}, 'a').write('x')\n"
-        "    if len(open(" + repr(str(heard)) + ").read()) == 1:\n        time.sleep(4)\n    sys.exit(130)\n"
-        "signal.signal(signal.SIGINT, stop)\nwhile True:\n    time.sleep(1)\n")
+        "import pathlib, signal, sys, time\n"
+        f"heard, ready = pathlib.Path({str(heard)!r}), pathlib.Path({str(ready)!r})\n"
+        "def stop(*_):\n"
+        "    heard.write_text(heard.read_text() + 'x' if heard.exists() else 'x')\n"
+        "    end = time.monotonic() + 4\n"
+        "    time.sleep(1)  # its clean-up: first asleep, then on the CPU\n"
+        "    while heard.read_text() == 'x' and time.monotonic() < end:\n        pass\n"
+        "    sys.exit(130)\n"
+        "signal.signal(signal.SIGINT, stop)\nready.touch()\nwhile True:\n    time.sleep(1)\n")
     assert run(f"python3 {script}", timeout=0.5)["status"] == "busy"
+    assert poll(ready.exists, 10), "the program never took Ctrl+C into its own hands"
     res = call("interrupt", session="scratch", timeout=10)
     assert res["ok"] and res["exit_code"] == 130, res
     assert heard.read_text() == "x", "the program was sent more than one Ctrl+C"

@@ -293,7 +293,8 @@ class PrivateSession:
             if exact is None or exact.status != Status.BUSY:
                 return exact if exact is not None else self._settle(deadline, None)
             now = self._front()
-            if now is None or now == before or not (before.shell or now.comm == before.comm):
+            if now is None or (now.pid, now.started) == (before.pid, before.started) \
+                    or not (before.shell or now.comm == before.comm):
                 break
             keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
         exact = self.wait_exact(deadline)
