@@ -193,7 +193,7 @@ def test_interrupt_stops_a_running_command(private_socket: str) -> None:
 def test_an_interrupt_the_shell_took_for_a_handled_one_is_pressed_again(private_socket: str, tmp_path: Path) -> None:
     """bash goes on with its loop when the child it waits for exits by itself after a Ctrl+C (it
     takes it for one the child handled), as it does when the key comes just as a ``sleep 0.05`` ends:
-    the first child here handles the key and ends, then a new ``sleep`` has the terminal, and a
+    the first child here handles the key and ends, then the shell starts a new ``sleep``, and a
     second Ctrl+C ends the loop."""
     started, heard = tmp_path / "started", tmp_path / "heard"
     first = f"(trap 'touch {heard}' INT; touch {started}; sleep 5)"

@@ -279,31 +279,38 @@ class PrivateSession:
         bash takes a child that exited by itself just as the SIGINT came for
         one that caught it, and carries on with its loop (``while …; do sleep
         0.05; done``).  That shows in the kernel: :data:`AGAIN` seconds later
-        a new process of the same name (or any, after the shell itself) has
-        the terminal.  A program that heard the first one and is shutting down
-        (``terraform``: a second Ctrl+C makes it stop at once, losing state) or
-        runs a clean-up of another name is left to finish.
+        the session's shell has started a child since the key.  A program that
+        heard it and is shutting down (``terraform``: a second Ctrl+C makes it
+        stop at once, losing state) started nothing of the shell's, and is
+        left to finish.
         """
-        keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
         for _ in range(PRESSES - 1):
-            before = self._front()
-            if deadline.left() <= AGAIN or before is None:
+            since = self._pressed()
+            if deadline.left() <= AGAIN or since is None:
                 break
             exact = self.wait_exact(Deadline(AGAIN))
             if exact is None or exact.status != Status.BUSY:
                 return exact if exact is not None else self._settle(deadline, None)
-            now = self._front()
-            if now is None or (now.pid, now.started) == (before.pid, before.started) \
-                    or not (before.shell or now.comm == before.comm):
+            if not self._started_since(since):
                 break
-            keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
+        else:
+            self._pressed()
         exact = self.wait_exact(deadline)
         return exact if exact is not None else self._settle(deadline, None)
 
-    def _front(self) -> kernel.Proc | None:
-        """The process that works the session's terminal now, from the kernel (None: unknown)."""
+    def _pressed(self) -> int | None:
+        """Press Ctrl+C; the kernel's clock tick then (None: unknown)."""
+        keyboard.press(self.target.tmux, self.target.pane, ["C-c"])
         _, facts = panes.look(self.target.tmux, self.target.pane)
-        return _kernel(self.target, facts).front
+        return kernel.started_ticks(0, self.target.tmux.place.facts(facts.pid, facts.tty)) or None
+
+    def _started_since(self, since: int) -> bool:
+        """Has the session's shell started a child at clock tick ``since`` or later?"""
+        _, facts = panes.look(self.target.tmux, self.target.pane)
+        src = self.target.tmux.place.facts(facts.pid, facts.tty)
+        children = (src.read(f"{facts.pid}/children") or "").split()
+        return any((p := kernel.proc(int(c), src)) is not None and p.started >= since
+                   for c in children if c.isdigit())
 
     def kill(self) -> Result:
         if not self.server.kill(self.name):
